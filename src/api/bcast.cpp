@@ -1,0 +1,253 @@
+// relay_bcast / relay_ibcast: argument checks (in argument order, like ScaLAPACK), the
+// optional collective agreement, then dispatch to MPI_Bcast or to a cached schedule.
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#include "api/request.hpp"
+#include "coll/bcast/bcast.hpp"
+#include "coll/bcast/select.hpp"
+#include "core/status.hpp"
+#include "exec/comm_state.hpp"
+#include "schedule/cache.hpp"
+
+namespace {
+
+using relay::core::fail;
+
+struct BcastKey {
+  relay_bcast_algorithm_t algorithm;
+  int size, root, rank, fanout;
+  std::int64_t total_bytes, elem_bytes, segment_bytes;
+  bool operator==(const BcastKey& o) const {
+    return algorithm == o.algorithm && size == o.size && root == o.root && rank == o.rank &&
+           fanout == o.fanout && total_bytes == o.total_bytes && elem_bytes == o.elem_bytes &&
+           segment_bytes == o.segment_bytes;
+  }
+};
+
+relay::schedule::ProgramCache<BcastKey>& bcast_cache() {
+  static relay::schedule::ProgramCache<BcastKey> cache(64);
+  return cache;
+}
+
+// Everything a call needs once its arguments are known to be valid.
+struct BcastCall {
+  char* base = nullptr;           // buffer + true lower bound
+  std::int64_t total_bytes = 0;
+  std::int64_t elem_bytes = 0;
+  bool contiguous = true;
+  int size = 0;
+  int rank = 0;
+  relay::coll::BcastConfig config;
+};
+
+// Local checks, in argument order, so the first wrong argument is the one reported.
+relay_status_t check_arguments(const char* fn, void* buffer, int count, MPI_Datatype datatype,
+                               int root, MPI_Comm comm, const relay_bcast_options_t* options,
+                               BcastCall& call) {
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (!initialized || finalized) {
+    return fail(RELAY_ERR_COMM, "{}: MPI is not initialized (or already finalized)", fn);
+  }
+  if (count < 0) {
+    return fail(RELAY_ERR_COUNT, "{}: argument 2 (count = {}) is negative", fn, count);
+  }
+  if (datatype == MPI_DATATYPE_NULL) {
+    return fail(RELAY_ERR_DATATYPE, "{}: argument 3 (datatype) is MPI_DATATYPE_NULL", fn);
+  }
+  int type_size = 0;
+  MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
+  if (MPI_Type_size(datatype, &type_size) != MPI_SUCCESS ||
+      MPI_Type_get_extent(datatype, &lb, &extent) != MPI_SUCCESS ||
+      MPI_Type_get_true_extent(datatype, &true_lb, &true_extent) != MPI_SUCCESS) {
+    return fail(RELAY_ERR_DATATYPE, "{}: argument 3 (datatype) is not a valid datatype", fn);
+  }
+  if (buffer == nullptr && count > 0 && type_size > 0 && true_lb == 0) {
+    return fail(RELAY_ERR_BUFFER, "{}: argument 1 (buffer) is NULL but count = {} > 0", fn,
+                count);
+  }
+  if (comm == MPI_COMM_NULL) {
+    return fail(RELAY_ERR_COMM, "{}: argument 5 (comm) is MPI_COMM_NULL", fn);
+  }
+  int inter = 0;
+  MPI_Comm_test_inter(comm, &inter);
+  if (inter) {
+    return fail(RELAY_ERR_COMM, "{}: argument 5 (comm) is an inter-communicator", fn);
+  }
+  MPI_Comm_size(comm, &call.size);
+  MPI_Comm_rank(comm, &call.rank);
+  if (root < 0 || root >= call.size) {
+    return fail(RELAY_ERR_ROOT, "{}: argument 4 (root = {}) is not a rank of the communicator "
+                "(size {})", fn, root, call.size);
+  }
+  call.elem_bytes = type_size;
+  call.total_bytes = static_cast<std::int64_t>(count) * type_size;
+  call.contiguous = true_extent == type_size && (count <= 1 || extent == type_size);
+  call.base = static_cast<char*>(buffer) + true_lb;
+  if (auto st = relay::coll::resolve_bcast(options, call.size, call.total_bytes,
+                                           std::max<std::int64_t>(1, call.elem_bytes), fn, 6,
+                                           call.config);
+      st != RELAY_SUCCESS) {
+    return st;
+  }
+  if (!call.contiguous && call.config.algorithm->build != nullptr) {
+    return fail(RELAY_ERR_DATATYPE, "{}: argument 3 (datatype) is not contiguous; relay's "
+                "schedules move contiguous bytes (use algorithm mpi, or a contiguous type)", fn);
+  }
+  return RELAY_SUCCESS;
+}
+
+// With RELAY_CHECK_COLLECTIVE: one allreduce tells every rank whether any rank failed its
+// local checks and whether all ranks resolved the same configuration for the same bytes.
+relay_status_t agree(const char* fn, MPI_Comm comm, relay_status_t local, int root,
+                     const BcastCall& call) {
+  long long mine[7] = {static_cast<long long>(local), local != RELAY_SUCCESS ? call.rank : -1,
+                       call.total_bytes, root,
+                       call.config.algorithm != nullptr ? call.config.algorithm->id : -1,
+                       call.config.segment_bytes,
+                       call.config.fanout * 4 + static_cast<int>(call.config.policy)};
+  long long both[14];
+  for (int i = 0; i < 7; ++i) {
+    both[i] = mine[i];
+    both[7 + i] = -mine[i];
+  }
+  long long out[14];
+  if (MPI_Allreduce(both, out, 14, MPI_LONG_LONG, MPI_MAX, comm) != MPI_SUCCESS) {
+    return fail(RELAY_ERR_MPI, "{}: MPI_Allreduce of the argument check failed", fn);
+  }
+  if (local != RELAY_SUCCESS) return local;  // keep this rank's own detailed message
+  if (out[0] != RELAY_SUCCESS) {
+    return fail(static_cast<relay_status_t>(out[0]), "{}: rank {} reported: {}", fn, out[1],
+                relay_status_string(static_cast<relay_status_t>(out[0])));
+  }
+  static const char* names[7] = {"", "", "message size in bytes", "root", "algorithm",
+                                 "segment_bytes", "fanout/policy"};
+  for (int i = 2; i < 7; ++i) {
+    if (out[i] != -out[7 + i]) {
+      return fail(RELAY_ERR_MISMATCH, "{}: ranks disagree on the {} (from {} to {})", fn,
+                  names[i], -out[7 + i], out[i]);
+    }
+  }
+  return RELAY_SUCCESS;
+}
+
+// Decided before any other check, from the options and RELAY_CHECK alone, so that ranks whose
+// arguments are wrong still join the agreement instead of leaving the others hanging in it.
+bool wants_collective_check(const relay_bcast_options_t* options) {
+  if (options != nullptr && options->check != RELAY_CHECK_DEFAULT) {
+    return options->check == RELAY_CHECK_COLLECTIVE;
+  }
+  const char* v = std::getenv("RELAY_CHECK");
+  return v != nullptr && std::strcmp(v, "collective") == 0;
+}
+
+relay_status_t start_bcast(const char* fn, void* buffer, int count, MPI_Datatype datatype,
+                           int root, MPI_Comm comm, const relay_bcast_options_t* options,
+                           relay_request* request) {
+  relay::core::clear_last_error();
+  BcastCall call;
+  relay_status_t st =
+      check_arguments(fn, buffer, count, datatype, root, comm, options, call);
+  if (wants_collective_check(options)) st = agree(fn, comm, st, root, call);
+  if (st != RELAY_SUCCESS) return st;
+
+  relay::exec::CommState* state = nullptr;
+  std::string error;
+  if (relay::exec::comm_state(comm, &state, error) != RELAY_SUCCESS) {
+    return fail(RELAY_ERR_MPI, "{}: {}", fn, error);
+  }
+  const relay::coll::BcastConfig& c = call.config;
+  if (relay::core::log_enabled()) {
+    relay::core::log_line(fmt::format("{} bytes={} ranks={} root={} {}", fn, call.total_bytes,
+                                      call.size, root, relay::coll::to_string(c)));
+  }
+  if (c.algorithm->build == nullptr) {
+    request->kind = relay_request::Kind::mpi;
+    const int rc = request->blocking
+                       ? MPI_Bcast(buffer, count, datatype, root, state->comm)
+                       : MPI_Ibcast(buffer, count, datatype, root, state->comm,
+                                    &request->mpi_request);
+    if (rc != MPI_SUCCESS) return fail(RELAY_ERR_MPI, "{}: MPI_Bcast failed ({})", fn, rc);
+    request->mpi_done = request->blocking;
+    return RELAY_SUCCESS;
+  }
+  relay::coll::BcastShape shape{call.size, root, call.total_bytes,
+                                std::max<std::int64_t>(1, call.elem_bytes), c.segment_bytes,
+                                c.fanout};
+  const BcastKey key{c.algorithm->id, shape.size, root, call.rank, shape.fanout,
+                     shape.total_bytes, shape.elem_bytes, shape.segment_bytes};
+  const relay::coll::BcastAlgorithm* algorithm = c.algorithm;
+  auto program = bcast_cache().get(key, [&] { return algorithm->build(shape, call.rank); });
+  request->kind = relay_request::Kind::schedule;
+  if (request->executor.start(std::move(program), call.base, state->comm, state->next_tag(),
+                              c.policy, c.max_requests) != RELAY_SUCCESS) {
+    return fail(RELAY_ERR_MPI, "{}: {}", fn, request->executor.error());
+  }
+  return RELAY_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+void relay_bcast_options_init(relay_bcast_options_t* options) {
+  if (options == nullptr) return;
+  options->algorithm = RELAY_BCAST_AUTO;
+  options->policy = RELAY_POLICY_DEFAULT;
+  options->segment_bytes = RELAY_SEGMENT_DEFAULT;
+  options->fanout = 0;
+  options->max_requests = 0;
+  options->check = RELAY_CHECK_DEFAULT;
+}
+
+relay_status_t relay_bcast(void* buffer, int count, MPI_Datatype datatype, int root,
+                           MPI_Comm comm, const relay_bcast_options_t* options) {
+  relay_request request;
+  request.blocking = true;
+  const relay_status_t st =
+      start_bcast("relay_bcast", buffer, count, datatype, root, comm, options, &request);
+  if (st != RELAY_SUCCESS) return st;
+  return relay_request_finish(&request, "relay_bcast");
+}
+
+relay_status_t relay_ibcast(void* buffer, int count, MPI_Datatype datatype, int root,
+                            MPI_Comm comm, const relay_bcast_options_t* options,
+                            relay_request_t* request) {
+  relay::core::clear_last_error();
+  if (request == nullptr) {
+    return fail(RELAY_ERR_REQUEST, "relay_ibcast: argument 7 (request) is NULL");
+  }
+  *request = RELAY_REQUEST_NULL;
+  auto r = std::make_unique<relay_request>();
+  const relay_status_t st =
+      start_bcast("relay_ibcast", buffer, count, datatype, root, comm, options, r.get());
+  if (st != RELAY_SUCCESS) return st;
+  *request = r.release();
+  return RELAY_SUCCESS;
+}
+
+relay_status_t relay_bcast_describe(int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                                    const relay_bcast_options_t* options, char* text,
+                                    size_t size) {
+  relay::core::clear_last_error();
+  BcastCall call;
+  static char dummy;
+  const relay_status_t st = check_arguments("relay_bcast_describe", &dummy, count, datatype,
+                                            root, comm, options, call);
+  if (st != RELAY_SUCCESS) return st;
+  if (text != nullptr && size > 0) {
+    const std::string line = relay::coll::to_string(call.config);
+    const std::size_t n = std::min(size - 1, line.size());
+    std::memcpy(text, line.data(), n);
+    text[n] = '\0';
+  }
+  return RELAY_SUCCESS;
+}
+
+}  // extern "C"

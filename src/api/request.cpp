@@ -1,0 +1,152 @@
+// Completing nonblocking operations, names of enums, status strings.
+#include "api/request.hpp"
+
+#include <cstring>
+
+#include "coll/bcast/bcast.hpp"
+#include "core/status.hpp"
+
+using relay::core::fail;
+
+relay_status_t relay_request_finish(relay_request* request, const char* fn) {
+  if (request->kind == relay_request::Kind::mpi) {
+    if (!request->mpi_done && MPI_Wait(&request->mpi_request, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+      return fail(RELAY_ERR_MPI, "{}: MPI_Wait failed", fn);
+    }
+    request->mpi_done = true;
+    return RELAY_SUCCESS;
+  }
+  if (request->executor.wait() != RELAY_SUCCESS) {
+    return fail(RELAY_ERR_MPI, "{}: {}", fn, request->executor.error());
+  }
+  return RELAY_SUCCESS;
+}
+
+namespace {
+
+relay_status_t advance(relay_request* request, bool& done, const char* fn) {
+  if (request->kind == relay_request::Kind::mpi) {
+    int flag = 1;
+    if (!request->mpi_done && MPI_Test(&request->mpi_request, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+      return fail(RELAY_ERR_MPI, "{}: MPI_Test failed", fn);
+    }
+    request->mpi_done = request->mpi_done || flag != 0;
+    done = request->mpi_done;
+    return RELAY_SUCCESS;
+  }
+  if (request->executor.progress(done) != RELAY_SUCCESS) {
+    return fail(RELAY_ERR_MPI, "{}: {}", fn, request->executor.error());
+  }
+  return RELAY_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+relay_status_t relay_test(relay_request_t* request, int* flag) {
+  if (request == nullptr || flag == nullptr) {
+    return fail(RELAY_ERR_REQUEST, "relay_test: argument {} is NULL", request == nullptr ? 1 : 2);
+  }
+  *flag = 0;
+  if (*request == RELAY_REQUEST_NULL) {
+    *flag = 1;
+    return RELAY_SUCCESS;
+  }
+  bool done = false;
+  if (auto st = advance(*request, done, "relay_test"); st != RELAY_SUCCESS) return st;
+  if (done) {
+    delete *request;
+    *request = RELAY_REQUEST_NULL;
+    *flag = 1;
+  }
+  return RELAY_SUCCESS;
+}
+
+relay_status_t relay_wait(relay_request_t* request) {
+  if (request == nullptr) return fail(RELAY_ERR_REQUEST, "relay_wait: argument 1 is NULL");
+  if (*request == RELAY_REQUEST_NULL) return RELAY_SUCCESS;
+  const relay_status_t st = relay_request_finish(*request, "relay_wait");
+  if (st != RELAY_SUCCESS) return st;
+  delete *request;
+  *request = RELAY_REQUEST_NULL;
+  return RELAY_SUCCESS;
+}
+
+relay_status_t relay_progress(relay_request_t request) {
+  if (request == RELAY_REQUEST_NULL) return RELAY_SUCCESS;
+  bool done = false;
+  return advance(request, done, "relay_progress");
+}
+
+const char* relay_bcast_algorithm_name(relay_bcast_algorithm_t algorithm) {
+  if (algorithm == RELAY_BCAST_AUTO) return "auto";
+  const auto* a = relay::coll::find_bcast_algorithm(algorithm);
+  return a != nullptr ? a->name.data() : nullptr;
+}
+
+relay_status_t relay_bcast_algorithm_from_name(const char* name,
+                                               relay_bcast_algorithm_t* algorithm) {
+  if (name == nullptr || algorithm == nullptr) {
+    return fail(RELAY_ERR_ALGORITHM, "relay_bcast_algorithm_from_name: NULL argument");
+  }
+  if (std::strcmp(name, "auto") == 0) {
+    *algorithm = RELAY_BCAST_AUTO;
+    return RELAY_SUCCESS;
+  }
+  const auto* a = relay::coll::find_bcast_algorithm(std::string_view(name));
+  if (a == nullptr) return fail(RELAY_ERR_ALGORITHM, "'{}' is not a broadcast algorithm", name);
+  *algorithm = a->id;
+  return RELAY_SUCCESS;
+}
+
+const char* relay_policy_name(relay_policy_t policy) {
+  switch (policy) {
+    case RELAY_POLICY_DEFAULT: return "default";
+    case RELAY_POLICY_BLOCKING: return "blocking";
+    case RELAY_POLICY_NONBLOCKING: return "nonblocking";
+  }
+  return nullptr;
+}
+
+relay_status_t relay_policy_from_name(const char* name, relay_policy_t* policy) {
+  if (name == nullptr || policy == nullptr) {
+    return fail(RELAY_ERR_POLICY, "relay_policy_from_name: NULL argument");
+  }
+  for (relay_policy_t p : {RELAY_POLICY_DEFAULT, RELAY_POLICY_BLOCKING, RELAY_POLICY_NONBLOCKING}) {
+    if (std::strcmp(name, relay_policy_name(p)) == 0) {
+      *policy = p;
+      return RELAY_SUCCESS;
+    }
+  }
+  return fail(RELAY_ERR_POLICY, "'{}' is not a policy (blocking, nonblocking, default)", name);
+}
+
+const char* relay_status_string(relay_status_t status) {
+  switch (status) {
+    case RELAY_SUCCESS: return "success";
+    case RELAY_ERR_BUFFER: return "invalid buffer";
+    case RELAY_ERR_COUNT: return "invalid count";
+    case RELAY_ERR_DATATYPE: return "invalid datatype";
+    case RELAY_ERR_ROOT: return "invalid root";
+    case RELAY_ERR_COMM: return "invalid communicator";
+    case RELAY_ERR_ALGORITHM: return "unknown algorithm";
+    case RELAY_ERR_POLICY: return "unknown policy";
+    case RELAY_ERR_SEGMENT: return "invalid segment size";
+    case RELAY_ERR_FANOUT: return "invalid fanout";
+    case RELAY_ERR_WINDOW: return "invalid max_requests";
+    case RELAY_ERR_OPTIONS: return "invalid options or environment";
+    case RELAY_ERR_MISMATCH: return "ranks passed different arguments";
+    case RELAY_ERR_REQUEST: return "invalid request";
+    case RELAY_ERR_MPI: return "MPI error";
+    case RELAY_ERR_NOMEM: return "out of memory";
+    case RELAY_ERR_INTERNAL: return "internal error";
+  }
+  return "unknown status";
+}
+
+const char* relay_last_error(void) { return relay::core::last_error(); }
+
+const char* relay_version(void) { return "0.1.0"; }
+
+}  // extern "C"

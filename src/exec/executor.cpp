@@ -1,0 +1,191 @@
+#include "exec/executor.hpp"
+
+#include <string>
+
+namespace relay::exec {
+
+using schedule::Step;
+using schedule::StepKind;
+
+relay_status_t Executor::mpi_failed(int code, const char* call) {
+  char text[MPI_MAX_ERROR_STRING] = {};
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  error_ = std::string(call) + " failed: " + text;
+  return RELAY_ERR_MPI;
+}
+
+relay_status_t Executor::start(std::shared_ptr<const schedule::RankProgram> program,
+                               char* buffer, MPI_Comm comm, int tag, Policy policy,
+                               int window) {
+  program_ = std::move(program);
+  buffer_ = buffer;
+  comm_ = comm;
+  tag_ = tag;
+  policy_ = policy;
+  window_ = window < 1 ? 1 : window;
+  const auto recvs = static_cast<std::size_t>(program_->recv_count());
+  const int slots = 2 * window_;
+  requests_.assign(slots, MPI_REQUEST_NULL);
+  slot_step_.assign(slots, -1);
+  completed_.assign(slots, 0);
+  free_recv_slots_.clear();
+  free_send_slots_.clear();
+  for (int s = window_ - 1; s >= 0; --s) free_recv_slots_.push_back(s);
+  for (int s = slots - 1; s >= window_; --s) free_send_slots_.push_back(s);
+  recv_done_.assign(recvs, 0);
+  recvs_posted_ = recv_prefix_ = sends_started_ = sends_done_ = cursor_ = 0;
+  cursor_send_active_ = false;
+  error_.clear();
+  return post_receives();
+}
+
+bool Executor::done() const {
+  if (policy_ == Policy::blocking) {
+    return cursor_ == static_cast<std::int32_t>(program_->steps.size());
+  }
+  return recv_prefix_ == program_->recv_count() &&
+         sends_done_ == static_cast<std::int32_t>(program_->send_steps.size());
+}
+
+relay_status_t Executor::post_receives() {
+  const schedule::RankProgram& p = *program_;
+  while (recvs_posted_ < p.recv_count() && !free_recv_slots_.empty()) {
+    const int slot = free_recv_slots_.back();
+    free_recv_slots_.pop_back();
+    const Step& s = p.steps[p.recv_steps[recvs_posted_]];
+    const int rc = MPI_Irecv(buffer_ + s.offset, static_cast<int>(s.bytes), MPI_BYTE, s.peer,
+                             tag_, comm_, &requests_[slot]);
+    if (rc != MPI_SUCCESS) return mpi_failed(rc, "MPI_Irecv");
+    slot_step_[slot] = recvs_posted_++;
+  }
+  return RELAY_SUCCESS;
+}
+
+relay_status_t Executor::start_sends() {
+  const schedule::RankProgram& p = *program_;
+  const auto sends = static_cast<std::int32_t>(p.send_steps.size());
+  while (sends_started_ < sends && !free_send_slots_.empty()) {
+    const Step& s = p.steps[p.send_steps[sends_started_]];
+    if (s.needs_recvs > recv_prefix_) break;
+    const int slot = free_send_slots_.back();
+    free_send_slots_.pop_back();
+    const int rc = MPI_Isend(buffer_ + s.offset, static_cast<int>(s.bytes), MPI_BYTE, s.peer,
+                             tag_, comm_, &requests_[slot]);
+    if (rc != MPI_SUCCESS) return mpi_failed(rc, "MPI_Isend");
+    slot_step_[slot] = sends_started_++;
+  }
+  return RELAY_SUCCESS;
+}
+
+relay_status_t Executor::complete_slot(int slot) {
+  if (slot < window_) {
+    recv_done_[slot_step_[slot]] = 1;
+    while (recv_prefix_ < program_->recv_count() && recv_done_[recv_prefix_]) ++recv_prefix_;
+    free_recv_slots_.push_back(slot);
+  } else {
+    ++sends_done_;
+    free_send_slots_.push_back(slot);
+  }
+  slot_step_[slot] = -1;
+  requests_[slot] = MPI_REQUEST_NULL;
+  return RELAY_SUCCESS;
+}
+
+// Blocking policy: completes the step at the cursor if it can. Receive ordinals are reached
+// in order, so the cursor's receive is the first one not yet complete.
+relay_status_t Executor::blocking_step(bool may_block, bool& advanced) {
+  advanced = false;
+  const schedule::RankProgram& p = *program_;
+  if (cursor_ == static_cast<std::int32_t>(p.steps.size())) return RELAY_SUCCESS;
+  const Step& s = p.steps[cursor_];
+  if (s.kind == StepKind::recv) {
+    const std::int32_t ordinal = recv_prefix_;
+    int slot = 0;
+    while (slot < window_ && slot_step_[slot] != ordinal) ++slot;
+    if (slot == window_) {
+      error_ = "executor: the next receive was not pre-posted";
+      return RELAY_ERR_INTERNAL;
+    }
+    int flag = 1;
+    const int rc = may_block ? MPI_Wait(&requests_[slot], MPI_STATUS_IGNORE)
+                             : MPI_Test(&requests_[slot], &flag, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) return mpi_failed(rc, may_block ? "MPI_Wait" : "MPI_Test");
+    if (!flag) return RELAY_SUCCESS;
+    complete_slot(slot);
+    if (auto st = post_receives(); st != RELAY_SUCCESS) return st;
+  } else if (may_block && !cursor_send_active_) {
+    const int rc = MPI_Send(buffer_ + s.offset, static_cast<int>(s.bytes), MPI_BYTE, s.peer,
+                            tag_, comm_);
+    if (rc != MPI_SUCCESS) return mpi_failed(rc, "MPI_Send");
+    ++sends_done_;
+  } else {
+    const int slot = window_;
+    if (!cursor_send_active_) {
+      const int rc = MPI_Isend(buffer_ + s.offset, static_cast<int>(s.bytes), MPI_BYTE, s.peer,
+                               tag_, comm_, &requests_[slot]);
+      if (rc != MPI_SUCCESS) return mpi_failed(rc, "MPI_Isend");
+      cursor_send_active_ = true;
+    }
+    int flag = 1;
+    const int rc = may_block ? MPI_Wait(&requests_[slot], MPI_STATUS_IGNORE)
+                             : MPI_Test(&requests_[slot], &flag, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) return mpi_failed(rc, may_block ? "MPI_Wait" : "MPI_Test");
+    if (!flag) return RELAY_SUCCESS;
+    cursor_send_active_ = false;
+    ++sends_done_;
+  }
+  ++cursor_;
+  advanced = true;
+  return RELAY_SUCCESS;
+}
+
+relay_status_t Executor::progress(bool& done_now) {
+  if (policy_ == Policy::blocking) {
+    bool advanced = true;
+    while (advanced) {
+      if (auto st = blocking_step(false, advanced); st != RELAY_SUCCESS) return st;
+    }
+    done_now = done();
+    return RELAY_SUCCESS;
+  }
+  if (auto st = post_receives(); st != RELAY_SUCCESS) return st;
+  if (auto st = start_sends(); st != RELAY_SUCCESS) return st;
+  if (!done()) {
+    int count = 0;
+    const int rc = MPI_Testsome(static_cast<int>(requests_.size()), requests_.data(), &count,
+                                completed_.data(), MPI_STATUSES_IGNORE);
+    if (rc != MPI_SUCCESS) return mpi_failed(rc, "MPI_Testsome");
+    for (int i = 0; i < count && count != MPI_UNDEFINED; ++i) complete_slot(completed_[i]);
+    if (auto st = post_receives(); st != RELAY_SUCCESS) return st;
+    if (auto st = start_sends(); st != RELAY_SUCCESS) return st;
+  }
+  done_now = done();
+  return RELAY_SUCCESS;
+}
+
+relay_status_t Executor::wait() {
+  if (policy_ == Policy::blocking) {
+    bool advanced = true;
+    while (!done()) {
+      if (auto st = blocking_step(true, advanced); st != RELAY_SUCCESS) return st;
+    }
+    return RELAY_SUCCESS;
+  }
+  for (;;) {
+    if (auto st = post_receives(); st != RELAY_SUCCESS) return st;
+    if (auto st = start_sends(); st != RELAY_SUCCESS) return st;
+    if (done()) return RELAY_SUCCESS;
+    int count = 0;
+    const int rc = MPI_Waitsome(static_cast<int>(requests_.size()), requests_.data(), &count,
+                                completed_.data(), MPI_STATUSES_IGNORE);
+    if (rc != MPI_SUCCESS) return mpi_failed(rc, "MPI_Waitsome");
+    if (count == MPI_UNDEFINED) {
+      error_ = "executor: nothing in flight but the program is not complete";
+      return RELAY_ERR_INTERNAL;
+    }
+    for (int i = 0; i < count; ++i) complete_slot(completed_[i]);
+  }
+}
+
+}  // namespace relay::exec

@@ -1,0 +1,71 @@
+// Runs one rank's program on MPI point-to-point.
+//
+// Receives are always pre-posted, up to `window` ahead, so a sender never waits for a late
+// receive and speed does not depend on MPI's eager limit (amestoy2001). Two policies:
+//   blocking    -- the rank performs its steps one at a time, in program order: wait for
+//                  segment j, send it to each child in turn (each send completes before the
+//                  next step). The papers' blocking pipeline.
+//   nonblocking -- a step starts as soon as the receives it needs have completed; up to
+//                  `window` sends are in flight, so segment j is forwarded while j+1.. arrive.
+// Nothing is allocated per step: per-execution arrays are sized once in start().
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "relay/relay.h"
+#include "schedule/schedule.hpp"
+
+namespace relay::exec {
+
+enum class Policy { blocking, nonblocking };
+
+class Executor {
+ public:
+  /// Starts running `program` over `buffer` on `comm` with message tag `tag`. On error returns
+  /// RELAY_ERR_MPI and leaves a description in error().
+  relay_status_t start(std::shared_ptr<const schedule::RankProgram> program, char* buffer,
+                       MPI_Comm comm, int tag, Policy policy, int window);
+  /// Advances without blocking; sets done when every step has completed.
+  relay_status_t progress(bool& done);
+  /// Blocks until every step has completed.
+  relay_status_t wait();
+  bool done() const;
+  const std::string& error() const { return error_; }
+
+ private:
+  relay_status_t post_receives();
+  relay_status_t start_sends();
+  relay_status_t complete_slot(int slot);
+  relay_status_t blocking_step(bool may_block, bool& advanced);
+  relay_status_t mpi_failed(int code, const char* call);
+
+  std::shared_ptr<const schedule::RankProgram> program_;
+  char* buffer_ = nullptr;
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int tag_ = 0;
+  Policy policy_ = Policy::nonblocking;
+  int window_ = 1;
+
+  // Slots [0, window) hold receives, [window, 2 window) sends.
+  std::vector<MPI_Request> requests_;
+  std::vector<std::int32_t> slot_step_;     // step in the slot; for receives, its ordinal
+  std::vector<std::int32_t> free_recv_slots_;
+  std::vector<std::int32_t> free_send_slots_;
+  std::vector<int> completed_;              // scratch for MPI_Waitsome / MPI_Testsome
+  std::vector<std::int8_t> recv_done_;      // per receive ordinal
+
+  std::int32_t recvs_posted_ = 0;   // receive ordinals [0, recvs_posted_) are posted
+  std::int32_t recv_prefix_ = 0;    // receive ordinals [0, recv_prefix_) have completed
+  std::int32_t sends_started_ = 0;  // send ordinals [0, sends_started_) are started
+  std::int32_t sends_done_ = 0;
+  std::int32_t cursor_ = 0;         // blocking: first step not yet completed
+  bool cursor_send_active_ = false; // blocking: the cursor's send is in flight
+  std::string error_;
+};
+
+}  // namespace relay::exec
