@@ -107,7 +107,9 @@ relay_status_t check_arguments(const char* fn, void* buffer, int count, MPI_Data
 // local checks and whether all ranks resolved the same configuration for the same bytes.
 relay_status_t agree(const char* fn, MPI_Comm comm, relay_status_t local, int root,
                      const BcastCall& call) {
-  long long mine[7] = {static_cast<long long>(local), local != RELAY_SUCCESS ? call.rank : -1,
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);  // call.rank is not set if the checks stopped early
+  long long mine[7] = {static_cast<long long>(local), local != RELAY_SUCCESS ? rank : -1,
                        call.total_bytes, root,
                        call.config.algorithm != nullptr ? call.config.algorithm->id : -1,
                        call.config.segment_bytes,
@@ -154,7 +156,8 @@ relay_status_t start_bcast(const char* fn, void* buffer, int count, MPI_Datatype
   BcastCall call;
   relay_status_t st =
       check_arguments(fn, buffer, count, datatype, root, comm, options, call);
-  if (wants_collective_check(options)) st = agree(fn, comm, st, root, call);
+  // No agreement is possible over a communicator that is itself invalid.
+  if (wants_collective_check(options) && st != RELAY_ERR_COMM) st = agree(fn, comm, st, root, call);
   if (st != RELAY_SUCCESS) return st;
 
   relay::exec::CommState* state = nullptr;

@@ -1,0 +1,409 @@
+// relay bench bcast: times broadcasts over sweeps of sizes x algorithms x policies x segments,
+// next to two hand-written baselines measured in the same run:
+//   hand_loop -- a plain MPI_Isend/MPI_Irecv chain pipeline with the same segments and window
+//                (what relay's `pipeline` should cost if relay added nothing on top of MPI)
+//   p2p       -- one MPI_Send/MPI_Recv of the whole message between the root and its neighbour
+//                (the bandwidth of one link, the ceiling of any broadcast)
+// An iteration is barrier-separated and its time is the maximum over ranks.
+#include <mpi.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdio>
+#include <fmt/format.h>
+#include <functional>
+#include <memory>
+#include <numeric>
+#include <stdexcept>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "cli/results.hpp"
+#include "cli/sweep.hpp"
+#include "coll/bcast/bcast.hpp"
+#include "core/units.hpp"
+#include "relay/relay.h"
+
+namespace relay::cli {
+namespace {
+
+struct Args {
+  std::string sizes = "1B:16MiB";
+  std::string algorithms = "all";
+  std::string policies = "all";
+  std::string segments = "0,8KiB,64KiB,512KiB";
+  std::string baselines = "all";
+  int fanout = 0;
+  int window = 16;
+  int root = 0;
+  int iterations = 0;
+  int warmup = 2;
+  double min_time = 0.2;
+  int max_iterations = 1000;
+  int rounds = 1;
+  std::string json_path;
+  std::string plot_path;
+  bool quiet = false;
+};
+
+struct Config {
+  std::string algorithm;  // relay algorithm name, or a baseline
+  std::string policy;     // "blocking", "nonblocking", or "-" where it does not apply
+  std::int64_t segment_bytes = 0;
+};
+
+// The hand-written chain pipeline: W receives pre-posted, at most W sends in flight.
+void hand_loop(char* buf, std::int64_t bytes, std::int64_t segment, int window, int root,
+               MPI_Comm comm) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  if (size == 1 || bytes == 0) return;
+  const int v = (rank - root + size) % size;
+  const int prev = (rank - 1 + size) % size, next = (rank + 1) % size;
+  if (segment <= 0 || segment > bytes) segment = bytes;
+  const std::int64_t n = (bytes + segment - 1) / segment;
+  auto len = [&](std::int64_t j) { return static_cast<int>(std::min(segment, bytes - j * segment)); };
+  std::vector<MPI_Request> rreq(window, MPI_REQUEST_NULL), sreq(window, MPI_REQUEST_NULL);
+  if (v != 0) {
+    for (std::int64_t j = 0; j < std::min<std::int64_t>(window, n); ++j) {
+      MPI_Irecv(buf + j * segment, len(j), MPI_BYTE, prev, 7, comm, &rreq[j % window]);
+    }
+  }
+  for (std::int64_t j = 0; j < n; ++j) {
+    const auto w = static_cast<std::size_t>(j % window);
+    if (v != 0) {
+      MPI_Wait(&rreq[w], MPI_STATUS_IGNORE);
+      if (j + window < n) {
+        MPI_Irecv(buf + (j + window) * segment, len(j + window), MPI_BYTE, prev, 7, comm, &rreq[w]);
+      }
+    }
+    if (v != size - 1) {
+      MPI_Wait(&sreq[w], MPI_STATUS_IGNORE);
+      MPI_Isend(buf + j * segment, len(j), MPI_BYTE, next, 7, comm, &sreq[w]);
+    }
+  }
+  MPI_Waitall(window, sreq.data(), MPI_STATUSES_IGNORE);
+}
+
+void p2p(char* buf, std::int64_t bytes, int root, MPI_Comm comm) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  if (size == 1) return;
+  const int peer = (root + 1) % size;
+  if (rank == root) MPI_Send(buf, static_cast<int>(bytes), MPI_BYTE, peer, 8, comm);
+  if (rank == peer) MPI_Recv(buf, static_cast<int>(bytes), MPI_BYTE, root, 8, comm, MPI_STATUS_IGNORE);
+}
+
+unsigned char pattern(std::int64_t i) { return static_cast<unsigned char>((i * 131 + 17) & 0xff); }
+
+class Bench {
+ public:
+  explicit Bench(const Args& a) : a_(a) {
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm_size(comm_, &size_);
+  }
+  ~Bench() { MPI_Comm_free(&comm_); }
+
+  int run();
+
+ private:
+  std::function<relay_status_t()> operation(const Config& c, char* buf, std::int64_t bytes);
+  bool verify(const Config& c, std::int64_t bytes, std::string& error);
+  nlohmann::json measure(const Config& c, std::int64_t bytes);
+
+  const Args& a_;
+  MPI_Comm comm_;
+  int rank_ = 0, size_ = 1;
+  std::vector<char> buffer_;
+};
+
+std::function<relay_status_t()> Bench::operation(const Config& c, char* buf, std::int64_t bytes) {
+  if (c.algorithm == "hand_loop") {
+    return [=] { hand_loop(buf, bytes, c.segment_bytes, a_.window, a_.root, comm_); return RELAY_SUCCESS; };
+  }
+  if (c.algorithm == "p2p") {
+    return [=] { p2p(buf, bytes, a_.root, comm_); return RELAY_SUCCESS; };
+  }
+  relay_bcast_options_t o;
+  relay_bcast_options_init(&o);
+  relay_bcast_algorithm_from_name(c.algorithm.c_str(), &o.algorithm);
+  if (c.policy != "-") relay_policy_from_name(c.policy.c_str(), &o.policy);
+  o.segment_bytes = c.algorithm == "auto" ? RELAY_SEGMENT_DEFAULT : c.segment_bytes;
+  o.fanout = a_.fanout;
+  o.max_requests = a_.window;
+  const int count = static_cast<int>(bytes);
+  return [=] { return relay_bcast(buf, count, MPI_BYTE, a_.root, comm_, &o); };
+}
+
+// One broadcast of a known pattern; every rank checks what it got.
+bool Bench::verify(const Config& c, std::int64_t bytes, std::string& error) {
+  for (std::int64_t i = 0; i < bytes; ++i) buffer_[i] = static_cast<char>(rank_ == a_.root ? pattern(i) : 0);
+  const relay_status_t st = operation(c, buffer_.data(), bytes)();
+  int ok = st == RELAY_SUCCESS;
+  if (!ok) error = relay_last_error();
+  const bool receives = c.algorithm != "p2p" || rank_ == (a_.root + 1) % size_;
+  for (std::int64_t i = 0; ok && receives && i < bytes; ++i) {
+    if (static_cast<unsigned char>(buffer_[i]) != pattern(i)) {
+      ok = 0;
+      error = fmt::format("rank {} byte {} is wrong", rank_, i);
+    }
+  }
+  int all = 0;
+  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm_);
+  if (!all && error.empty()) error = "another rank received wrong data";
+  return all == 1;
+}
+
+nlohmann::json Bench::measure(const Config& c, std::int64_t bytes) {
+  nlohmann::json row = {{"operation", "bcast"}, {"algorithm", c.algorithm}, {"policy", c.policy},
+                        {"segment_bytes", c.segment_bytes}, {"ranks", size_}, {"root", a_.root},
+                        {"size_bytes", bytes}, {"max_requests", a_.window}, {"fanout", a_.fanout}};
+  if (c.algorithm == "auto" || (c.algorithm != "hand_loop" && c.algorithm != "p2p")) {
+    relay_bcast_options_t o;
+    relay_bcast_options_init(&o);
+    relay_bcast_algorithm_from_name(c.algorithm.c_str(), &o.algorithm);
+    if (c.policy != "-") relay_policy_from_name(c.policy.c_str(), &o.policy);
+    o.segment_bytes = c.algorithm == "auto" ? RELAY_SEGMENT_DEFAULT : c.segment_bytes;
+    o.fanout = a_.fanout;
+    o.max_requests = a_.window;
+    char text[256] = {};
+    relay_bcast_describe(static_cast<int>(bytes), MPI_BYTE, a_.root, comm_, &o, text, sizeof text);
+    row["resolved"] = text;
+  }
+  std::string error;
+  if (!verify(c, bytes, error)) {
+    row["error"] = error;
+    return row;
+  }
+  auto op = operation(c, buffer_.data(), bytes);
+  // Warm-up; its slowest-rank time decides the iteration count (on rank 0, then shared).
+  double warm = 0;
+  for (int i = 0; i < a_.warmup; ++i) {
+    MPI_Barrier(comm_);
+    const double t0 = MPI_Wtime();
+    op();
+    warm = std::max(warm, MPI_Wtime() - t0);
+  }
+  double slowest = 0;
+  MPI_Allreduce(&warm, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm_);
+  int n = a_.iterations > 0 ? a_.iterations
+                            : static_cast<int>(std::clamp(a_.min_time / std::max(slowest, 1e-7), 5.0,
+                                                          static_cast<double>(a_.max_iterations)));
+  MPI_Bcast(&n, 1, MPI_INT, 0, comm_);
+  std::vector<double> t(n), tmax(n);
+  for (int i = 0; i < n; ++i) {
+    MPI_Barrier(comm_);
+    const double t0 = MPI_Wtime();
+    op();
+    t[i] = MPI_Wtime() - t0;
+  }
+  MPI_Allreduce(t.data(), tmax.data(), n, MPI_DOUBLE, MPI_MAX, comm_);
+  const double avg = std::accumulate(tmax.begin(), tmax.end(), 0.0) / n;
+  row["avg_us"] = avg * 1e6;
+  row["min_us"] = *std::min_element(tmax.begin(), tmax.end()) * 1e6;
+  row["max_us"] = *std::max_element(tmax.begin(), tmax.end()) * 1e6;
+  row["iterations"] = n;
+  row["bandwidth_MBps"] = avg > 0 ? static_cast<double>(bytes) / avg / 1e6 : 0.0;
+  return row;
+}
+
+// One row per combination and size, fastest first, with each row's time relative to the best.
+void print_summary(const nlohmann::json& rows) {
+  std::vector<std::int64_t> sizes;
+  for (const auto& r : rows) {
+    if (std::find(sizes.begin(), sizes.end(), r["size_bytes"].get<std::int64_t>()) == sizes.end()) {
+      sizes.push_back(r["size_bytes"].get<std::int64_t>());
+    }
+  }
+  std::printf("# Summary: every combination, fastest first (x best = time / fastest time)\n");
+  std::printf("%-12s %-18s %-12s %-9s %12s %10s %8s\n", "# Size", "Algorithm", "Policy", "Segment",
+              "Avg(us)", "MB/s", "x best");
+  for (auto size : sizes) {
+    std::vector<const nlohmann::json*> list;
+    for (const auto& r : rows) {
+      if (r["size_bytes"].get<std::int64_t>() == size && r.contains("avg_us")) list.push_back(&r);
+    }
+    std::sort(list.begin(), list.end(), [](auto* x, auto* y) {
+      return (*x)["avg_us"].template get<double>() < (*y)["avg_us"].template get<double>();
+    });
+    for (const auto* r : list) {
+      const auto seg = (*r)["segment_bytes"].get<std::int64_t>();
+      std::printf("%-12lld %-18s %-12s %-9s %12.2f %10.2f %8.3f\n", static_cast<long long>(size),
+                  (*r)["algorithm"].get<std::string>().c_str(), (*r)["policy"].get<std::string>().c_str(),
+                  seg > 0 ? core::format_bytes(seg).c_str() : "none", (*r)["avg_us"].get<double>(),
+                  (*r)["bandwidth_MBps"].get<double>(),
+                  (*r)["avg_us"].get<double>() / (*list.front())["avg_us"].get<double>());
+    }
+  }
+}
+
+// One row from several rounds: the median of the rounds' averages, the extreme min and max,
+// the iterations summed, and every round's average kept for the record.
+nlohmann::json combine_rounds(const std::vector<nlohmann::json>& rounds) {
+  nlohmann::json row = rounds.front();
+  if (row.contains("error") || rounds.size() == 1) return row;
+  std::vector<double> avgs;
+  int iterations = 0;
+  for (const auto& r : rounds) {
+    if (r.contains("error")) return r;
+    avgs.push_back(r["avg_us"].get<double>());
+    row["min_us"] = std::min(row["min_us"].get<double>(), r["min_us"].get<double>());
+    row["max_us"] = std::max(row["max_us"].get<double>(), r["max_us"].get<double>());
+    iterations += r["iterations"].get<int>();
+  }
+  row["round_avg_us"] = avgs;
+  std::sort(avgs.begin(), avgs.end());
+  const std::size_t n = avgs.size();
+  const double median = n % 2 ? avgs[n / 2] : 0.5 * (avgs[n / 2 - 1] + avgs[n / 2]);
+  row["avg_us"] = median;
+  row["iterations"] = iterations;
+  row["bandwidth_MBps"] = median > 0 ? row["size_bytes"].get<double>() / median : 0.0;
+  return row;
+}
+
+std::string label(const Config& c) {
+  return fmt::format("algorithm={} policy={} segment={}", c.algorithm, c.policy,
+                     c.segment_bytes > 0 ? core::format_bytes(c.segment_bytes) : "none");
+}
+
+int Bench::run() {
+  std::vector<std::string> relay_names = {"auto"};
+  for (const auto& alg : coll::bcast_algorithms()) relay_names.emplace_back(alg.name);
+  const auto sizes = parse_size_list(a_.sizes);
+  const auto names = parse_name_list(a_.algorithms, relay_names, "broadcast algorithm");
+  const auto policies = parse_name_list(a_.policies, {"blocking", "nonblocking"}, "policy");
+  const auto segments = parse_size_list(a_.segments);
+  const auto baselines = a_.baselines == "none"
+                             ? std::vector<std::string>{}
+                             : parse_name_list(a_.baselines, {"hand_loop", "p2p"}, "baseline");
+  if (a_.root < 0 || a_.root >= size_) {
+    throw std::invalid_argument(fmt::format("--root {} is not a rank (0..{})", a_.root, size_ - 1));
+  }
+  std::vector<Config> configs;
+  for (const auto& name : names) {
+    const auto* alg = coll::find_bcast_algorithm(name);
+    if (alg != nullptr && alg->build == nullptr) {
+      configs.push_back({name, "-", 0});
+      continue;
+    }
+    for (const auto& policy : policies) {
+      if (name == "auto") {
+        configs.push_back({name, policy, 0});
+        continue;
+      }
+      for (auto seg : segments) configs.push_back({name, policy, seg});
+    }
+  }
+  for (const auto& b : baselines) {
+    if (b == "p2p") {
+      configs.push_back({b, "-", 0});
+    } else {
+      for (auto seg : segments) configs.push_back({b, "nonblocking", seg});
+    }
+  }
+  buffer_.assign(static_cast<std::size_t>(*std::max_element(sizes.begin(), sizes.end())), 0);
+  nlohmann::json doc = {{"schema", "relay.bench.bcast/1"}, {"machine", machine_description(comm_)}};
+  doc["rows"] = nlohmann::json::array();
+  // Rounds: every configuration is measured once per round, so slow drifts of the machine
+  // affect all of them alike; a row reports the median over rounds of each round's average.
+  const std::size_t total = configs.size() * sizes.size() * static_cast<std::size_t>(a_.rounds);
+  std::size_t done = 0;
+  const double start = MPI_Wtime();
+  std::vector<std::vector<nlohmann::json>> measured(configs.size() * sizes.size());
+  for (int round = 0; round < a_.rounds; ++round) {
+    for (std::size_t ci = 0; ci < configs.size(); ++ci) {
+      for (std::size_t si = 0; si < sizes.size(); ++si) {
+        measured[ci * sizes.size() + si].push_back(measure(configs[ci], sizes[si]));
+        ++done;
+        if (rank_ == 0 && !a_.quiet) {
+          const double elapsed = MPI_Wtime() - start;
+          std::fprintf(stderr, "\r[%zu/%zu] %.0f s elapsed, about %.0f s left   ", done, total,
+                       elapsed, elapsed / static_cast<double>(done) * static_cast<double>(total - done));
+          if (done == total) std::fprintf(stderr, "\n");
+        }
+      }
+    }
+  }
+  for (std::size_t ci = 0; ci < configs.size(); ++ci) {
+    const Config& c = configs[ci];
+    if (rank_ == 0) {
+      std::printf("# bcast %s ranks=%d root=%d window=%d rounds=%d\n", label(c).c_str(), size_,
+                  a_.root, a_.window, a_.rounds);
+      std::printf("%-12s %12s %12s %12s %11s %10s\n", "# Size", "Avg(us)", "Min(us)", "Max(us)",
+                  "Iterations", "MB/s");
+    }
+    for (std::size_t si = 0; si < sizes.size(); ++si) {
+      const nlohmann::json row = combine_rounds(measured[ci * sizes.size() + si]);
+      const auto bytes = sizes[si];
+      if (rank_ != 0) continue;
+      if (row.contains("error")) {
+        std::printf("%-12lld ERROR: %s\n", static_cast<long long>(bytes), row["error"].get<std::string>().c_str());
+      } else {
+        std::printf("%-12lld %12.2f %12.2f %12.2f %11d %10.2f\n", static_cast<long long>(bytes),
+                    row["avg_us"].get<double>(), row["min_us"].get<double>(), row["max_us"].get<double>(),
+                    row["iterations"].get<int>(), row["bandwidth_MBps"].get<double>());
+      }
+      doc["rows"].push_back(row);
+    }
+    if (rank_ == 0) std::printf("\n");
+  }
+  if (rank_ != 0) return 0;
+  print_summary(doc["rows"]);
+  int rc = 0;
+  if (!a_.json_path.empty()) {
+    write_json_atomic(a_.json_path, doc);
+    std::printf("# wrote %s\n", a_.json_path.c_str());
+    if (!a_.plot_path.empty()) {
+      const std::string err = run_plot_script("plot_bcast.py", a_.json_path, a_.plot_path);
+      if (err.empty()) {
+        std::printf("# wrote %s\n", a_.plot_path.c_str());
+      } else {
+        std::fprintf(stderr, "relay bench bcast: %s\n", err.c_str());
+        rc = 1;
+      }
+    }
+  }
+  return rc;
+}
+
+}  // namespace
+
+void add_bench_bcast(CLI::App& bench, int& exit_code) {
+  auto args = std::make_shared<Args>();
+  CLI::App* cmd = bench.add_subcommand("bcast", "Time broadcasts: sizes x algorithms x policies x segments, with baselines");
+  cmd->footer(
+      "Run under mpirun, e.g.\n"
+      "  mpirun -np 4 relay bench bcast --sizes 8MiB --algorithms all --segments 8KiB,64KiB\n"
+      "Each configuration prints an OSU-style table; an iteration is barrier-separated and timed as\n"
+      "the maximum over ranks. Baselines: hand_loop = plain MPI_Isend/MPI_Irecv chain pipeline\n"
+      "with the same segments and window; p2p = one MPI_Send of the whole message to one rank.");
+  cmd->add_option("--sizes", args->sizes, "message sizes: list and/or power-of-two ranges")->capture_default_str();
+  cmd->add_option("--algorithms", args->algorithms, "relay algorithms (or auto), or all")->capture_default_str();
+  cmd->add_option("--policies", args->policies, "blocking, nonblocking, or all")->capture_default_str();
+  cmd->add_option("--segments", args->segments, "segment sizes; 0 = unsegmented")->capture_default_str();
+  cmd->add_option("--baselines", args->baselines, "hand_loop, p2p, all or none")->capture_default_str();
+  cmd->add_option("--fanout", args->fanout, "fanout for chain/kary (0 = default)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--window", args->window, "max requests in flight per direction")->check(CLI::Range(1, 65536))->capture_default_str();
+  cmd->add_option("--root", args->root, "root rank")->capture_default_str();
+  cmd->add_option("--iterations", args->iterations, "timed iterations (0 = enough for --min-time)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--warmup", args->warmup, "untimed iterations first")->check(CLI::NonNegativeNumber)->capture_default_str();
+  cmd->add_option("--min-time", args->min_time, "seconds of timed iterations per row when --iterations is 0")->capture_default_str();
+  cmd->add_option("--max-iterations", args->max_iterations, "cap on automatic iterations")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--rounds", args->rounds, "measure every configuration this many times, interleaved; report the median")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--json", args->json_path, "write rows as JSON here");
+  cmd->add_option("--plot", args->plot_path, "draw a PNG here (needs --json and matplotlib)");
+  cmd->add_flag("--quiet", args->quiet, "no progress on stderr");
+  cmd->callback([args, &exit_code] {
+    if (!args->plot_path.empty() && args->json_path.empty()) {
+      throw CLI::ValidationError("--plot", "needs --json");
+    }
+    ensure_mpi();
+    Bench bench_run(*args);
+    exit_code = bench_run.run();
+  });
+}
+
+}  // namespace relay::cli

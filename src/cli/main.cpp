@@ -1,0 +1,73 @@
+// The relay command: benchmarks and tools around the library. Run the MPI ones under mpirun.
+#include <mpi.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+
+#include "cli/commands.hpp"
+#include "coll/bcast/bcast.hpp"
+#include "relay/relay.h"
+
+namespace relay::cli {
+
+void ensure_mpi() {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) MPI_Init(nullptr, nullptr);
+}
+
+int launcher_rank() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"}) {
+    if (const char* v = std::getenv(name)) return std::atoi(v);
+  }
+  return 0;
+}
+
+void add_algorithms(CLI::App& app, int& exit_code) {
+  CLI::App* cmd = app.add_subcommand("algorithms", "List the registered algorithms");
+  cmd->callback([&exit_code] {
+    std::printf("bcast algorithms (use these names in options, RELAY_BCAST_ALGORITHM, --algorithms):\n");
+    std::printf("  %-18s %s\n", "auto", "relay chooses by message size and ranks (docs/bcast.md)");
+    for (const auto& a : coll::bcast_algorithms()) {
+      std::printf("  %-18s %s%s\n", std::string(a.name).c_str(), std::string(a.summary).c_str(),
+                  a.default_segment_bytes > 0 ? " [segmented by default]" : "");
+    }
+    exit_code = 0;
+  });
+}
+
+}  // namespace relay::cli
+
+int main(int argc, char** argv) {
+  CLI::App app{"relay: fast collectives on MPI point-to-point for distributed dense linear algebra"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", relay_version());
+  app.footer("Environment: RELAY_BCAST_ALGORITHM, RELAY_BCAST_POLICY, RELAY_BCAST_SEGMENT_BYTES,\n"
+             "RELAY_BCAST_FANOUT, RELAY_BCAST_MAX_REQUESTS override the library's options;\n"
+             "RELAY_CHECK=collective makes argument checks collective; RELAY_LOG=1 logs choices.");
+  int exit_code = 0;
+  CLI::App* bench = app.add_subcommand("bench", "Benchmarks (run under mpirun)");
+  bench->require_subcommand(1);
+  relay::cli::add_bench_bcast(*bench, exit_code);
+  relay::cli::add_algorithms(app, exit_code);
+  const bool quiet = relay::cli::launcher_rank() != 0;
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (quiet) {
+      exit_code = e.get_exit_code();
+    } else {
+      exit_code = app.exit(e);
+    }
+  } catch (const std::exception& e) {
+    if (!quiet) std::fprintf(stderr, "relay: error: %s\n", e.what());
+    exit_code = 2;
+  }
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (initialized && !finalized) MPI_Finalize();
+  return exit_code;
+}

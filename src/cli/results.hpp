@@ -1,0 +1,25 @@
+// Benchmark results: the machine they were measured on, JSON written so that a crash can never
+// leave a half-written file, and the PNG plots drawn by the Python scripts.
+#pragma once
+
+#include <mpi.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace relay::cli {
+
+/// MPI library and version, hosts and ranks per host, date, relay version, thread settings.
+/// Collective over comm; the result is complete on rank 0.
+nlohmann::json machine_description(MPI_Comm comm);
+
+/// Writes `doc` to `path` via a temporary file in the same directory and a rename. Creates
+/// missing parent directories. Throws std::runtime_error naming the path on failure.
+void write_json_atomic(const std::string& path, const nlohmann::json& doc);
+
+/// Runs python/<script> on a JSON results file to draw `png_path`. Returns "" on success, else
+/// why it failed (no Python with matplotlib, script missing, script error).
+std::string run_plot_script(const std::string& script, const std::string& json_path,
+                            const std::string& png_path);
+
+}  // namespace relay::cli

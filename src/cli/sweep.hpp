@@ -1,0 +1,20 @@
+// Parsing the lists a sweep is made of: "1B:16MiB" (powers of two), "8KiB,64KiB", "all".
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace relay::cli {
+
+/// Byte sizes from a comma-separated list whose items are sizes ("64KiB") or power-of-two
+/// ranges ("1B:16MiB", "4KiB:1MiB"); "none"/"0" give 0. Throws std::invalid_argument.
+std::vector<std::int64_t> parse_size_list(const std::string& text);
+
+/// Names from a comma-separated list; "all" expands to `all`. Unknown names throw
+/// std::invalid_argument naming the valid ones.
+std::vector<std::string> parse_name_list(const std::string& text,
+                                         const std::vector<std::string>& all,
+                                         const std::string& what);
+
+}  // namespace relay::cli
