@@ -6,7 +6,8 @@
 // error that only some ranks' arguments have.
 #pragma once
 
-#include <mpi.h>
+// First: relay.h keeps MPI's deprecated C++ bindings out before <mpi.h> is seen.
+#include "relay/relay.h"
 
 #include <cstdint>
 #include <optional>
@@ -14,8 +15,6 @@
 #include <string>
 #include <string_view>
 #include <utility>
-
-#include "relay/relay.h"
 
 namespace relay {
 
