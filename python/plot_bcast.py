@@ -10,6 +10,7 @@ usage: plot_bcast.py RESULTS.json -o PLOT.png
 """
 import argparse
 import json
+import os
 import sys
 from collections import defaultdict
 
@@ -24,6 +25,16 @@ def human(nbytes):
         if nbytes >= 1 << shift and nbytes % (1 << shift) == 0:
             return f"{nbytes >> shift}{unit}"
     return f"{nbytes}B"
+
+
+def style(ax, xlabel, ylabel, title):
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7, ncol=2)
 
 
 def series_name(row):
@@ -64,13 +75,7 @@ def main():
         left.plot([p[0] for p in points], [p[1] / 1e3 for p in points], marker="o", label=name)
     for i, (name, t) in enumerate(sorted(flat.items())):
         left.axhline(t / 1e3, linestyle="--", linewidth=1, color=f"C{i % 10}", label=name)
-    left.set_xscale("log", base=2)
-    left.set_yscale("log")
-    left.set_xlabel("segment size (bytes)")
-    left.set_ylabel("time (ms)")
-    left.set_title(f"broadcast of {human(largest)} on {ranks} ranks")
-    left.grid(True, which="both", alpha=0.3)
-    left.legend(fontsize=7, ncol=2)
+    style(left, "segment size (bytes)", "time (ms)", f"broadcast of {human(largest)} on {ranks} ranks")
 
     # Right: time vs message size, best segment per series.
     best = defaultdict(dict)
@@ -82,19 +87,12 @@ def main():
     for name, points in sorted(best.items()):
         sizes = sorted(points)
         right.plot(sizes, [points[s] for s in sizes], marker=".", label=name)
-    right.set_xscale("log", base=2)
-    right.set_yscale("log")
-    right.set_xlabel("message size (bytes)")
-    right.set_ylabel("time (us), best segment size")
-    right.set_title(f"{machine.get('mpi_library', 'MPI')}")
-    right.grid(True, which="both", alpha=0.3)
-    right.legend(fontsize=7, ncol=2)
+    library = machine.get("mpi_library", "MPI").split(",")[0]
+    style(right, "message size (bytes)", "time (us), best segment size", f"{library}, {ranks} ranks")
 
     fig.tight_layout()
-    tmp = args.output + ".tmp.png"
+    tmp = args.output + ".tmp.png"  # written whole, then renamed: never a half-written plot
     fig.savefig(tmp, dpi=110)
-    import os
-
     os.replace(tmp, args.output)
     return 0
 

@@ -110,6 +110,7 @@ class Bench {
   int run();
 
  private:
+  relay_bcast_options_t options(const Config& c) const;
   std::function<relay_status_t()> operation(const Config& c, char* buf, std::int64_t bytes);
   bool verify(const Config& c, std::int64_t bytes, std::string& error);
   nlohmann::json measure(const Config& c, std::int64_t bytes);
@@ -120,13 +121,7 @@ class Bench {
   std::vector<char> buffer_;
 };
 
-std::function<relay_status_t()> Bench::operation(const Config& c, char* buf, std::int64_t bytes) {
-  if (c.algorithm == "hand_loop") {
-    return [=] { hand_loop(buf, bytes, c.segment_bytes, a_.window, a_.root, comm_); return RELAY_SUCCESS; };
-  }
-  if (c.algorithm == "p2p") {
-    return [=] { p2p(buf, bytes, a_.root, comm_); return RELAY_SUCCESS; };
-  }
+relay_bcast_options_t Bench::options(const Config& c) const {
   relay_bcast_options_t o;
   relay_bcast_options_init(&o);
   relay_bcast_algorithm_from_name(c.algorithm.c_str(), &o.algorithm);
@@ -134,6 +129,17 @@ std::function<relay_status_t()> Bench::operation(const Config& c, char* buf, std
   o.segment_bytes = c.algorithm == "auto" ? RELAY_SEGMENT_DEFAULT : c.segment_bytes;
   o.fanout = a_.fanout;
   o.max_requests = a_.window;
+  return o;
+}
+
+std::function<relay_status_t()> Bench::operation(const Config& c, char* buf, std::int64_t bytes) {
+  if (c.algorithm == "hand_loop") {
+    return [=] { hand_loop(buf, bytes, c.segment_bytes, a_.window, a_.root, comm_); return RELAY_SUCCESS; };
+  }
+  if (c.algorithm == "p2p") {
+    return [=] { p2p(buf, bytes, a_.root, comm_); return RELAY_SUCCESS; };
+  }
+  const relay_bcast_options_t o = options(c);
   const int count = static_cast<int>(bytes);
   return [=] { return relay_bcast(buf, count, MPI_BYTE, a_.root, comm_, &o); };
 }
@@ -161,14 +167,8 @@ nlohmann::json Bench::measure(const Config& c, std::int64_t bytes) {
   nlohmann::json row = {{"operation", "bcast"}, {"algorithm", c.algorithm}, {"policy", c.policy},
                         {"segment_bytes", c.segment_bytes}, {"ranks", size_}, {"root", a_.root},
                         {"size_bytes", bytes}, {"max_requests", a_.window}, {"fanout", a_.fanout}};
-  if (c.algorithm == "auto" || (c.algorithm != "hand_loop" && c.algorithm != "p2p")) {
-    relay_bcast_options_t o;
-    relay_bcast_options_init(&o);
-    relay_bcast_algorithm_from_name(c.algorithm.c_str(), &o.algorithm);
-    if (c.policy != "-") relay_policy_from_name(c.policy.c_str(), &o.policy);
-    o.segment_bytes = c.algorithm == "auto" ? RELAY_SEGMENT_DEFAULT : c.segment_bytes;
-    o.fanout = a_.fanout;
-    o.max_requests = a_.window;
+  if (c.algorithm != "hand_loop" && c.algorithm != "p2p") {
+    const relay_bcast_options_t o = options(c);
     char text[256] = {};
     relay_bcast_describe(static_cast<int>(bytes), MPI_BYTE, a_.root, comm_, &o, text, sizeof text);
     row["resolved"] = text;
