@@ -4,6 +4,7 @@
 // times; plus the 1-based Fortran TOOLS signatures against their published formulas.
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
 
 #include "layout/block_cyclic.hpp"
@@ -157,9 +158,11 @@ TEST(BlockCyclic, ValidationNamesTheField) {
     BlockCyclic dim;
     const char* field;
   };
-  const Case cases[] = {{{0, 2, 0, 2}, "first block"},     {{2, 0, 0, 2}, "block size"},
-                        {{2, -3, 0, 2}, "block size"},     {{2, 2, 0, 0}, "process count"},
-                        {{2, 2, 2, 2}, "source process"},  {{2, 2, -2, 2}, "source process"}};
+  const Case cases[] = {
+      {{0, 2, 0, 2}, "first block"},    {{2, 0, 0, 2}, "block size"},
+      {{2, -3, 0, 2}, "block size"},    {{2, 2, 0, 0}, "process count"},
+      {{2, 2, 2, 2}, "source process"}, {{2, 2, -2, 2}, "source process"},
+  };
   for (const Case& c : cases) {
     const auto error = block_cyclic_error(c.dim);
     ASSERT_TRUE(error.has_value()) << describe(c.dim);

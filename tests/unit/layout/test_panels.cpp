@@ -18,8 +18,8 @@ using test::BruteMap;
 using test::describe;
 using test::for_each_dim;
 
-constexpr int64_t extent = 30;
-constexpr int64_t widths[] = {1, 2, 3, 7, unlimited_width};
+constexpr int64_t extent = 24;
+constexpr int64_t widths[] = {1, 2, 3, unlimited_width};
 
 // Checks that the panel [g, g + width) of `ref` starting at global g sits in one block, is
 // contiguous on its owner and is where `place` says.
@@ -38,7 +38,7 @@ bool at_block_boundary(const BruteMap& ref, int64_t g, int64_t width) {
 }
 
 TEST(Panels, TileTheRangeWithinBlocks) {
-  for_each_dim(4, 4, 5, [](const BlockCyclic& dim) {
+  for_each_dim(4, 4, 4, [](const BlockCyclic& dim) {
     const auto ref = brute_map(dim, extent + 1);
     for (int64_t start = 0; start < extent; ++start) {
       for (int64_t n = 0; start + n <= extent; ++n) {
