@@ -34,6 +34,8 @@ relay_status_t Executor::start(std::shared_ptr<const schedule::RankProgram> prog
   for (int s = window_ - 1; s >= 0; --s) free_recv_slots_.push_back(s);
   for (int s = slots - 1; s >= window_; --s) free_send_slots_.push_back(s);
   recv_done_.assign(recvs, 0);
+  first_slot_ = recvs == 0 ? window_ : 0;
+  end_slot_ = program_->send_steps.empty() ? window_ : slots;
   recvs_posted_ = recv_prefix_ = sends_started_ = sends_done_ = cursor_ = 0;
   cursor_send_active_ = false;
   error_.clear();
@@ -153,10 +155,10 @@ relay_status_t Executor::progress(bool& done_now) {
   if (auto st = start_sends(); st != RELAY_SUCCESS) return st;
   if (!done()) {
     int count = 0;
-    const int rc = MPI_Testsome(static_cast<int>(requests_.size()), requests_.data(), &count,
+    const int rc = MPI_Testsome(end_slot_ - first_slot_, requests_.data() + first_slot_, &count,
                                 completed_.data(), MPI_STATUSES_IGNORE);
     if (rc != MPI_SUCCESS) return mpi_failed(rc, "MPI_Testsome");
-    for (int i = 0; i < count && count != MPI_UNDEFINED; ++i) complete_slot(completed_[i]);
+    for (int i = 0; i < count && count != MPI_UNDEFINED; ++i) complete_slot(first_slot_ + completed_[i]);
     if (auto st = post_receives(); st != RELAY_SUCCESS) return st;
     if (auto st = start_sends(); st != RELAY_SUCCESS) return st;
   }
@@ -177,14 +179,14 @@ relay_status_t Executor::wait() {
     if (auto st = start_sends(); st != RELAY_SUCCESS) return st;
     if (done()) return RELAY_SUCCESS;
     int count = 0;
-    const int rc = MPI_Waitsome(static_cast<int>(requests_.size()), requests_.data(), &count,
+    const int rc = MPI_Waitsome(end_slot_ - first_slot_, requests_.data() + first_slot_, &count,
                                 completed_.data(), MPI_STATUSES_IGNORE);
     if (rc != MPI_SUCCESS) return mpi_failed(rc, "MPI_Waitsome");
     if (count == MPI_UNDEFINED) {
       error_ = "executor: nothing in flight but the program is not complete";
       return RELAY_ERR_INTERNAL;
     }
-    for (int i = 0; i < count; ++i) complete_slot(completed_[i]);
+    for (int i = 0; i < count; ++i) complete_slot(first_slot_ + completed_[i]);
   }
 }
 

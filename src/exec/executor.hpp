@@ -51,8 +51,12 @@ class Executor {
   Policy policy_ = Policy::nonblocking;
   int window_ = 1;
 
-  // Slots [0, window) hold receives, [window, 2 window) sends.
+  // Slots [0, window) hold receives, [window, 2 window) sends. Completion calls scan only
+  // [first_slot_, end_slot_): a root never receives and a leaf never sends, and every slot
+  // scanned costs MPI a check on each progress pass.
   std::vector<MPI_Request> requests_;
+  int first_slot_ = 0;
+  int end_slot_ = 0;
   std::vector<std::int32_t> slot_step_;     // step in the slot; for receives, its ordinal
   std::vector<std::int32_t> free_recv_slots_;
   std::vector<std::int32_t> free_send_slots_;
