@@ -1,11 +1,14 @@
 #include "coll/bcast/select.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <numeric>
 #include <cstdlib>
 #include <cstring>
 
 #include "core/status.hpp"
 #include "core/units.hpp"
+#include "topology/tree.hpp"
 
 namespace relay::coll {
 namespace {
@@ -24,22 +27,43 @@ std::string to_string(const BcastConfig& c) {
                      c.segment_bytes, c.fanout, c.max_requests, c.automatic ? " (auto)" : "");
 }
 
-// Until a tuning table exists (issue 4), `auto` follows the shape of the papers' results:
-// a latency-bound binomial tree for small messages, and for large ones the bandwidth-optimal
-// segmented pipeline (tan2014), which on this project's measurements also beats
-// scatter_allgather on shared memory. See docs/bcast.md for the measurements.
+// Until a tuning table exists (issue 4), `auto` takes the algorithm whose closed form is
+// cheapest on a built-in alpha-beta machine: binomial, ceil(log2 P)(alpha + beta S) (tan2014
+// eq. 2); pipeline with the segment count that minimises (n + P - 2)(alpha + beta S / n)
+// (tan2014 eq. 4), n* = sqrt((P - 2) beta S / alpha); scatter_allgather,
+// (log2 P + P - 1) alpha + 2 beta S (P - 1) / P. The constants describe an MPI shared-memory
+// transport of this class of machine (about 5 us and 5 GB/s per message); docs/bcast.md shows
+// the measurements. relay tune (issue 4) replaces them with measured ones.
+namespace {
+constexpr double kAutoAlphaS = 5e-6;
+constexpr double kAutoBetaSPerByte = 0.2e-9;
+}  // namespace
+
 const BcastAlgorithm& auto_bcast_algorithm(int size, std::int64_t total_bytes,
-                                           std::int64_t& segment_bytes) {
-  if (size <= 2 || total_bytes < 64 * 1024) {
-    segment_bytes = 0;
-    return *find_bcast_algorithm(RELAY_BCAST_BINOMIAL);
+                                           std::int64_t elem_bytes, std::int64_t& segment_bytes) {
+  segment_bytes = 0;
+  const auto& binomial = *find_bcast_algorithm(RELAY_BCAST_BINOMIAL);
+  if (size <= 2 || total_bytes <= 0) return binomial;
+  const double a = kAutoAlphaS, bs = kAutoBetaSPerByte * static_cast<double>(total_bytes);
+  const double p = size;
+  const double t_binomial = topology::ceil_log2(size) * (a + bs);
+  const double t_scatter = (topology::ceil_log2(size) + p - 1) * a + 2 * bs * (p - 1) / p;
+  const std::int64_t elems = std::max<std::int64_t>(1, total_bytes / elem_bytes);
+  const auto n = static_cast<std::int64_t>(std::clamp(std::round(std::sqrt((p - 2) * bs / a)), 1.0,
+                                                      static_cast<double>(elems)));
+  // Whole elements per segment, and whole pages once that large (copies like alignment), so
+  // the segment count may come out a little below n.
+  std::int64_t segment = (elems + n - 1) / n * elem_bytes;
+  const std::int64_t quantum = std::lcm<std::int64_t>(4096, elem_bytes);
+  if (segment > quantum) segment = (segment + quantum - 1) / quantum * quantum;
+  const double pieces = std::ceil(static_cast<double>(total_bytes) / static_cast<double>(segment));
+  const double t_pipeline = (pieces + p - 2) * (a + bs / pieces);
+  if (t_pipeline < t_binomial && t_pipeline <= t_scatter) {
+    segment_bytes = segment;
+    return *find_bcast_algorithm(RELAY_BCAST_PIPELINE);
   }
-  if (total_bytes < 1024 * 1024) {
-    segment_bytes = 16 * 1024;
-    return *find_bcast_algorithm(RELAY_BCAST_BINOMIAL);
-  }
-  segment_bytes = 64 * 1024;
-  return *find_bcast_algorithm(RELAY_BCAST_PIPELINE);
+  if (t_scatter < t_binomial) return *find_bcast_algorithm(RELAY_BCAST_SCATTER_ALLGATHER);
+  return binomial;
 }
 
 relay_status_t resolve_bcast(const relay_bcast_options_t* options, int size,
@@ -140,7 +164,7 @@ relay_status_t resolve_bcast(const relay_bcast_options_t* options, int size,
   config = BcastConfig{};
   config.automatic = o.algorithm == RELAY_BCAST_AUTO;
   std::int64_t auto_segment = 0;
-  config.algorithm = config.automatic ? &auto_bcast_algorithm(size, total_bytes, auto_segment)
+  config.algorithm = config.automatic ? &auto_bcast_algorithm(size, total_bytes, elem_bytes, auto_segment)
                                       : find_bcast_algorithm(o.algorithm);
   config.policy = o.policy == RELAY_POLICY_BLOCKING ? exec::Policy::blocking
                                                     : exec::Policy::nonblocking;

@@ -35,8 +35,9 @@ relay_status_t resolve_bcast(const relay_bcast_options_t* options, int size,
 /// "algorithm=pipeline policy=nonblocking segment_bytes=65536 fanout=1 max_requests=16"
 std::string to_string(const BcastConfig& config);
 
-/// The built-in choice of `auto` (until a tuning table is loaded).
+/// The built-in choice of `auto` (until a tuning table is loaded): the cheapest closed form on
+/// a built-in alpha-beta machine; sets segment_bytes (0 = unsegmented, else whole elements).
 const BcastAlgorithm& auto_bcast_algorithm(int size, std::int64_t total_bytes,
-                                           std::int64_t& segment_bytes);
+                                           std::int64_t elem_bytes, std::int64_t& segment_bytes);
 
 }  // namespace relay::coll
