@@ -27,7 +27,7 @@ def human(nbytes):
     return f"{nbytes}B"
 
 
-def style(ax, xlabel, ylabel, title):
+def style_axes(ax, xlabel, ylabel, title):
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel(xlabel)
@@ -35,6 +35,15 @@ def style(ax, xlabel, ylabel, title):
     ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7, ncol=2)
+
+
+def colour_and_style(name, algorithms):
+    """Colour by algorithm, line style by policy: blocking dotted, nonblocking solid."""
+    algorithm = name.split("/")[0]
+    colour = f"C{algorithms.index(algorithm) % 10}" if algorithm in algorithms else "k"
+    if len(algorithms) > 10 and algorithms.index(algorithm) >= 10:
+        colour = plt.cm.tab20(algorithms.index(algorithm) % 20)
+    return colour, (":" if name.endswith("/blocking") else "-")
 
 
 def series_name(row):
@@ -70,25 +79,43 @@ def main():
             segmented[series_name(r)].append((r["segment_bytes"], r["avg_us"]))
         else:
             flat[series_name(r) + " (unsegmented)"] = r["avg_us"]
+    algorithms = sorted({r["algorithm"] for r in rows})
     for name, points in sorted(segmented.items()):
         points.sort()
-        left.plot([p[0] for p in points], [p[1] / 1e3 for p in points], marker="o", label=name)
-    for i, (name, t) in enumerate(sorted(flat.items())):
-        left.axhline(t / 1e3, linestyle="--", linewidth=1, color=f"C{i % 10}", label=name)
-    style(left, "segment size (bytes)", "time (ms)", f"broadcast of {human(largest)} on {ranks} ranks")
+        colour, style = colour_and_style(name, algorithms)
+        left.plot([p[0] for p in points], [p[1] / 1e3 for p in points], marker="o", label=name,
+                  color=colour, linestyle=style)
+    for name, t in sorted(flat.items()):
+        colour, _ = colour_and_style(name.split(" ")[0], algorithms)
+        left.axhline(t / 1e3, linestyle="--", linewidth=1, color=colour, label=name)
+    style_axes(left, "segment size (bytes)", "time (ms)", f"broadcast of {human(largest)} on {ranks} ranks")
 
-    # Right: time vs message size, best segment per series.
+    # Right: the best segment size per series -- over message sizes, or as bars for one size.
     best = defaultdict(dict)
     for r in rows:
         name = series_name(r)
         size = r["size_bytes"]
         if size not in best[name] or r["avg_us"] < best[name][size]:
             best[name][size] = r["avg_us"]
-    for name, points in sorted(best.items()):
-        sizes = sorted(points)
-        right.plot(sizes, [points[s] for s in sizes], marker=".", label=name)
     library = machine.get("mpi_library", "MPI").split(",")[0]
-    style(right, "message size (bytes)", "time (us), best segment size", f"{library}, {ranks} ranks")
+    sizes_measured = sorted({r["size_bytes"] for r in rows})
+    if len(sizes_measured) == 1:
+        ranked = sorted(best.items(), key=lambda kv: kv[1][largest])
+        names = [k for k, _ in ranked]
+        right.barh(range(len(names)), [v[largest] / 1e3 for _, v in ranked],
+                   color=[colour_and_style(n, algorithms)[0] for n in names])
+        right.set_yticks(range(len(names)), names, fontsize=7)
+        right.invert_yaxis()
+        right.set_xlabel("time (ms), best segment size")
+        right.set_title(f"{human(largest)}, {library}, {ranks} ranks: fastest first")
+        right.grid(True, axis="x", alpha=0.3)
+    else:
+        for name, points in sorted(best.items()):
+            colour, style = colour_and_style(name, algorithms)
+            xs = sorted(points)
+            right.plot(xs, [points[x] for x in xs], marker=".", label=name, color=colour,
+                       linestyle=style)
+        style_axes(right, "message size (bytes)", "time (us), best segment size", f"{library}, {ranks} ranks")
 
     fig.tight_layout()
     tmp = args.output + ".tmp.png"  # written whole, then renamed: never a half-written plot
