@@ -5,6 +5,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
 
 #include "cli/commands.hpp"
 #include "coll/bcast/bcast.hpp"
@@ -38,6 +42,32 @@ void add_algorithms(CLI::App& app, int& exit_code) {
   });
 }
 
+// `relay cluster ...` is the emulated-cluster script (tools/cluster/relay-cluster): installed
+// beside the relay command, or found in the source tree of a build.
+int run_cluster(const std::vector<std::string>& args) {
+  std::vector<std::string> candidates;
+  if (const char* p = std::getenv("RELAY_CLUSTER_SCRIPT")) candidates.emplace_back(p);
+  char exe[4096] = {};
+  const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n > 0) {
+    std::string dir(exe, static_cast<std::size_t>(n));
+    dir = dir.substr(0, dir.rfind('/'));
+    candidates.push_back(dir + "/relay-cluster");
+  }
+  candidates.emplace_back(RELAY_SOURCE_DIR "/tools/cluster/relay-cluster");
+  for (const auto& script : candidates) {
+    if (access(script.c_str(), X_OK) != 0) continue;
+    std::vector<char*> argv{const_cast<char*>(script.c_str())};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(script.c_str(), argv.data());
+    std::fprintf(stderr, "relay cluster: cannot run %s\n", script.c_str());
+    return 1;
+  }
+  std::fprintf(stderr, "relay cluster: relay-cluster not found (set RELAY_CLUSTER_SCRIPT)\n");
+  return 1;
+}
+
 }  // namespace relay::cli
 
 int main(int argc, char** argv) {
@@ -52,6 +82,14 @@ int main(int argc, char** argv) {
   bench->require_subcommand(1);
   relay::cli::add_bench_bcast(*bench, exit_code);
   relay::cli::add_algorithms(app, exit_code);
+  CLI::App* cluster = app.add_subcommand(
+      "cluster", "Emulated cluster on this machine: up, run, check, status, down (needs root; "
+                 "relay cluster --help, docs/cluster.md)");
+  cluster->prefix_command();
+  cluster->set_help_flag();  // --help goes to the script
+  cluster->callback([cluster, &exit_code] {
+    exit_code = relay::cli::run_cluster(cluster->remaining());
+  });
   const bool quiet = relay::cli::launcher_rank() != 0;
   try {
     app.parse(argc, argv);
