@@ -64,7 +64,7 @@ Prediction replay(const schedule::Schedule& schedule, exec::Policy policy, int w
     }
   };
   // The next send of rank r, and when it could be issued, or kNever if not determined yet.
-  auto candidate = [&](int r, const schedule::Step*& step, std::size_t& ordinal) -> double {
+  auto candidate = [&](int r, const schedule::Step*& step) -> double {
     const auto& p = schedule.ranks[r];
     RankState& s = st[r];
     if (policy == exec::Policy::blocking) {
@@ -72,12 +72,10 @@ Prediction replay(const schedule::Schedule& schedule, exec::Policy policy, int w
       if (s.cursor >= p.steps.size()) return kNever;
       if (p.steps[s.cursor].kind == schedule::StepKind::recv) return kNever;  // data not here yet
       step = &p.steps[s.cursor];
-      ordinal = s.cursor;
       return s.clock;
     }
     if (s.next_send >= p.send_steps.size()) return kNever;
     step = &p.steps[p.send_steps[s.next_send]];
-    ordinal = s.next_send;
     advance_prefix(s);
     if (step->needs_recvs > s.prefix) return kNever;
     double t = std::max(s.cpu_free, step->needs_recvs > 0 ? s.prefix_time[step->needs_recvs - 1] : 0.0);
@@ -95,8 +93,7 @@ Prediction replay(const schedule::Schedule& schedule, exec::Policy policy, int w
     const schedule::Step* best_step = nullptr;
     for (int r = 0; r < P; ++r) {
       const schedule::Step* step = nullptr;
-      std::size_t ordinal = 0;
-      const double issue = candidate(r, step, ordinal);
+      const double issue = candidate(r, step);
       if (issue == kNever) continue;
       const double start = std::max({issue + m.send_overhead_s, out_free[r], in_free[step->peer]});
       if (start < best_start) {

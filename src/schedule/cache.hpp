@@ -27,11 +27,9 @@ class ProgramCache {
     for (auto& e : entries_) {
       if (e.key == key) {
         e.used = clock_;
-        ++hits_;
         return e.program;
       }
     }
-    ++misses_;
     auto program = std::make_shared<const RankProgram>(build());
     if (entries_.size() < capacity_) {
       entries_.push_back(Entry{key, program, clock_});
@@ -45,9 +43,6 @@ class ProgramCache {
     return program;
   }
 
-  std::uint64_t hits() const { std::lock_guard<std::mutex> lock(mutex_); return hits_; }
-  std::uint64_t misses() const { std::lock_guard<std::mutex> lock(mutex_); return misses_; }
-
  private:
   struct Entry {
     Key key;
@@ -58,8 +53,6 @@ class ProgramCache {
   std::size_t capacity_;
   std::vector<Entry> entries_;
   std::uint64_t clock_ = 0;
-  std::uint64_t hits_ = 0;
-  std::uint64_t misses_ = 0;
 };
 
 }  // namespace relay::schedule

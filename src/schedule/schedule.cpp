@@ -18,12 +18,6 @@ void RankProgram::add_send(int peer, std::int64_t offset, std::int64_t bytes,
   steps.push_back(Step{StepKind::send, peer, needs_recvs, offset, bytes});
 }
 
-std::int64_t RankProgram::bytes_received() const {
-  std::int64_t total = 0;
-  for (auto i : recv_steps) total += steps[i].bytes;
-  return total;
-}
-
 std::int64_t RankProgram::bytes_sent() const {
   std::int64_t total = 0;
   for (auto i : send_steps) total += steps[i].bytes;

@@ -34,7 +34,6 @@ struct RankProgram {
   void add_recv(int peer, std::int64_t offset, std::int64_t bytes);
   void add_send(int peer, std::int64_t offset, std::int64_t bytes, std::int32_t needs_recvs);
   std::int32_t recv_count() const { return static_cast<std::int32_t>(recv_steps.size()); }
-  std::int64_t bytes_received() const;
   std::int64_t bytes_sent() const;
 };
 

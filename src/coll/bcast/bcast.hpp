@@ -24,6 +24,13 @@ struct BcastShape {
   int fanout = 1;
 };
 
+/// The bytes per message a builder uses: the segment size, or the whole message when
+/// unsegmented, never more than schedule::kMaxMessageBytes.
+inline std::int64_t effective_segment_bytes(const BcastShape& shape) {
+  const std::int64_t segment = shape.segment_bytes > 0 ? shape.segment_bytes : shape.total_bytes;
+  return segment < schedule::kMaxMessageBytes ? segment : schedule::kMaxMessageBytes;
+}
+
 using BcastBuilder = schedule::RankProgram (*)(const BcastShape& shape, int rank);
 
 struct BcastAlgorithm {

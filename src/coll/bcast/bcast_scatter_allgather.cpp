@@ -68,9 +68,7 @@ schedule::RankProgram build_bcast_scatter_allgather(const BcastShape& shape, int
   if (P <= 1 || shape.total_bytes <= 0) return program;
   const std::int64_t count = shape.total_bytes / shape.elem_bytes;
   const Blocks blocks{((count + P - 1) / P) * shape.elem_bytes, shape.total_bytes};
-  const std::int64_t segment =
-      std::min(shape.segment_bytes > 0 ? shape.segment_bytes : shape.total_bytes,
-               schedule::kMaxMessageBytes);
+  const std::int64_t segment = effective_segment_bytes(shape);
   const int v = topology::virtual_rank(rank, shape.root, P);
   auto real = [&](int vr) { return topology::real_rank(vr, shape.root, P); };
   auto holds = [&](int vr, int blk) {  // after the scatter

@@ -18,10 +18,7 @@ schedule::RankProgram build_bcast_tree(topology::TreeKind kind, const BcastShape
   if (shape.size <= 1 || shape.total_bytes <= 0) return program;
   const topology::TreeNode node =
       topology::tree_node(kind, shape.size, shape.root, rank, std::max(1, shape.fanout));
-  const std::int64_t segment =
-      std::min(shape.segment_bytes > 0 ? shape.segment_bytes : shape.total_bytes,
-               schedule::kMaxMessageBytes);
-  const schedule::Segmentation segs(shape.total_bytes, segment);
+  const schedule::Segmentation segs(shape.total_bytes, effective_segment_bytes(shape));
   const bool has_parent = node.parent >= 0;
   program.steps.reserve(static_cast<std::size_t>(segs.count()) *
                         (node.children.size() + (has_parent ? 1 : 0)));
