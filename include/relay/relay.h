@@ -53,7 +53,8 @@ typedef enum relay_status {
   RELAY_ERR_REQUEST = 13,  /**< invalid request handle */
   RELAY_ERR_MPI = 14,      /**< an MPI call failed (needs MPI_ERRORS_RETURN to be seen) */
   RELAY_ERR_NOMEM = 15,    /**< out of memory */
-  RELAY_ERR_INTERNAL = 16  /**< a bug in relay: please report it */
+  RELAY_ERR_INTERNAL = 16, /**< a bug in relay: please report it */
+  RELAY_ERR_ARGUMENT = 17  /**< invalid argument of a matrix operation (PBLAS INFO code) */
 } relay_status_t;
 
 /** Broadcast algorithms. Canonical names (relay_bcast_algorithm_name) are used identically in

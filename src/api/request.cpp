@@ -141,6 +141,7 @@ const char* relay_status_string(relay_status_t status) {
     case RELAY_ERR_MPI: return "MPI error";
     case RELAY_ERR_NOMEM: return "out of memory";
     case RELAY_ERR_INTERNAL: return "internal error";
+    case RELAY_ERR_ARGUMENT: return "invalid argument (PBLAS INFO)";
   }
   return "unknown status";
 }

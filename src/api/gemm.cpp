@@ -1,0 +1,150 @@
+// relay_gemm and the grid calls: argument checks with PBLAS's numbering, agreement across the
+// grid (so a bad argument on any rank fails the call everywhere instead of hanging), then the
+// SUMMA engine.
+#include "relay/gemm.h"
+
+#include <mpi.h>
+
+#include <string>
+
+#include "core/status.hpp"
+#include "gemm/gemm.hpp"
+#include "gemm/grid.hpp"
+
+using relay::core::fail;
+
+namespace {
+
+relay::layout::Descriptor to_descriptor(const relay_matrix_desc_t* d) {
+  if (d == nullptr) {
+    relay::layout::Descriptor bad;
+    bad.dtype = 0;  // reported as DTYPE_ of the missing descriptor
+    return bad;
+  }
+  return relay::layout::make_descriptor_inb(d->m, d->n, d->imb > 0 ? d->imb : d->mb,
+                                            d->inb > 0 ? d->inb : d->nb, d->mb, d->nb, d->rsrc,
+                                            d->csrc, 0, d->lld);
+}
+
+bool mpi_usable() {
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  return initialized && !finalized;
+}
+
+}  // namespace
+
+extern "C" {
+
+relay_status_t relay_grid_create(MPI_Comm comm, int rows, int cols, char order,
+                                 relay_grid_t* grid) {
+  if (!mpi_usable()) return fail(RELAY_ERR_COMM, "relay_grid_create: MPI is not initialized");
+  if (comm == MPI_COMM_NULL) {
+    return fail(RELAY_ERR_COMM, "relay_grid_create: argument 1 (comm) is MPI_COMM_NULL");
+  }
+  if (rows < 1) return fail(RELAY_ERR_COUNT, "relay_grid_create: argument 2 (rows = {}) < 1", rows);
+  if (cols < 1) return fail(RELAY_ERR_COUNT, "relay_grid_create: argument 3 (cols = {}) < 1", cols);
+  if (order != 'R' && order != 'r' && order != 'C' && order != 'c') {
+    return fail(RELAY_ERR_OPTIONS, "relay_grid_create: argument 4 (order = '{}') is not 'R' or 'C'",
+                order);
+  }
+  if (grid == nullptr) return fail(RELAY_ERR_OPTIONS, "relay_grid_create: argument 5 (grid) is NULL");
+  *grid = RELAY_GRID_NULL;
+  std::string error;
+  relay_status_t st = relay::gemm::create_grid(comm, rows, cols,
+                                               relay::layout::grid_order_from_blacs(order), true,
+                                               grid, error);
+  if (st != RELAY_SUCCESS) return fail(st, "relay_grid_create: {}", error);
+  return RELAY_SUCCESS;
+}
+
+relay_status_t relay_grid_free(relay_grid_t* grid) {
+  if (grid == nullptr) return fail(RELAY_ERR_OPTIONS, "relay_grid_free: argument 1 is NULL");
+  relay::gemm::free_grid(*grid);
+  *grid = RELAY_GRID_NULL;
+  return RELAY_SUCCESS;
+}
+
+relay_status_t relay_grid_info(relay_grid_t grid, int* rows, int* cols, int* my_row,
+                               int* my_col) {
+  if (grid == RELAY_GRID_NULL) return fail(RELAY_ERR_COMM, "relay_grid_info: argument 1 (grid) is NULL");
+  if (rows) *rows = grid->shape.rows;
+  if (cols) *cols = grid->shape.cols;
+  if (my_row) *my_row = grid->me.row;
+  if (my_col) *my_col = grid->me.col;
+  return RELAY_SUCCESS;
+}
+
+void relay_gemm_options_init(relay_gemm_options_t* options) {
+  if (options == nullptr) return;
+  relay_bcast_options_init(&options->bcast);
+  options->panel_width = 0;
+  options->lookahead = 0;
+  options->pieces = 0;
+}
+
+relay_status_t relay_gemm(char transa, char transb, long long m, long long n, long long k,
+                          MPI_Datatype datatype, const void* alpha, const void* a, long long ia,
+                          long long ja, const relay_matrix_desc_t* desca, const void* b,
+                          long long ib, long long jb, const relay_matrix_desc_t* descb,
+                          const void* beta, void* c, long long ic, long long jc,
+                          const relay_matrix_desc_t* descc, relay_grid_t grid,
+                          const relay_gemm_options_t* options, int* info,
+                          relay_gemm_stats_t* stats) {
+  if (info) *info = 0;
+  if (!mpi_usable()) return fail(RELAY_ERR_COMM, "relay_gemm: MPI is not initialized");
+  if (grid == RELAY_GRID_NULL) return fail(RELAY_ERR_COMM, "relay_gemm: the grid is NULL");
+  relay::gemm::Problem p;
+  p.transa = transa;
+  p.transb = transb;
+  relay::gemm::parse_op(transa, p.opa);
+  relay::gemm::parse_op(transb, p.opb);
+  p.m = m; p.n = n; p.k = k;
+  p.type = datatype;
+  p.alpha = alpha; p.beta = beta;
+  p.a = a; p.ia = ia; p.ja = ja; p.desca = to_descriptor(desca);
+  p.b = b; p.ib = ib; p.jb = jb; p.descb = to_descriptor(descb);
+  p.c = c; p.ic = ic; p.jc = jc; p.descc = to_descriptor(descc);
+  p.ctxt = 0;
+  std::string message;
+  int local = relay::gemm::check_arguments(p, *grid, message);
+  relay::gemm::Options resolved;
+  std::string option_error;
+  relay_status_t option_status = relay::gemm::resolve_options(options, resolved, option_error);
+  const bool bad_type = datatype != MPI_FLOAT && datatype != MPI_DOUBLE &&
+                        datatype != MPI_C_FLOAT_COMPLEX && datatype != MPI_C_DOUBLE_COMPLEX;
+  // One agreement covers everything a rank may see differently: PBLAS INFO, options
+  // (environment variables can differ between ranks) and the datatype.
+  int local_flags[2] = {bad_type ? 1 : 0, option_status != RELAY_SUCCESS ? 1 : 0};
+  int any_flags[2] = {0, 0};
+  MPI_Allreduce(local_flags, any_flags, 2, MPI_INT, MPI_MAX, grid->comm);
+  const int agreed = relay::gemm::agree_on_info(local, *grid);
+  if (agreed != 0) {
+    if (info) *info = agreed;
+    if (agreed == local) {
+      return fail(RELAY_ERR_ARGUMENT, "relay_gemm: INFO = {}: {}", agreed, message);
+    }
+    return fail(RELAY_ERR_ARGUMENT,
+                "relay_gemm: INFO = {}: an argument is invalid on another process of the grid",
+                agreed);
+  }
+  if (any_flags[0]) {
+    return fail(RELAY_ERR_DATATYPE,
+                "relay_gemm: argument 6 (datatype) is not MPI_FLOAT, MPI_DOUBLE, "
+                "MPI_C_FLOAT_COMPLEX or MPI_C_DOUBLE_COMPLEX{}",
+                bad_type ? "" : " on some process");
+  }
+  if (any_flags[1]) {
+    return fail(RELAY_ERR_OPTIONS, "relay_gemm: {}",
+                option_status != RELAY_SUCCESS ? option_error
+                                               : "invalid options on another process");
+  }
+  relay_gemm_stats_t local_stats;
+  std::string error;
+  relay_status_t st = relay::gemm::multiply(p, *grid, resolved, stats ? *stats : local_stats, error);
+  if (st != RELAY_SUCCESS) return fail(st, "relay_gemm: {}", error);
+  return RELAY_SUCCESS;
+}
+
+}  // extern "C"

@@ -1,0 +1,127 @@
+// PDGEMM's argument check (PBLAS/SRC/pdgemm_.c: TRANSA, TRANSB, then PB_Cchkmat on A, B, C
+// in that order) and the options of a call.
+#include <climits>
+#include <cstdlib>
+
+#include "core/status.hpp"
+#include "core/units.hpp"
+#include "gemm/gemm.hpp"
+#include "layout/matrix_check.hpp"
+
+namespace relay::gemm {
+
+bool parse_op(char c, Op& op) {
+  switch (c) {
+    case 'N': case 'n': op = Op::none; return true;
+    case 'T': case 't': op = Op::trans; return true;
+    case 'C': case 'c': op = Op::conj_trans; return true;
+    default: return false;
+  }
+}
+
+int check_arguments(const Problem& p, const relay_grid& grid, std::string& message) {
+  // PDGEMM's argument positions.
+  constexpr int kTransA = 1, kTransB = 2, kM = 3, kN = 4, kK = 5, kAlpha = 6, kDescA = 10,
+                kDescB = 14, kBeta = 15, kDescC = 19;
+  int info = 0;
+  Op op;
+  if (!parse_op(p.transa, op)) {
+    info = -kTransA;
+    message = fmt::format("argument {} (TRANSA = '{}') is not 'N', 'T' or 'C'", kTransA,
+                          p.transa);
+  } else if (!parse_op(p.transb, op)) {
+    info = -kTransB;
+    message = fmt::format("argument {} (TRANSB = '{}') is not 'N', 'T' or 'C'", kTransB,
+                          p.transb);
+  }
+  const bool nota = p.opa == Op::none && info != -kTransA;
+  const bool notb = p.opb == Op::none && info != -kTransB;
+  auto check = [&](layout::MatrixOperand operand) {
+    layout::ArgCheck r = layout::check_matrix(operand, p.ctxt, grid.shape, grid.me, info);
+    if (r.info != info && !r.message.empty()) message = r.message;
+    info = r.info;
+  };
+  layout::MatrixOperand a{"A", nota ? p.m : p.k, nota ? kM : kK, nota ? p.k : p.m,
+                          nota ? kK : kM, p.ia, p.ja, p.desca, kDescA};
+  check(a);
+  layout::MatrixOperand b{"B", notb ? p.k : p.n, notb ? kK : kN, notb ? p.n : p.k,
+                          notb ? kN : kK, p.ib, p.jb, p.descb, kDescB};
+  check(b);
+  layout::MatrixOperand c{"C", p.m, kM, p.n, kN, p.ic, p.jc, p.descc, kDescC};
+  check(c);
+  // Beyond PBLAS (which dereferences them): the scalars must exist.
+  if (info == 0 && p.alpha == nullptr) {
+    info = -kAlpha;
+    message = fmt::format("argument {} (ALPHA) is NULL", kAlpha);
+  }
+  if (info == 0 && p.beta == nullptr) {
+    info = -kBeta;
+    message = fmt::format("argument {} (BETA) is NULL", kBeta);
+  }
+  return info;
+}
+
+namespace {
+
+// PBLAS reports the earliest argument: a scalar at position i ranks as 100 * i, descriptor
+// entry e of the argument at position i as 100 * i + e.
+int info_rank(int info) {
+  if (info == 0) return INT_MAX;
+  return -info < 100 ? -info * 100 : -info;
+}
+
+}  // namespace
+
+int agree_on_info(int info, const relay_grid& grid) {
+  int pair[2] = {info_rank(info), info}, best[2] = {0, 0};
+  // MPI_MINLOC on (rank, INFO) keeps the INFO that goes with the smallest rank.
+  MPI_Allreduce(pair, best, 1, MPI_2INT, MPI_MINLOC, grid.comm);
+  return best[0] == INT_MAX ? 0 : best[1];
+}
+
+relay_status_t resolve_options(const relay_gemm_options_t* given, Options& out,
+                               std::string& error) {
+  relay_gemm_options_t o;
+  if (given != nullptr) {
+    o = *given;
+  } else {
+    relay_gemm_options_init(&o);
+  }
+  auto env = [&](const char* name, long long min, long long max, long long& value) {
+    const char* v = std::getenv(name);
+    if (v == nullptr || *v == '\0') return true;
+    auto parsed = core::parse_integer(v, min, max);
+    if (!parsed) {
+      error = fmt::format("environment variable {}='{}' is not an integer in [{}, {}]", name, v,
+                          min, max);
+      return false;
+    }
+    value = *parsed;
+    return true;
+  };
+  long long width = o.panel_width, lookahead = o.lookahead, pieces = o.pieces;
+  if (!env("RELAY_GEMM_PANEL_WIDTH", 0, 1LL << 30, width) ||
+      !env("RELAY_GEMM_LOOKAHEAD", 0, 64, lookahead) ||
+      !env("RELAY_GEMM_PIECES", 0, 4096, pieces)) {
+    return RELAY_ERR_OPTIONS;
+  }
+  if (width < 0) {
+    error = fmt::format("options->panel_width = {} is negative", width);
+    return RELAY_ERR_OPTIONS;
+  }
+  if (lookahead < 0 || lookahead > 64) {
+    error = fmt::format("options->lookahead = {} is outside [0, 64]", lookahead);
+    return RELAY_ERR_OPTIONS;
+  }
+  if (pieces < 0 || pieces > 4096) {
+    error = fmt::format("options->pieces = {} is outside [0, 4096]", pieces);
+    return RELAY_ERR_OPTIONS;
+  }
+  out.bcast = o.bcast;
+  out.panel_width = width;
+  out.lookahead = static_cast<int>(lookahead);
+  out.pieces = pieces > 0 ? static_cast<int>(pieces) : (lookahead > 0 ? 4 : 1);
+  return RELAY_SUCCESS;
+}
+
+}  // namespace relay::gemm

@@ -1,0 +1,79 @@
+// Distributed C = alpha op(A) op(B) + beta C on block-cyclic matrices: the engine behind
+// relay_gemm and the ScaLAPACK p?gemm entry points.
+//
+// SUMMA, stationary C: the k dimension is walked in panels; for each panel every process needs
+// the rows of op(A) that match its local rows of C and the columns of op(B) that match its
+// local columns of C, then it updates its C with one local BLAS call. How a panel arrives
+// depends on the operand:
+//   aligned   -- op(X) = X and X's distribution along the free dimension is C's (the common
+//                case, and tan2014's): the panel lies in one process column (A) or row (B) and
+//                is broadcast along process rows (columns) with relay's broadcast family.
+//   otherwise -- (X transposed, or blocked differently from C) the panel is redistributed by
+//                one MPI_Ialltoallv over the grid per panel, each element sent straight from
+//                its owner to the processes that need it; memory stays O(panel).
+// Look-ahead L starts the transfers of panels p+1..p+L before the update of panel p, which is
+// cut into pieces with progress calls between them (MPI progresses only inside MPI calls).
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+
+#include "gemm/grid.hpp"
+#include "layout/descriptor.hpp"
+#include "relay/gemm.h"
+
+namespace relay::gemm {
+
+enum class Op { none, trans, conj_trans };
+
+/// What op character means ('N', 'T', 'C', either case); false for anything else.
+bool parse_op(char c, Op& op);
+
+/// One call, arguments as PBLAS holds them: 0-based offsets, normalised descriptors.
+struct Problem {
+  Op opa = Op::none, opb = Op::none;
+  char transa = 'N', transb = 'N';  ///< as given (for the argument check)
+  std::int64_t m = 0, n = 0, k = 0;
+  MPI_Datatype type = MPI_DOUBLE;
+  const void* alpha = nullptr;
+  const void* a = nullptr;
+  std::int64_t ia = 0, ja = 0;
+  layout::Descriptor desca;
+  const void* b = nullptr;
+  std::int64_t ib = 0, jb = 0;
+  layout::Descriptor descb;
+  const void* beta = nullptr;
+  void* c = nullptr;
+  std::int64_t ic = 0, jc = 0;
+  layout::Descriptor descc;
+  std::int64_t ctxt = 0;  ///< the operation's context: descriptors must carry it
+};
+
+/// Options after defaults and RELAY_GEMM_* environment variables.
+struct Options {
+  relay_bcast_options_t bcast;
+  std::int64_t panel_width = 0;  ///< 0 = default (see resolve_options)
+  int lookahead = 0;
+  int pieces = 0;  ///< 0 = default
+};
+
+/// Fills defaults and applies RELAY_GEMM_PANEL_WIDTH / _LOOKAHEAD / _PIECES. Not collective.
+relay_status_t resolve_options(const relay_gemm_options_t* given, Options& out,
+                               std::string& error);
+
+/// PBLAS's argument check of PDGEMM on this process (INFO: 0, -position, or
+/// -(100 * position + entry), positions of PDGEMM's argument list). `message` says why.
+int check_arguments(const Problem& p, const relay_grid& grid, std::string& message);
+
+/// The smallest INFO over the grid (PBLAS's order: earlier argument first), so that every
+/// process sees the same outcome. Collective over grid.comm.
+int agree_on_info(int info, const relay_grid& grid);
+
+/// Runs the multiplication on arguments that passed check_arguments on every process.
+/// Collective over the grid. Fills `stats`.
+relay_status_t multiply(const Problem& p, const relay_grid& grid, const Options& options,
+                        relay_gemm_stats_t& stats, std::string& error);
+
+}  // namespace relay::gemm

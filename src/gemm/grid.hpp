@@ -1,0 +1,38 @@
+// The process grid a GEMM runs on: the grid's shape, this process's place in it, and the
+// communicators of its process row and process column, created once per grid (never per
+// call) because SUMMA broadcasts every panel along them.
+#pragma once
+
+#include <mpi.h>
+
+#include <string>
+
+#include "layout/process_grid.hpp"
+#include "relay/gemm.h"
+
+struct relay_grid {
+  MPI_Comm comm = MPI_COMM_NULL;      ///< the whole grid; rank = grid rank
+  MPI_Comm row_comm = MPI_COMM_NULL;  ///< my process row; rank = my column
+  MPI_Comm col_comm = MPI_COMM_NULL;  ///< my process column; rank = my row
+  relay::layout::ProcessGrid shape;
+  relay::layout::GridCoord me;
+  bool owns_comm = false;             ///< comm is relay's duplicate (freed with the grid)
+};
+
+namespace relay::gemm {
+
+/// Builds a grid over `comm` (size rows * cols; rank order given by `order`). With `dup`,
+/// the grid works on a private duplicate of `comm`. Collective over `comm`.
+relay_status_t create_grid(MPI_Comm comm, int rows, int cols, layout::GridOrder order, bool dup,
+                           relay_grid** grid, std::string& error);
+
+/// Frees the grid's communicators and the grid. Collective.
+void free_grid(relay_grid* grid);
+
+/// The grid attached to `comm` as an attribute (row-major, rows x cols), created on first use
+/// and freed when `comm` is freed: how a BLACS context keeps its relay grid without a table
+/// that could outlive the context. Collective on first use.
+relay_status_t grid_of_comm(MPI_Comm comm, int rows, int cols, relay_grid** grid,
+                            std::string& error);
+
+}  // namespace relay::gemm

@@ -1,0 +1,548 @@
+// The SUMMA engine (see gemm.hpp for the scheme).
+//
+// Panel layout, the same for both operands so one packing routine serves both: a panel of
+// op(X) covering k indices [k0, k0 + w) is stored "k-major": element (f, t) -- f a local index
+// along the free dimension (C's local rows for A, C's local columns for B), t = kk - k0 -- at
+// t * nfree + f. For A that is the m_loc x w column-major panel; for B it is the n_loc x w
+// column-major transpose of the w x n_loc panel, so the local update is one
+// gemm(N, T, m_loc, n_loc, w) and a k-piece of either panel is one contiguous range, which is
+// what a broadcast can move without a datatype.
+#include <cblas.h>
+
+#include <algorithm>
+#include <climits>
+#include <complex>
+#include <cstring>
+#include <vector>
+
+#include "core/status.hpp"
+#include "gemm/gemm.hpp"
+#include "layout/submatrix.hpp"
+
+namespace relay::gemm {
+namespace {
+
+using layout::BlockCyclic;
+
+template <class T>
+struct Blas;
+template <>
+struct Blas<float> {
+  static void gemm(int m, int n, int k, float alpha, const float* a, int lda, const float* b,
+                   int ldb, float* c, int ldc) {
+    cblas_sgemm(CblasColMajor, CblasNoTrans, CblasTrans, m, n, k, alpha, a, lda, b, ldb, 1.0f,
+                c, ldc);
+  }
+};
+template <>
+struct Blas<double> {
+  static void gemm(int m, int n, int k, double alpha, const double* a, int lda, const double* b,
+                   int ldb, double* c, int ldc) {
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, m, n, k, alpha, a, lda, b, ldb, 1.0,
+                c, ldc);
+  }
+};
+template <>
+struct Blas<std::complex<float>> {
+  using T = std::complex<float>;
+  static void gemm(int m, int n, int k, T alpha, const T* a, int lda, const T* b, int ldb, T* c,
+                   int ldc) {
+    const T one(1.0f, 0.0f);
+    cblas_cgemm(CblasColMajor, CblasNoTrans, CblasTrans, m, n, k, &alpha, a, lda, b, ldb, &one,
+                c, ldc);
+  }
+};
+template <>
+struct Blas<std::complex<double>> {
+  using T = std::complex<double>;
+  static void gemm(int m, int n, int k, T alpha, const T* a, int lda, const T* b, int ldb, T* c,
+                   int ldc) {
+    const T one(1.0, 0.0);
+    cblas_zgemm(CblasColMajor, CblasNoTrans, CblasTrans, m, n, k, &alpha, a, lda, b, ldb, &one,
+                c, ldc);
+  }
+};
+
+template <class T>
+T conjugate(T x) {
+  return x;
+}
+template <class R>
+std::complex<R> conjugate(std::complex<R> x) {
+  return std::conj(x);
+}
+
+bool holds(const BlockCyclic& d, int p, std::int64_t g) {
+  return d.source < 0 || layout::owner(d, g) == p;
+}
+
+// Whether two distributions place the indices [0, len) identically: same owner and same local
+// order, so a panel of one is laid out like the other.
+bool same_map(const BlockCyclic& x, const BlockCyclic& y, std::int64_t len) {
+  if (x.nprocs != y.nprocs) return false;
+  if (x.source < 0 || y.source < 0) return x.source < 0 && y.source < 0;
+  if (x.nprocs == 1) return true;
+  if (x.source != y.source) return false;
+  if (len <= x.first_block && len <= y.first_block) return true;
+  return x.first_block == y.first_block && x.block == y.block;
+}
+
+// One operand (A or B) as the engine sees it.
+template <class T>
+struct Operand {
+  const T* data = nullptr;
+  std::int64_t ld = 1;
+  BlockCyclic rows, cols;        // X's distributions (whole matrix)
+  std::int64_t i0 = 0, j0 = 0;   // sub(X)'s first row and column
+  bool free_is_row = true;       // op(X)'s free index runs along X's rows
+  bool conj = false;
+  bool aligned = false;
+  MPI_Comm comm = MPI_COMM_NULL; // broadcast communicator (aligned): my row (A) or column (B)
+  int k_coord = 0;               // my coordinate along the k dimension's grid axis
+  bool class_is_row = true;      // C's free axis lies along grid rows (A) or columns (B)
+  int free_class = 0;            // my coordinate along that axis
+  std::int64_t nfree = 0;        // free indices of op(sub(X)) (m for A, n for B)
+  std::int64_t nfree_local = 0;  // of them mine (C's local rows for A, columns for B)
+  std::int64_t free_local0 = 0;  // aligned: local index along X's free axis of my first one
+
+  const BlockCyclic& free_dist() const { return free_is_row ? rows : cols; }
+  const BlockCyclic& k_dist() const { return free_is_row ? cols : rows; }
+  std::int64_t free_offset() const { return free_is_row ? i0 : j0; }
+  std::int64_t k_offset() const { return free_is_row ? j0 : i0; }
+  T at(std::int64_t local_free, std::int64_t local_k) const {
+    const T v = free_is_row ? data[local_free + local_k * ld] : data[local_k + local_free * ld];
+    return conj ? conjugate(v) : v;
+  }
+};
+
+// Buffers and request of one redistributed panel (the MPI_Ialltoallv path).
+template <class T>
+struct Gather {
+  std::vector<T> send, recv;
+  std::vector<int> scounts, sdispls, rcounts, rdispls, cursor;
+  MPI_Request request = MPI_REQUEST_NULL;
+};
+
+template <class T>
+struct Slot {
+  std::int64_t k0 = 0, w = 0;
+  std::vector<T> a, b;
+  std::vector<relay_request_t> bcasts;
+  Gather<T> ga, gb;
+  bool active = false;
+};
+
+template <class T>
+class Summa {
+ public:
+  Summa(const Problem& p, const relay_grid& grid, const Options& options,
+        relay_gemm_stats_t& stats)
+      : p_(p), grid_(grid), options_(options), stats_(stats) {}
+
+  relay_status_t run(std::string& error);
+
+ private:
+  void setup_operand(Operand<T>& x, bool is_a);
+  void build_classes(const Operand<T>& x, const BlockCyclic& c_free, int nclasses,
+                     std::vector<std::vector<std::int64_t>>& classes);
+  relay_status_t start(Slot<T>& slot, std::int64_t k0, std::int64_t w);
+  relay_status_t start_aligned(const Operand<T>& x, Slot<T>& slot, std::vector<T>& panel);
+  relay_status_t start_gather(const Operand<T>& x, const std::vector<std::vector<std::int64_t>>& classes,
+                              Slot<T>& slot, Gather<T>& g);
+  void finish_gather(const Operand<T>& x, const std::vector<std::vector<std::int64_t>>& classes,
+                     Slot<T>& slot, Gather<T>& g, std::vector<T>& panel);
+  relay_status_t progress(Slot<T>& slot);
+  relay_status_t wait(Slot<T>& slot);
+  void scale_c();
+  relay_status_t mpi_error(int rc, const char* call);
+
+  // Grid coordinate of the source of element (f, t) of op(X) as destination `dest` sees it
+  // (a replicated axis is served by the destination's own coordinate along it).
+  int source_rank(const Operand<T>& x, std::int64_t f, std::int64_t kk,
+                  layout::GridCoord dest) const {
+    const int fo = layout::owner(x.free_dist(), x.free_offset() + f);
+    const int k_owner = layout::owner(x.k_dist(), x.k_offset() + kk);
+    int row = x.free_is_row ? fo : k_owner;
+    int col = x.free_is_row ? k_owner : fo;
+    if (row < 0) row = dest.row;
+    if (col < 0) col = dest.col;
+    return grid_.shape.rank_of(layout::GridCoord{row, col});
+  }
+
+  const Problem& p_;
+  const relay_grid& grid_;
+  const Options& options_;
+  relay_gemm_stats_t& stats_;
+  Operand<T> a_, b_;
+  std::vector<std::vector<std::int64_t>> classes_a_, classes_b_;
+  T* c_local_ = nullptr;
+  std::int64_t ldc_ = 1;
+  std::int64_t m_loc_ = 0, n_loc_ = 0;
+  relay_bcast_options_t bcast_options_{};
+  std::string error_;
+};
+
+template <class T>
+relay_status_t Summa<T>::mpi_error(int rc, const char* call) {
+  char text[MPI_MAX_ERROR_STRING] = {0};
+  int len = 0;
+  MPI_Error_string(rc, text, &len);
+  error_ = fmt::format("{} failed: {}", call, text);
+  return RELAY_ERR_MPI;
+}
+
+template <class T>
+void Summa<T>::setup_operand(Operand<T>& x, bool is_a) {
+  const layout::Descriptor& d = is_a ? p_.desca : p_.descb;
+  const Op op = is_a ? p_.opa : p_.opb;
+  x.data = static_cast<const T*>(is_a ? p_.a : p_.b);
+  x.ld = d.lld;
+  x.rows = layout::row_distribution(d, grid_.shape);
+  x.cols = layout::col_distribution(d, grid_.shape);
+  x.i0 = is_a ? p_.ia : p_.ib;
+  x.j0 = is_a ? p_.ja : p_.jb;
+  // A: free index = op(A)'s rows (A's rows unless transposed). B: free index = op(B)'s
+  // columns (B's columns unless transposed).
+  x.free_is_row = is_a ? (op == Op::none) : (op != Op::none);
+  x.conj = op == Op::conj_trans;
+  x.nfree = is_a ? p_.m : p_.n;
+  x.nfree_local = is_a ? m_loc_ : n_loc_;
+  x.class_is_row = is_a;
+  x.free_class = is_a ? grid_.me.row : grid_.me.col;
+  const layout::Submatrix csub =
+      layout::describe_submatrix(p_.descc, grid_.shape, p_.ic, p_.jc, p_.m, p_.n);
+  const BlockCyclic& c_free = is_a ? csub.rows : csub.cols;
+  const BlockCyclic x_free = layout::subrange(x.free_dist(), x.free_offset());
+  // The free axis of X must be the grid axis C's free axis lies on: A's rows (grid rows) for
+  // A, B's columns (grid columns) for B -- i.e. X is not transposed.
+  x.aligned = op == Op::none && same_map(x_free, c_free, x.nfree);
+  if (x.aligned) {
+    x.comm = is_a ? grid_.row_comm : grid_.col_comm;
+    x.k_coord = is_a ? grid_.me.col : grid_.me.row;
+    x.free_local0 = layout::local_start(x.free_dist(), x.free_class, x.free_offset());
+  }
+}
+
+template <class T>
+void Summa<T>::build_classes(const Operand<T>& x, const BlockCyclic& c_free, int nclasses,
+                             std::vector<std::vector<std::int64_t>>& classes) {
+  classes.assign(static_cast<std::size_t>(nclasses), {});
+  for (std::int64_t f = 0; f < x.nfree; ++f) {
+    for (int q = 0; q < nclasses; ++q) {
+      if (holds(c_free, q, f)) classes[static_cast<std::size_t>(q)].push_back(f);
+    }
+  }
+}
+
+template <class T>
+relay_status_t Summa<T>::start_aligned(const Operand<T>& x, Slot<T>& slot,
+                                       std::vector<T>& panel) {
+  const BlockCyclic& kd = x.k_dist();
+  const std::int64_t nf = x.nfree_local;
+  int comm_size = 1;
+  MPI_Comm_size(x.comm, &comm_size);
+  std::int64_t t = 0;
+  while (t < slot.w) {
+    const std::int64_t g = x.k_offset() + slot.k0 + t;
+    const std::int64_t piece = std::min(slot.w - t, layout::block_end(kd, g) - g);
+    const int owner = layout::owner(kd, g);
+    const bool mine = owner < 0 || owner == x.k_coord;
+    if (mine && nf > 0) {
+      for (std::int64_t u = 0; u < piece; ++u) {
+        const std::int64_t lk = layout::to_local(kd, g + u);
+        T* out = panel.data() + (t + u) * nf;
+        if (x.free_is_row) {
+          std::memcpy(out, x.data + x.free_local0 + lk * x.ld, sizeof(T) * static_cast<std::size_t>(nf));
+        } else {
+          for (std::int64_t f = 0; f < nf; ++f) out[f] = x.data[lk + (x.free_local0 + f) * x.ld];
+        }
+      }
+    }
+    if (owner >= 0 && comm_size > 1 && nf > 0) {
+      const std::int64_t count = nf * piece;
+      if (count > INT_MAX) {
+        error_ = fmt::format("a panel piece of {} elements exceeds MPI's int count", count);
+        return RELAY_ERR_COUNT;
+      }
+      relay_request_t req = RELAY_REQUEST_NULL;
+      relay_status_t st = relay_ibcast(panel.data() + t * nf, static_cast<int>(count), p_.type,
+                                       owner, x.comm, &bcast_options_, &req);
+      if (st != RELAY_SUCCESS) {
+        error_ = fmt::format("panel broadcast: {}", relay_last_error());
+        return st;
+      }
+      slot.bcasts.push_back(req);
+      stats_.bytes += count * static_cast<long long>(sizeof(T));
+    }
+    t += piece;
+  }
+  return RELAY_SUCCESS;
+}
+
+template <class T>
+relay_status_t Summa<T>::start_gather(const Operand<T>& x,
+                                      const std::vector<std::vector<std::int64_t>>& classes,
+                                      Slot<T>& slot, Gather<T>& g) {
+  const int P = grid_.shape.size();
+  const int me = grid_.shape.rank_of(grid_.me);
+  g.scounts.assign(P, 0);
+  g.sdispls.assign(P, 0);
+  g.rcounts.assign(P, 0);
+  g.rdispls.assign(P, 0);
+  g.send.clear();
+  const BlockCyclic& fd = x.free_dist();
+  const BlockCyclic& kd = x.k_dist();
+  // What I send, destination by destination, in the destination's panel order.
+  for (int d = 0; d < P; ++d) {
+    const layout::GridCoord dc = grid_.shape.coord_of(d);
+    const auto& mine = classes[static_cast<std::size_t>(x.class_is_row ? dc.row : dc.col)];
+    g.sdispls[d] = static_cast<int>(g.send.size());
+    for (std::int64_t t = 0; t < slot.w; ++t) {
+      const std::int64_t gk = x.k_offset() + slot.k0 + t;
+      for (std::int64_t f : mine) {
+        if (source_rank(x, f, slot.k0 + t, dc) != me) continue;
+        const std::int64_t lf = layout::to_local(fd, x.free_offset() + f);
+        g.send.push_back(x.at(lf, layout::to_local(kd, gk)));
+      }
+    }
+    g.scounts[d] = static_cast<int>(g.send.size()) - g.sdispls[d];
+  }
+  // What I receive: my panel, by source.
+  const auto& my_list = classes[static_cast<std::size_t>(x.free_class)];
+  for (std::int64_t t = 0; t < slot.w; ++t) {
+    for (std::int64_t f : my_list) ++g.rcounts[source_rank(x, f, slot.k0 + t, grid_.me)];
+  }
+  int total = 0;
+  for (int s = 0; s < P; ++s) {
+    g.rdispls[s] = total;
+    total += g.rcounts[s];
+  }
+  g.recv.resize(static_cast<std::size_t>(total));
+  stats_.bytes += static_cast<long long>(total) * static_cast<long long>(sizeof(T));
+  int rc = MPI_Ialltoallv(g.send.data(), g.scounts.data(), g.sdispls.data(), p_.type,
+                          g.recv.data(), g.rcounts.data(), g.rdispls.data(), p_.type,
+                          grid_.comm, &g.request);
+  if (rc != MPI_SUCCESS) return mpi_error(rc, "MPI_Ialltoallv");
+  return RELAY_SUCCESS;
+}
+
+template <class T>
+void Summa<T>::finish_gather(const Operand<T>& x,
+                             const std::vector<std::vector<std::int64_t>>& classes,
+                             Slot<T>& slot, Gather<T>& g, std::vector<T>& panel) {
+  const auto& my_list = classes[static_cast<std::size_t>(x.free_class)];
+  g.cursor = g.rdispls;
+  const std::int64_t nf = x.nfree_local;
+  for (std::int64_t t = 0; t < slot.w; ++t) {
+    T* out = panel.data() + t * nf;
+    for (std::size_t i = 0; i < my_list.size(); ++i) {
+      const int s = source_rank(x, my_list[i], slot.k0 + t, grid_.me);
+      out[i] = g.recv[static_cast<std::size_t>(g.cursor[s]++)];
+    }
+  }
+}
+
+template <class T>
+relay_status_t Summa<T>::start(Slot<T>& slot, std::int64_t k0, std::int64_t w) {
+  const double t0 = MPI_Wtime();
+  slot.k0 = k0;
+  slot.w = w;
+  slot.active = true;
+  slot.a.resize(static_cast<std::size_t>(w * m_loc_));
+  slot.b.resize(static_cast<std::size_t>(w * n_loc_));
+  relay_status_t st = a_.aligned ? start_aligned(a_, slot, slot.a)
+                                 : start_gather(a_, classes_a_, slot, slot.ga);
+  if (st == RELAY_SUCCESS) {
+    st = b_.aligned ? start_aligned(b_, slot, slot.b) : start_gather(b_, classes_b_, slot, slot.gb);
+  }
+  stats_.bcast += MPI_Wtime() - t0;
+  return st;
+}
+
+template <class T>
+relay_status_t Summa<T>::progress(Slot<T>& slot) {
+  if (!slot.active) return RELAY_SUCCESS;
+  const double t0 = MPI_Wtime();
+  for (relay_request_t r : slot.bcasts) {
+    if (r != RELAY_REQUEST_NULL) {
+      relay_status_t st = relay_progress(r);
+      if (st != RELAY_SUCCESS) {
+        error_ = fmt::format("panel broadcast: {}", relay_last_error());
+        return st;
+      }
+    }
+  }
+  for (Gather<T>* g : {&slot.ga, &slot.gb}) {
+    if (g->request != MPI_REQUEST_NULL) {
+      int flag = 0;
+      int rc = MPI_Test(&g->request, &flag, MPI_STATUS_IGNORE);
+      if (rc != MPI_SUCCESS) return mpi_error(rc, "MPI_Test");
+    }
+  }
+  stats_.bcast += MPI_Wtime() - t0;
+  return RELAY_SUCCESS;
+}
+
+template <class T>
+relay_status_t Summa<T>::wait(Slot<T>& slot) {
+  const double t0 = MPI_Wtime();
+  relay_status_t result = RELAY_SUCCESS;
+  for (relay_request_t& r : slot.bcasts) {
+    relay_status_t st = relay_wait(&r);
+    if (st != RELAY_SUCCESS && result == RELAY_SUCCESS) {
+      error_ = fmt::format("panel broadcast: {}", relay_last_error());
+      result = st;
+    }
+  }
+  slot.bcasts.clear();
+  for (Gather<T>* g : {&slot.ga, &slot.gb}) {
+    if (g->request != MPI_REQUEST_NULL) {
+      int rc = MPI_Wait(&g->request, MPI_STATUS_IGNORE);
+      if (rc != MPI_SUCCESS && result == RELAY_SUCCESS) result = mpi_error(rc, "MPI_Wait");
+    }
+  }
+  const double t1 = MPI_Wtime();
+  stats_.wait += t1 - t0;
+  if (!a_.aligned) finish_gather(a_, classes_a_, slot, slot.ga, slot.a);
+  if (!b_.aligned) finish_gather(b_, classes_b_, slot, slot.gb, slot.b);
+  stats_.bcast += MPI_Wtime() - t1;
+  slot.active = false;
+  return result;
+}
+
+template <class T>
+void Summa<T>::scale_c() {
+  const T beta = *static_cast<const T*>(p_.beta);
+  if (beta == T(1)) return;
+  for (std::int64_t j = 0; j < n_loc_; ++j) {
+    T* col = c_local_ + j * ldc_;
+    if (beta == T(0)) {
+      std::fill(col, col + m_loc_, T(0));  // never read C: NaNs must not survive beta = 0
+    } else {
+      for (std::int64_t i = 0; i < m_loc_; ++i) col[i] *= beta;
+    }
+  }
+}
+
+template <class T>
+relay_status_t Summa<T>::run(std::string& error) {
+  const double t_start = MPI_Wtime();
+  stats_ = relay_gemm_stats_t{};
+  if (p_.m == 0 || p_.n == 0) return RELAY_SUCCESS;
+  const layout::Submatrix csub =
+      layout::describe_submatrix(p_.descc, grid_.shape, p_.ic, p_.jc, p_.m, p_.n);
+  const layout::LocalBlock cl = layout::local_block(csub, grid_.me);
+  m_loc_ = cl.rows;
+  n_loc_ = cl.cols;
+  ldc_ = p_.descc.lld;
+  c_local_ = static_cast<T*>(p_.c) + cl.row_offset + cl.col_offset * ldc_;
+
+  double t0 = MPI_Wtime();
+  scale_c();
+  stats_.compute += MPI_Wtime() - t0;
+  const T alpha = *static_cast<const T*>(p_.alpha);
+  if (p_.k == 0 || alpha == T(0)) {
+    stats_.total = MPI_Wtime() - t_start;
+    return RELAY_SUCCESS;
+  }
+
+  setup_operand(a_, true);
+  setup_operand(b_, false);
+  stats_.aligned_a = a_.aligned ? 1 : 0;
+  stats_.aligned_b = b_.aligned ? 1 : 0;
+  if (!a_.aligned) build_classes(a_, csub.rows, grid_.shape.rows, classes_a_);
+  if (!b_.aligned) build_classes(b_, csub.cols, grid_.shape.cols, classes_b_);
+  bcast_options_ = options_.bcast;
+  bcast_options_.check = RELAY_CHECK_LOCAL;  // the GEMM already agreed on its arguments
+
+  // Panel width: the caller's, else the k block size of an aligned operand (at least 32, so
+  // that tiny blocks still give the local BLAS call some depth).
+  std::int64_t width = options_.panel_width;
+  if (width <= 0) {
+    std::int64_t block = 0;
+    if (a_.aligned) block = std::max(block, a_.k_dist().block);
+    if (b_.aligned) block = std::max(block, b_.k_dist().block);
+    width = std::max<std::int64_t>(block, 32);
+  }
+  width = std::min(width, p_.k);
+  const std::int64_t npanels = (p_.k + width - 1) / width;
+  const int nslots = static_cast<int>(std::min<std::int64_t>(options_.lookahead + 1, npanels));
+  std::vector<Slot<T>> slots(static_cast<std::size_t>(nslots));
+  auto panel_start = [&](std::int64_t q) { return q * width; };
+  auto panel_width = [&](std::int64_t q) { return std::min(width, p_.k - q * width); };
+  const std::int64_t L = options_.lookahead;
+
+  relay_status_t st = RELAY_SUCCESS;
+  for (std::int64_t q = 0; q < std::min(L, npanels) && st == RELAY_SUCCESS; ++q) {
+    st = start(slots[static_cast<std::size_t>(q % nslots)], panel_start(q), panel_width(q));
+  }
+  const int pieces = std::max(1, static_cast<int>(std::min<std::int64_t>(options_.pieces, std::max<std::int64_t>(n_loc_, 1))));
+  for (std::int64_t q = 0; q < npanels && st == RELAY_SUCCESS; ++q) {
+    if (q + L < npanels) {
+      st = start(slots[static_cast<std::size_t>((q + L) % nslots)], panel_start(q + L),
+                 panel_width(q + L));
+      if (st != RELAY_SUCCESS) break;
+    }
+    Slot<T>& slot = slots[static_cast<std::size_t>(q % nslots)];
+    st = wait(slot);
+    if (st != RELAY_SUCCESS) break;
+    ++stats_.panels;
+    if (m_loc_ == 0 || n_loc_ == 0) continue;
+    // The local update, cut into column pieces; between pieces, later panels progress.
+    for (int piece = 0; piece < pieces && st == RELAY_SUCCESS; ++piece) {
+      const std::int64_t j0 = n_loc_ * piece / pieces, j1 = n_loc_ * (piece + 1) / pieces;
+      t0 = MPI_Wtime();
+      if (j1 > j0) {
+        Blas<T>::gemm(static_cast<int>(m_loc_), static_cast<int>(j1 - j0),
+                      static_cast<int>(slot.w), alpha, slot.a.data(),
+                      static_cast<int>(std::max<std::int64_t>(1, m_loc_)), slot.b.data() + j0,
+                      static_cast<int>(std::max<std::int64_t>(1, n_loc_)), c_local_ + j0 * ldc_,
+                      static_cast<int>(ldc_));
+      }
+      stats_.compute += MPI_Wtime() - t0;
+      if (L > 0) {
+        for (Slot<T>& other : slots) {
+          if (&other != &slot && st == RELAY_SUCCESS) st = progress(other);
+        }
+      }
+    }
+  }
+  // On an error, complete what is in flight so that no request outlives the call.
+  for (Slot<T>& slot : slots) {
+    if (slot.active) {
+      relay_status_t w = wait(slot);
+      if (st == RELAY_SUCCESS) st = w;
+    }
+  }
+  long long workspace = 0;
+  for (const Slot<T>& slot : slots) {
+    workspace += static_cast<long long>((slot.a.capacity() + slot.b.capacity() +
+                                         slot.ga.send.capacity() + slot.ga.recv.capacity() +
+                                         slot.gb.send.capacity() + slot.gb.recv.capacity()) *
+                                        sizeof(T));
+  }
+  stats_.workspace_bytes = workspace;
+  stats_.total = MPI_Wtime() - t_start;
+  if (st != RELAY_SUCCESS) error = error_;
+  return st;
+}
+
+}  // namespace
+
+relay_status_t multiply(const Problem& p, const relay_grid& grid, const Options& options,
+                        relay_gemm_stats_t& stats, std::string& error) {
+  int type_size = 0;
+  MPI_Type_size(p.type, &type_size);
+  if (p.type == MPI_FLOAT) return Summa<float>(p, grid, options, stats).run(error);
+  if (p.type == MPI_DOUBLE) return Summa<double>(p, grid, options, stats).run(error);
+  if (p.type == MPI_C_FLOAT_COMPLEX) {
+    return Summa<std::complex<float>>(p, grid, options, stats).run(error);
+  }
+  if (p.type == MPI_C_DOUBLE_COMPLEX) {
+    return Summa<std::complex<double>>(p, grid, options, stats).run(error);
+  }
+  error = "datatype is not MPI_FLOAT, MPI_DOUBLE, MPI_C_FLOAT_COMPLEX or MPI_C_DOUBLE_COMPLEX";
+  return RELAY_ERR_DATATYPE;
+}
+
+}  // namespace relay::gemm

@@ -1,0 +1,146 @@
+// The ScaLAPACK C ABI of relay's GEMM: psgemm_, pdgemm_, pcgemm_, pzgemm_ with PBLAS's exact
+// argument list, on BLACS contexts. Linked before ScaLAPACK (or preloaded), these replace
+// ScaLAPACK's p?gemm in an unchanged application, including the calls ScaLAPACK's own routines
+// make, since those go through the dynamic symbol table too.
+//
+// A BLACS context is mapped to relay's grid through the BLACS C interface: blacs_get with
+// what = 10 gives the context's own communicator (ranks row-major over the grid, whatever
+// order BLACS_GRIDINIT was given), and the grid with its row and column communicators hangs
+// off that communicator as an attribute, so it is built once per context and freed with it.
+//
+// Errors are reported as PBLAS reports them: INFO = -(argument position) or
+// -(100 * position + descriptor entry), then PB_Cabort (message on stderr, Cblacs_abort).
+// With RELAY_SCALAPACK_ON_ERROR=return the same message is printed on every process and the
+// call returns without touching C instead (the processes agree on the error first, so none
+// hangs in a broadcast the others skipped).
+#include <mpi.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "core/status.hpp"
+#include "gemm/gemm.hpp"
+#include "gemm/grid.hpp"
+
+extern "C" {
+// BLACS and PBLAS, from Debian's libscalapack-<mpi> (LP64: C int).
+void Cblacs_gridinfo(int ctxt, int* nprow, int* npcol, int* myrow, int* mycol);
+void Cblacs_get(int ctxt, int what, int* val);
+MPI_Comm Cblacs2sys_handle(int handle);
+int Cblacs_pnum(int ctxt, int prow, int pcol);
+void PB_Cabort(int ctxt, char* rout, int info);
+}
+
+namespace {
+
+constexpr int kBlacsGetContextComm = 10;  // SGET_BLACSCONTXT: the context's communicator
+
+bool return_on_error() {
+  const char* v = std::getenv("RELAY_SCALAPACK_ON_ERROR");
+  return v != nullptr && std::strcmp(v, "return") == 0;
+}
+
+// PB_Cabort's message, printed by this process.
+void print_error(int ctxt, const char* routine, int info) {
+  int nprow = -1, npcol = -1, myrow = -1, mycol = -1;
+  Cblacs_gridinfo(ctxt, &nprow, &npcol, &myrow, &mycol);
+  const int pnum = nprow != -1 ? Cblacs_pnum(ctxt, myrow, mycol) : -1;
+  std::string what = -info < 100
+                         ? fmt::format("Parameter number {} had an illegal value", -info)
+                         : fmt::format("Parameter number {}, entry number {} had an illegal value",
+                                       -info / 100, -info % 100);
+  std::fprintf(stderr, "PBLAS ERROR '%s'\nfrom {%d,%d}, pnum=%d, Contxt=%d, in routine '%s'.\n\n",
+               what.c_str(), myrow, mycol, pnum, ctxt, routine);
+}
+
+void report(int ctxt, const char* routine, int info) {
+  if (return_on_error()) {
+    print_error(ctxt, routine, info);
+    return;
+  }
+  std::string name(routine);
+  PB_Cabort(ctxt, name.data(), info);
+}
+
+void pgemm(const char* routine, MPI_Datatype type, const char* transa, const char* transb,
+           const int* m, const int* n, const int* k, const void* alpha, const void* a,
+           const int* ia, const int* ja, const int* desca, const void* b, const int* ib,
+           const int* jb, const int* descb, const void* beta, void* c, const int* ic,
+           const int* jc, const int* descc) {
+  const int ctxt = desca[1];
+  int nprow = -1, npcol = -1, myrow = -1, mycol = -1;
+  Cblacs_gridinfo(ctxt, &nprow, &npcol, &myrow, &mycol);
+  if (nprow == -1) {  // not a context of this process: PBLAS's -(100 * DESCA + CTXT_)
+    report(ctxt, routine, -(1000 + 2));
+    return;
+  }
+  int handle = 0;
+  Cblacs_get(ctxt, kBlacsGetContextComm, &handle);
+  MPI_Comm comm = Cblacs2sys_handle(handle);
+  relay_grid* grid = nullptr;
+  std::string error;
+  if (relay::gemm::grid_of_comm(comm, nprow, npcol, &grid, error) != RELAY_SUCCESS ||
+      grid->me.row != myrow || grid->me.col != mycol) {
+    std::fprintf(stderr, "relay %s: cannot map BLACS context %d to a grid: %s\n", routine, ctxt,
+                 error.empty() ? "grid coordinates differ from BLACS's" : error.c_str());
+    MPI_Abort(comm, 1);
+    return;
+  }
+  relay::gemm::Problem p;
+  p.transa = transa[0];
+  p.transb = transb[0];
+  relay::gemm::parse_op(p.transa, p.opa);
+  relay::gemm::parse_op(p.transb, p.opb);
+  p.m = *m; p.n = *n; p.k = *k;
+  p.type = type;
+  p.alpha = alpha; p.beta = beta;
+  p.a = a; p.ia = *ia - 1; p.ja = *ja - 1; p.desca = relay::layout::descriptor_from_fortran(desca);
+  p.b = b; p.ib = *ib - 1; p.jb = *jb - 1; p.descb = relay::layout::descriptor_from_fortran(descb);
+  p.c = c; p.ic = *ic - 1; p.jc = *jc - 1; p.descc = relay::layout::descriptor_from_fortran(descc);
+  p.ctxt = ctxt;
+  std::string message;
+  int info = relay::gemm::check_arguments(p, *grid, message);
+  info = relay::gemm::agree_on_info(info, *grid);
+  if (info != 0) {
+    report(ctxt, routine, info);
+    return;
+  }
+  relay::gemm::Options options;
+  if (relay::gemm::resolve_options(nullptr, options, error) != RELAY_SUCCESS) {
+    std::fprintf(stderr, "relay %s: %s\n", routine, error.c_str());
+    MPI_Abort(comm, 1);
+    return;
+  }
+  if (relay::core::log_enabled()) {
+    relay::core::log_line(fmt::format("relay {}: {}x{}x{} trans={}{} grid {}x{} (relay's p?gemm)",
+                                      routine, *m, *n, *k, p.transa, p.transb, nprow, npcol));
+  }
+  relay_gemm_stats_t stats;
+  if (relay::gemm::multiply(p, *grid, options, stats, error) != RELAY_SUCCESS) {
+    std::fprintf(stderr, "relay %s: %s\n", routine, error.c_str());
+    MPI_Abort(comm, 1);
+  }
+}
+
+}  // namespace
+
+#define RELAY_SCALAPACK_API __attribute__((visibility("default")))
+
+// One definition per precision, PBLAS's argument list (Fortran: every argument by reference;
+// the hidden lengths of TRANSA and TRANSB are not read, as in PBLAS's own C code).
+#define RELAY_DEFINE_PGEMM(symbol, routine, scalar, mpi_type)                                   \
+  extern "C" RELAY_SCALAPACK_API void symbol(                                                   \
+      const char* transa, const char* transb, const int* m, const int* n, const int* k,         \
+      const scalar* alpha, const scalar* a, const int* ia, const int* ja, const int* desca,     \
+      const scalar* b, const int* ib, const int* jb, const int* descb, const scalar* beta,      \
+      scalar* c, const int* ic, const int* jc, const int* descc) {                              \
+    pgemm(routine, mpi_type, transa, transb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb,       \
+          descb, beta, c, ic, jc, descc);                                                       \
+  }
+
+RELAY_DEFINE_PGEMM(psgemm_, "PSGEMM", float, MPI_FLOAT)
+RELAY_DEFINE_PGEMM(pdgemm_, "PDGEMM", double, MPI_DOUBLE)
+RELAY_DEFINE_PGEMM(pcgemm_, "PCGEMM", float, MPI_C_FLOAT_COMPLEX)
+RELAY_DEFINE_PGEMM(pzgemm_, "PZGEMM", double, MPI_C_DOUBLE_COMPLEX)

@@ -1,0 +1,521 @@
+// relay_gemm against a serial reference and against Debian ScaLAPACK's p?gemm, on random
+// problems: every grid that fits in the launch (1x1, 1x2, 2x1, 2x2, 2x3, 3x2), shapes
+// including 1 x n, m x 1, k = 1 and primes, block sizes 1..32 with MB != NB and first blocks
+// (DTYPE 2), offsets, RSRC/CSRC != 0, LLD > local rows, all op combinations, four precisions,
+// alpha = 0, beta = 0 over a NaN-filled C, every broadcast scheme, look-ahead on and off.
+//
+// Every process holds the global matrices (they are small) and fills its local arrays with a
+// block-cyclic map written here independently of relay's (a walk over blocks), then checks its
+// own local entries: inside sub(C) against the reference with a norm-based bound, outside
+// sub(C) and in the LLD padding for being untouched.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "relay/gemm.h"
+
+#ifdef RELAY_TEST_SCALAPACK
+extern "C" {
+void Cblacs_get(int ctxt, int what, int* val);
+void Cblacs_gridinit(int* ctxt, const char* order, int nprow, int npcol);
+void Cblacs_gridexit(int ctxt);
+void psgemm_(const char*, const char*, const int*, const int*, const int*, const void*,
+             const void*, const int*, const int*, const int*, const void*, const int*,
+             const int*, const int*, const void*, void*, const int*, const int*, const int*);
+void pdgemm_(const char*, const char*, const int*, const int*, const int*, const void*,
+             const void*, const int*, const int*, const int*, const void*, const int*,
+             const int*, const int*, const void*, void*, const int*, const int*, const int*);
+void pcgemm_(const char*, const char*, const int*, const int*, const int*, const void*,
+             const void*, const int*, const int*, const int*, const void*, const int*,
+             const int*, const int*, const void*, void*, const int*, const int*, const int*);
+void pzgemm_(const char*, const char*, const int*, const int*, const int*, const void*,
+             const void*, const int*, const int*, const int*, const void*, const int*,
+             const int*, const int*, const void*, void*, const int*, const int*, const int*);
+}
+#endif
+
+namespace {
+
+using i64 = long long;
+
+// --- an independent block-cyclic map: walk the blocks ---
+struct Axis {
+  i64 first, block;
+  int src, np;
+  int owner(i64 g) const {
+    if (src < 0) return -1;
+    const i64 b = g < first ? 0 : 1 + (g - first) / block;
+    return static_cast<int>((src + b) % np);
+  }
+  i64 local(i64 g) const {  // local index of g on its owner
+    if (src < 0) return g;
+    const int p = owner(g);
+    i64 count = 0, start = 0;
+    for (i64 b = 0;; ++b) {
+      const i64 size = b == 0 ? first : block;
+      if (g < start + size) return count + (g - start);
+      if ((src + b) % np == p) count += size;
+      start += size;
+    }
+  }
+  i64 count(int p, i64 n) const {  // indices of [0, n) on p
+    if (src < 0) return n;
+    i64 c = 0;
+    for (i64 g = 0; g < n; ++g) c += owner(g) == p;
+    return c;
+  }
+};
+
+template <class T>
+double absval(T x) {
+  return std::abs(x);
+}
+template <class T>
+T conj_of(T x) {
+  return x;
+}
+template <class R>
+std::complex<R> conj_of(std::complex<R> x) {
+  return std::conj(x);
+}
+template <class T>
+MPI_Datatype mpi_type();
+template <> MPI_Datatype mpi_type<float>() { return MPI_FLOAT; }
+template <> MPI_Datatype mpi_type<double>() { return MPI_DOUBLE; }
+template <> MPI_Datatype mpi_type<std::complex<float>>() { return MPI_C_FLOAT_COMPLEX; }
+template <> MPI_Datatype mpi_type<std::complex<double>>() { return MPI_C_DOUBLE_COMPLEX; }
+template <class T>
+double epsilon() {
+  using R = decltype(std::abs(T{}));
+  return std::numeric_limits<R>::epsilon();
+}
+template <class T>
+T random_value(std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<T>(u(rng));
+  } else {
+    using R = typename T::value_type;
+    const R re = static_cast<R>(u(rng));
+    return T(re, static_cast<R>(u(rng)));
+  }
+}
+
+// A distributed matrix: global values (on every process), this process's local array.
+template <class T>
+struct Matrix {
+  relay_matrix_desc_t desc{};
+  Axis rows{}, cols{};
+  std::vector<T> global;  // m x n, column-major
+  std::vector<T> local;   // lld x local columns (at least 1 column)
+  i64 local_rows = 0, local_cols = 0;
+  T& g(i64 i, i64 j) { return global[static_cast<std::size_t>(i + j * desc.m)]; }
+};
+
+constexpr double kSentinel = 777.0;  // LLD padding and the outside of sub(C)
+
+template <class T>
+Matrix<T> make_matrix(std::mt19937_64& rng, i64 m, i64 n, i64 mb, i64 nb, i64 imb, i64 inb,
+                      int rsrc, int csrc, int nprow, int npcol, int myrow, int mycol,
+                      i64 extra_lld, bool nan_fill) {
+  Matrix<T> a;
+  a.rows = Axis{imb, mb, rsrc, nprow};
+  a.cols = Axis{inb, nb, csrc, npcol};
+  a.local_rows = a.rows.count(myrow, m);
+  a.local_cols = a.cols.count(mycol, n);
+  a.desc = relay_matrix_desc_t{m, n, mb, nb, imb == mb ? 0 : imb, inb == nb ? 0 : inb,
+                               rsrc, csrc, std::max<i64>(1, a.local_rows) + extra_lld};
+  a.global.resize(static_cast<std::size_t>(m * n));
+  for (auto& v : a.global) {
+    v = nan_fill ? T(std::numeric_limits<double>::quiet_NaN()) : random_value<T>(rng);
+  }
+  a.local.assign(static_cast<std::size_t>(a.desc.lld * std::max<i64>(1, a.local_cols)),
+                 T(kSentinel));
+  for (i64 j = 0; j < n; ++j) {
+    if (a.cols.owner(j) != mycol && a.cols.src >= 0) continue;
+    for (i64 i = 0; i < m; ++i) {
+      if (a.rows.owner(i) != myrow && a.rows.src >= 0) continue;
+      a.local[static_cast<std::size_t>(a.rows.local(i) + a.cols.local(j) * a.desc.lld)] =
+          a.g(i, j);
+    }
+  }
+  return a;
+}
+
+struct Case {
+  int type = 1;  // 0 float, 1 double, 2 complex float, 3 complex double
+  char ta = 'N', tb = 'N';
+  i64 m = 1, n = 1, k = 1;
+  i64 ia = 0, ja = 0, ib = 0, jb = 0, ic = 0, jc = 0;
+  i64 blocks[3][4] = {};  // per matrix: mb, nb, imb, inb
+  int src[3][2] = {};
+  i64 extra_lld[3] = {};
+  int alpha_kind = 0;  // 0 random, 1 zero
+  int beta_kind = 0;   // 0 random, 1 zero (NaN-filled C), 2 one
+  relay_bcast_algorithm_t algorithm = RELAY_BCAST_BINOMIAL;
+  relay_policy_t policy = RELAY_POLICY_DEFAULT;
+  long long segment = RELAY_SEGMENT_DEFAULT;
+  int lookahead = 0;
+  i64 panel_width = 0;
+  int pieces = 0;
+  std::string describe() const {
+    static const char* types[] = {"float", "double", "cfloat", "cdouble"};
+    return std::string(types[type]) + " " + ta + tb + " m=" + std::to_string(m) +
+           " n=" + std::to_string(n) + " k=" + std::to_string(k) + " A(" +
+           std::to_string(blocks[0][0]) + "," + std::to_string(blocks[0][1]) + "," +
+           std::to_string(blocks[0][2]) + "," + std::to_string(blocks[0][3]) + " src " +
+           std::to_string(src[0][0]) + "," + std::to_string(src[0][1]) + " off " +
+           std::to_string(ia) + "," + std::to_string(ja) + ") B(" +
+           std::to_string(blocks[1][0]) + "," + std::to_string(blocks[1][1]) + " off " +
+           std::to_string(ib) + "," + std::to_string(jb) + ") C(" +
+           std::to_string(blocks[2][0]) + "," + std::to_string(blocks[2][1]) + " off " +
+           std::to_string(ic) + "," + std::to_string(jc) + ") alpha" +
+           std::to_string(alpha_kind) + " beta" + std::to_string(beta_kind) + " " +
+           relay_bcast_algorithm_name(algorithm) + "/" + relay_policy_name(policy) +
+           " seg=" + std::to_string(segment) + " L=" + std::to_string(lookahead) +
+           " w=" + std::to_string(panel_width) + " pieces=" + std::to_string(pieces);
+  }
+};
+
+Case random_case(std::mt19937_64& rng, int nprow, int npcol, bool dtype1_only) {
+  auto pick = [&](std::initializer_list<i64> v) {
+    std::uniform_int_distribution<std::size_t> d(0, v.size() - 1);
+    return *(v.begin() + d(rng));
+  };
+  auto coin = [&](int percent) { return std::uniform_int_distribution<int>(0, 99)(rng) < percent; };
+  Case c;
+  c.type = static_cast<int>(pick({0, 1, 1, 2, 3}));
+  const char ops[] = {'N', 'T', 'C'};
+  c.ta = ops[pick({0, 0, 1, 2})];
+  c.tb = ops[pick({0, 0, 1, 2})];
+  c.m = pick({1, 2, 3, 7, 13, 31, 37, 64});
+  c.n = pick({1, 2, 5, 11, 29, 37, 48});
+  c.k = pick({1, 2, 3, 17, 32, 41, 67});
+  for (auto* off : {&c.ia, &c.ja, &c.ib, &c.jb, &c.ic, &c.jc}) *off = coin(40) ? pick({1, 2, 5}) : 0;
+  for (int x = 0; x < 3; ++x) {
+    c.blocks[x][0] = pick({1, 2, 3, 5, 8, 32});
+    c.blocks[x][1] = coin(50) ? c.blocks[x][0] : pick({1, 2, 4, 7, 32});
+    c.blocks[x][2] = (!dtype1_only && coin(25)) ? pick({1, 3, 6}) : c.blocks[x][0];
+    c.blocks[x][3] = (!dtype1_only && coin(25)) ? pick({1, 2, 9}) : c.blocks[x][1];
+    c.src[x][0] = static_cast<int>(std::uniform_int_distribution<int>(0, nprow - 1)(rng));
+    c.src[x][1] = static_cast<int>(std::uniform_int_distribution<int>(0, npcol - 1)(rng));
+    c.extra_lld[x] = coin(30) ? pick({1, 3}) : 0;
+  }
+  // Half the cases share C's blocking with A and B: the aligned (broadcast) path.
+  if (coin(50)) {
+    c.ta = 'N';
+    c.tb = 'N';
+    c.blocks[0][0] = c.blocks[2][0];
+    c.blocks[0][2] = c.blocks[2][2];
+    c.src[0][0] = c.src[2][0];
+    c.ia = c.ic;
+    c.blocks[1][1] = c.blocks[2][1];
+    c.blocks[1][3] = c.blocks[2][3];
+    c.src[1][1] = c.src[2][1];
+    c.jb = c.jc;
+  }
+  c.alpha_kind = coin(8) ? 1 : 0;
+  c.beta_kind = coin(30) ? 1 : (coin(20) ? 2 : 0);
+  const relay_bcast_algorithm_t algorithms[] = {
+      RELAY_BCAST_BINOMIAL, RELAY_BCAST_PIPELINE, RELAY_BCAST_PIPELINE, RELAY_BCAST_MPI,
+      RELAY_BCAST_SCATTER_ALLGATHER, RELAY_BCAST_LINEAR, RELAY_BCAST_CHAIN, RELAY_BCAST_KARY,
+      RELAY_BCAST_AUTO};
+  c.algorithm = algorithms[pick({0, 1, 2, 3, 4, 5, 6, 7, 8})];
+  c.policy = coin(50) ? RELAY_POLICY_BLOCKING : RELAY_POLICY_NONBLOCKING;
+  c.segment = coin(50) ? RELAY_SEGMENT_DEFAULT : pick({0, 64, 256});  // multiples of 16
+  c.lookahead = static_cast<int>(pick({0, 0, 1, 2}));
+  c.panel_width = pick({0, 0, 1, 5, 32, 64});
+  c.pieces = static_cast<int>(pick({0, 0, 3}));
+  return c;
+}
+
+// One case on a grid: relay_gemm vs the serial reference (and vs ScaLAPACK when ctxt >= 0).
+template <class T>
+void run_case(const Case& c, relay_grid_t grid, int ctxt, std::uint64_t seed) {
+  int nprow = 0, npcol = 0, myrow = 0, mycol = 0;
+  ASSERT_EQ(relay_grid_info(grid, &nprow, &npcol, &myrow, &mycol), RELAY_SUCCESS);
+  std::mt19937_64 rng(seed);
+  const bool nota = c.ta == 'N', notb = c.tb == 'N';
+  const i64 am = c.ia + (nota ? c.m : c.k) + 1, an = c.ja + (nota ? c.k : c.m) + 2;
+  const i64 bm = c.ib + (notb ? c.k : c.n) + 1, bn = c.jb + (notb ? c.n : c.k);
+  const i64 cm = c.ic + c.m + 2, cn = c.jc + c.n + 1;
+  auto make = [&](int x, i64 m, i64 n, bool nan) {
+    return make_matrix<T>(rng, m, n, c.blocks[x][0], c.blocks[x][1], c.blocks[x][2],
+                          c.blocks[x][3], c.src[x][0], c.src[x][1], nprow, npcol, myrow, mycol,
+                          c.extra_lld[x], nan);
+  };
+  Matrix<T> A = make(0, am, an, false);
+  Matrix<T> B = make(1, bm, bn, false);
+  Matrix<T> C = make(2, cm, cn, c.beta_kind == 1);
+  const T alpha = c.alpha_kind == 1 ? T(0) : random_value<T>(rng);
+  const T beta = c.beta_kind == 1 ? T(0) : c.beta_kind == 2 ? T(1) : random_value<T>(rng);
+  auto opa = [&](i64 i, i64 l) {
+    if (nota) return A.g(c.ia + i, c.ja + l);
+    T v = A.g(c.ia + l, c.ja + i);
+    return c.ta == 'C' ? conj_of(v) : v;
+  };
+  auto opb = [&](i64 l, i64 j) {
+    if (notb) return B.g(c.ib + l, c.jb + j);
+    T v = B.g(c.ib + j, c.jb + l);
+    return c.tb == 'C' ? conj_of(v) : v;
+  };
+  double max_a = 0, max_b = 0, max_c = 0;
+  for (auto& v : A.global) max_a = std::max(max_a, absval(v));
+  for (auto& v : B.global) max_b = std::max(max_b, absval(v));
+  if (c.beta_kind != 1) {
+    for (auto& v : C.global) max_c = std::max(max_c, absval(v));
+  }
+  relay_gemm_options_t options;
+  relay_gemm_options_init(&options);
+  options.bcast.algorithm = c.algorithm;
+  options.bcast.policy = c.policy;
+  options.bcast.segment_bytes = c.segment;
+  options.lookahead = c.lookahead;
+  options.panel_width = c.panel_width;
+  options.pieces = c.pieces;
+  std::vector<T> result = C.local;
+  int info = 0;
+  relay_gemm_stats_t stats;
+  const relay_status_t st =
+      relay_gemm(c.ta, c.tb, c.m, c.n, c.k, mpi_type<T>(), &alpha, A.local.data(), c.ia, c.ja,
+                 &A.desc, B.local.data(), c.ib, c.jb, &B.desc, &beta, result.data(), c.ic, c.jc,
+                 &C.desc, grid, &options, &info, &stats);
+  ASSERT_EQ(st, RELAY_SUCCESS) << c.describe() << ": " << relay_last_error();
+  // Check every local entry of C.
+  const double scale = (absval(alpha) * static_cast<double>(c.k) * max_a * max_b +
+                        absval(beta) * max_c + 1e-300) *
+                       static_cast<double>(c.k + 2) * epsilon<T>();
+  double worst = 0;
+  int bad_outside = 0;
+  for (i64 lj = 0; lj < std::max<i64>(1, C.local_cols); ++lj) {
+    for (i64 li = 0; li < C.desc.lld; ++li) {
+      const std::size_t at = static_cast<std::size_t>(li + lj * C.desc.lld);
+      // Which global entry is this? (inverse map by search; matrices are small)
+      i64 gi = -1, gj = -1;
+      if (li < C.local_rows && lj < C.local_cols) {
+        for (i64 i = 0; i < cm && gi < 0; ++i) {
+          if ((C.rows.src < 0 || C.rows.owner(i) == myrow) && C.rows.local(i) == li) gi = i;
+        }
+        for (i64 j = 0; j < cn && gj < 0; ++j) {
+          if ((C.cols.src < 0 || C.cols.owner(j) == mycol) && C.cols.local(j) == lj) gj = j;
+        }
+      }
+      const bool inside = gi >= c.ic && gi < c.ic + c.m && gj >= c.jc && gj < c.jc + c.n;
+      if (!inside) {
+        const T before = C.local[at];
+        const bool same = (before == result[at]) || (std::isnan(absval(before)) && std::isnan(absval(result[at])));
+        bad_outside += same ? 0 : 1;
+        continue;
+      }
+      std::complex<double> ref = 0;
+      for (i64 l = 0; l < c.k; ++l) {
+        ref += std::complex<double>(opa(gi - c.ic, l)) * std::complex<double>(opb(l, gj - c.jc));
+      }
+      ref *= std::complex<double>(alpha);
+      if (c.beta_kind != 1) ref += std::complex<double>(beta) * std::complex<double>(C.g(gi, gj));
+      const double err = std::abs(std::complex<double>(result[at]) - ref);
+      worst = std::max(worst, std::isnan(err) ? 1e300 : err / scale);
+    }
+  }
+  EXPECT_EQ(bad_outside, 0) << c.describe() << ": entries outside sub(C) changed";
+  EXPECT_LE(worst, 4.0) << c.describe() << ": ||C - C_ref|| / (|alpha| k ||A|| ||B|| + ...) (k+2) eps";
+#ifdef RELAY_TEST_SCALAPACK
+  if (ctxt >= 0 && c.blocks[0][0] == c.blocks[0][2] && c.blocks[0][1] == c.blocks[0][3] &&
+      c.blocks[1][0] == c.blocks[1][2] && c.blocks[1][1] == c.blocks[1][3] &&
+      c.blocks[2][0] == c.blocks[2][2] && c.blocks[2][1] == c.blocks[2][3]) {
+    auto desc9 = [&](const Matrix<T>& x) {
+      return std::vector<int>{1, ctxt, static_cast<int>(x.desc.m), static_cast<int>(x.desc.n),
+                              static_cast<int>(x.desc.mb), static_cast<int>(x.desc.nb),
+                              x.desc.rsrc, x.desc.csrc, static_cast<int>(x.desc.lld)};
+    };
+    std::vector<int> da = desc9(A), db = desc9(B), dc = desc9(C);
+    const int m = static_cast<int>(c.m), n = static_cast<int>(c.n), k = static_cast<int>(c.k);
+    const int ia = static_cast<int>(c.ia + 1), ja = static_cast<int>(c.ja + 1);
+    const int ib = static_cast<int>(c.ib + 1), jb = static_cast<int>(c.jb + 1);
+    const int ic = static_cast<int>(c.ic + 1), jc = static_cast<int>(c.jc + 1);
+    std::vector<T> theirs = C.local;
+    auto call = [&](auto fn) {
+      fn(&c.ta, &c.tb, &m, &n, &k, &alpha, A.local.data(), &ia, &ja, da.data(), B.local.data(),
+         &ib, &jb, db.data(), &beta, theirs.data(), &ic, &jc, dc.data());
+    };
+    if constexpr (std::is_same_v<T, float>) call(psgemm_);
+    if constexpr (std::is_same_v<T, double>) call(pdgemm_);
+    if constexpr (std::is_same_v<T, std::complex<float>>) call(pcgemm_);
+    if constexpr (std::is_same_v<T, std::complex<double>>) call(pzgemm_);
+    double diff = 0;
+    for (std::size_t i = 0; i < theirs.size(); ++i) {
+      const double d = std::abs(std::complex<double>(theirs[i]) - std::complex<double>(result[i]));
+      if (!std::isnan(absval(theirs[i])) || !std::isnan(absval(result[i]))) {
+        diff = std::max(diff, std::isnan(d) ? 1e300 : d / scale);
+      }
+    }
+    EXPECT_LE(diff, 8.0) << c.describe() << ": relay differs from ScaLAPACK's p?gemm";
+  }
+#else
+  (void)ctxt;
+#endif
+}
+
+// The grids of the launch: every shape in the list that fits, on the first ranks of WORLD.
+struct GridUnderTest {
+  int rows, cols;
+  MPI_Comm comm = MPI_COMM_NULL;
+  relay_grid_t grid = RELAY_GRID_NULL;
+  int ctxt = -1;
+};
+
+std::vector<GridUnderTest> make_grids() {
+  int size = 0, rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::vector<GridUnderTest> grids;
+  const int shapes[][2] = {{1, 1}, {1, 2}, {2, 1}, {2, 2}, {2, 3}, {3, 2}};
+  for (auto& s : shapes) {
+    if (s[0] * s[1] > size) continue;
+    if (size == 6 && s[0] * s[1] == 4) continue;  // 2x2 runs in the 4-rank launch
+    GridUnderTest g{s[0], s[1]};
+    MPI_Comm_split(MPI_COMM_WORLD, rank < s[0] * s[1] ? 0 : MPI_UNDEFINED, rank, &g.comm);
+    if (g.comm != MPI_COMM_NULL) {
+      EXPECT_EQ(relay_grid_create(g.comm, s[0], s[1], 'R', &g.grid), RELAY_SUCCESS)
+          << relay_last_error();
+    }
+#ifdef RELAY_TEST_SCALAPACK
+    int ctxt = 0;
+    Cblacs_get(0, 0, &ctxt);
+    Cblacs_gridinit(&ctxt, "Row-major", s[0], s[1]);  // collective over WORLD
+    g.ctxt = g.comm != MPI_COMM_NULL ? ctxt : -1;
+#endif
+    grids.push_back(g);
+  }
+  return grids;
+}
+
+void free_grids(std::vector<GridUnderTest>& grids) {
+  for (auto& g : grids) {
+    if (g.grid != RELAY_GRID_NULL) relay_grid_free(&g.grid);
+#ifdef RELAY_TEST_SCALAPACK
+    if (g.ctxt >= 0) Cblacs_gridexit(g.ctxt);
+#endif
+    if (g.comm != MPI_COMM_NULL) MPI_Comm_free(&g.comm);
+  }
+}
+
+int cases_per_grid() {
+  const char* v = std::getenv("RELAY_TEST_GEMM_CASES");
+  return v ? std::atoi(v) : 40;
+}
+
+TEST(Gemm, RandomCasesAgainstReferenceAndScaLAPACK) {
+  auto grids = make_grids();
+  for (auto& g : grids) {
+    if (g.comm == MPI_COMM_NULL) continue;
+    std::mt19937_64 rng(0x5eed + static_cast<std::uint64_t>(g.rows * 10 + g.cols));
+    for (int i = 0; i < cases_per_grid(); ++i) {
+      const Case c = random_case(rng, g.rows, g.cols, false);
+      const std::uint64_t seed = rng();
+      SCOPED_TRACE("grid " + std::to_string(g.rows) + "x" + std::to_string(g.cols) + " case " +
+                   std::to_string(i));
+      switch (c.type) {
+        case 0: run_case<float>(c, g.grid, g.ctxt, seed); break;
+        case 1: run_case<double>(c, g.grid, g.ctxt, seed); break;
+        case 2: run_case<std::complex<float>>(c, g.grid, g.ctxt, seed); break;
+        default: run_case<std::complex<double>>(c, g.grid, g.ctxt, seed); break;
+      }
+      if (HasFatalFailure()) break;
+    }
+  }
+  free_grids(grids);
+}
+
+// Every broadcast scheme of tan2014 Table IV (and the rest) with look-ahead on and off, on a
+// fixed aligned problem: the path the benchmark measures.
+TEST(Gemm, EverySchemeAndLookahead) {
+  auto grids = make_grids();
+  for (auto& g : grids) {
+    if (g.comm == MPI_COMM_NULL) continue;
+    const relay_bcast_algorithm_t algorithms[] = {
+        RELAY_BCAST_BINOMIAL, RELAY_BCAST_PIPELINE, RELAY_BCAST_MPI, RELAY_BCAST_SCATTER_ALLGATHER,
+        RELAY_BCAST_LINEAR,   RELAY_BCAST_CHAIN,    RELAY_BCAST_BINARY, RELAY_BCAST_KARY};
+    for (auto algorithm : algorithms) {
+      for (auto policy : {RELAY_POLICY_BLOCKING, RELAY_POLICY_NONBLOCKING}) {
+        for (int lookahead : {0, 2}) {
+          Case c;
+          c.type = 1;
+          c.m = 45; c.n = 38; c.k = 53;
+          for (auto& b : c.blocks) { b[0] = b[2] = 4; b[1] = b[3] = 4; }
+          c.algorithm = algorithm;
+          c.policy = policy;
+          c.segment = 128;
+          c.lookahead = lookahead;
+          run_case<double>(c, g.grid, g.ctxt, 42);
+        }
+      }
+    }
+  }
+  free_grids(grids);
+}
+
+TEST(Gemm, BetaZeroNeverReadsCAndZeroSizes) {
+  auto grids = make_grids();
+  for (auto& g : grids) {
+    if (g.comm == MPI_COMM_NULL) continue;
+    Case c;
+    c.m = 9; c.n = 7; c.k = 5;
+    for (auto& b : c.blocks) { b[0] = b[2] = 2; b[1] = b[3] = 3; }
+    c.beta_kind = 1;  // NaN-filled C
+    run_case<double>(c, g.grid, g.ctxt, 1);
+    c.k = 0;  // C = beta C: zeros, not NaN
+    run_case<double>(c, g.grid, g.ctxt, 2);
+    c.beta_kind = 0;
+    run_case<std::complex<double>>(c, g.grid, g.ctxt, 3);
+    c.k = 5;
+    c.alpha_kind = 1;
+    run_case<float>(c, g.grid, g.ctxt, 4);
+    c.m = 0;
+    run_case<double>(c, g.grid, g.ctxt, 5);
+  }
+  free_grids(grids);
+}
+
+// Invalid arguments: the PBLAS INFO code on every process, C untouched, no hang -- also when
+// only one process sees the problem.
+TEST(Gemm, InvalidArgumentsGiveThePblasInfoEverywhere) {
+  auto grids = make_grids();
+  for (auto& g : grids) {
+    if (g.comm == MPI_COMM_NULL) continue;
+    int rank = 0;
+    MPI_Comm_rank(g.comm, &rank);
+    relay_matrix_desc_t d{8, 8, 2, 2, 0, 0, 0, 0, 8};
+    std::vector<double> a(64, 1.0), b(64, 1.0), c(64, 5.0);
+    const double one = 1.0;
+    auto run = [&](char ta, relay_matrix_desc_t da, relay_matrix_desc_t dc, long long m) {
+      int info = 0;
+      relay_status_t st = relay_gemm(ta, 'N', m, 4, 4, MPI_DOUBLE, &one, a.data(), 0, 0, &da,
+                                     b.data(), 0, 0, &d, &one, c.data(), 0, 0, &dc, g.grid,
+                                     nullptr, &info, nullptr);
+      EXPECT_EQ(st, RELAY_ERR_ARGUMENT);
+      return info;
+    };
+    EXPECT_EQ(run('X', d, d, 4), -1);
+    EXPECT_EQ(run('N', d, d, -1), -3);
+    relay_matrix_desc_t bad_mb = d;
+    bad_mb.mb = 0;
+    EXPECT_EQ(run('N', bad_mb, d, 4), -(10 * 100 + 5));  // DESCA, IMB_ (PBLAS checks it first)
+    relay_matrix_desc_t bad_lld = d;
+    if (rank == g.rows * g.cols - 1) bad_lld.lld = 0;  // only the last process sees it
+    if (g.rows * g.cols > 1) {
+      EXPECT_EQ(run('N', d, bad_lld, 4), -(19 * 100 + 11));  // DESCC, LLD_
+    }
+    for (double v : c) ASSERT_EQ(v, 5.0);
+  }
+  free_grids(grids);
+}
+
+}  // namespace
