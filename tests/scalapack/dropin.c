@@ -1,0 +1,138 @@
+/* An ordinary ScaLAPACK program, written against Debian's ScaLAPACK and nothing else: it
+ * multiplies distributed matrices with pdgemm_ and checks the product against a serial one,
+ * solves a linear system with pdgesv_ (whose LU factorisation calls pdgemm_ inside ScaLAPACK)
+ * and checks the residual, and, when asked ("bad"), calls pdgemm_ with MB_A = 0.
+ * tests/scalapack/run_dropin_test.sh runs it with and without relay's librelay_scalapack
+ * preloaded and checks which p?gemm ran. Usage: dropin NPROW NPCOL [bad] */
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+void Cblacs_pinfo(int* me, int* np);
+void Cblacs_get(int ctxt, int what, int* val);
+void Cblacs_gridinit(int* ctxt, const char* order, int nprow, int npcol);
+void Cblacs_gridinfo(int ctxt, int* nprow, int* npcol, int* myrow, int* mycol);
+void Cblacs_gridexit(int ctxt);
+void Cblacs_exit(int cont);
+int numroc_(const int* n, const int* nb, const int* iproc, const int* isrc, const int* nprocs);
+void descinit_(int* desc, const int* m, const int* n, const int* mb, const int* nb,
+               const int* irsrc, const int* icsrc, const int* ctxt, const int* lld, int* info);
+void pdgemm_(const char* ta, const char* tb, const int* m, const int* n, const int* k,
+             const double* alpha, const double* a, const int* ia, const int* ja, const int* desca,
+             const double* b, const int* ib, const int* jb, const int* descb, const double* beta,
+             double* c, const int* ic, const int* jc, const int* descc);
+void pdgesv_(const int* n, const int* nrhs, double* a, const int* ia, const int* ja,
+             const int* desca, int* ipiv, double* b, const int* ib, const int* jb,
+             const int* descb, int* info);
+
+static double value(int i, int j, int seed) {  /* deterministic global entries */
+  unsigned h = (unsigned)(i * 73856093u) ^ (unsigned)(j * 19349663u) ^ (unsigned)(seed * 83492791u);
+  h ^= h >> 13; h *= 0x5bd1e995u; h ^= h >> 15;
+  return (double)(h % 2001u) / 1000.0 - 1.0;
+}
+
+/* Local array of an m x n matrix, blocks nb x nb, source (0, 0). */
+static double* distribute(int m, int n, int nb, int myrow, int mycol, int nprow, int npcol,
+                          int seed, double diag, int* lld_out) {
+  int zero = 0;
+  int mloc = numroc_(&m, &nb, &myrow, &zero, &nprow), nloc = numroc_(&n, &nb, &mycol, &zero, &npcol);
+  int lld = mloc > 1 ? mloc : 1;
+  double* x = calloc((size_t)lld * (size_t)(nloc > 0 ? nloc : 1), sizeof(double));
+  for (int lj = 0; lj < nloc; ++lj) {
+    int j = ((lj / nb) * npcol + mycol) * nb + lj % nb;
+    for (int li = 0; li < mloc; ++li) {
+      int i = ((li / nb) * nprow + myrow) * nb + li % nb;
+      x[li + (size_t)lj * lld] = value(i, j, seed) + (i == j ? diag : 0.0);
+    }
+  }
+  *lld_out = lld;
+  return x;
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int nprow = argc > 1 ? atoi(argv[1]) : 2, npcol = argc > 2 ? atoi(argv[2]) : 2;
+  int bad = argc > 3;
+  int me, np, ctxt, myrow, mycol, info, one = 1, zero = 0;
+  Cblacs_pinfo(&me, &np);
+  Cblacs_get(0, 0, &ctxt);
+  Cblacs_gridinit(&ctxt, "Row", nprow, npcol);
+  Cblacs_gridinfo(ctxt, &nprow, &npcol, &myrow, &mycol);
+  int failures = 0;
+  if (myrow >= 0) {
+    /* 1. C = A B with pdgemm_, checked entry by entry against a serial product. */
+    int m = 57, n = 43, k = 61, nb = 8, lda, ldb, ldc;
+    double* a = distribute(m, k, nb, myrow, mycol, nprow, npcol, 1, 0.0, &lda);
+    double* b = distribute(k, n, nb, myrow, mycol, nprow, npcol, 2, 0.0, &ldb);
+    double* c = distribute(m, n, nb, myrow, mycol, nprow, npcol, 3, 0.0, &ldc);
+    int desca[9], descb[9], descc[9];
+    descinit_(desca, &m, &k, &nb, &nb, &zero, &zero, &ctxt, &lda, &info);
+    descinit_(descb, &k, &n, &nb, &nb, &zero, &zero, &ctxt, &ldb, &info);
+    descinit_(descc, &m, &n, &nb, &nb, &zero, &zero, &ctxt, &ldc, &info);
+    double alpha = 1.5, beta = -0.5, worst = 0.0;
+    pdgemm_("N", "N", &m, &n, &k, &alpha, a, &one, &one, desca, b, &one, &one, descb, &beta,
+            c, &one, &one, descc);
+    int mloc = numroc_(&m, &nb, &myrow, &zero, &nprow), nloc = numroc_(&n, &nb, &mycol, &zero, &npcol);
+    for (int lj = 0; lj < nloc; ++lj) {
+      int j = ((lj / nb) * npcol + mycol) * nb + lj % nb;
+      for (int li = 0; li < mloc; ++li) {
+        int i = ((li / nb) * nprow + myrow) * nb + li % nb;
+        double ref = beta * value(i, j, 3);
+        for (int l = 0; l < k; ++l) ref += alpha * value(i, l, 1) * value(l, j, 2);
+        double err = fabs(c[li + (size_t)lj * ldc] - ref);
+        if (err > worst) worst = err;
+      }
+    }
+    if (worst > 1e-12) ++failures;
+    printf("rank %d: pdgemm max error %.3g\n", me, worst);
+    fflush(stdout);
+
+    /* 2. Solve A x = b with pdgesv_ (LU: pdgemm_ is called from inside ScaLAPACK). */
+    int ns = 96, nbs = 4, ldas, ldbs, nrhs = 1;
+    double* as = distribute(ns, ns, nbs, myrow, mycol, nprow, npcol, 4, (double)ns, &ldas);
+    double* bs = distribute(ns, 1, nbs, myrow, mycol, nprow, npcol, 5, 0.0, &ldbs);
+    int descas[9], descbs[9];
+    descinit_(descas, &ns, &ns, &nbs, &nbs, &zero, &zero, &ctxt, &ldas, &info);
+    descinit_(descbs, &ns, &nrhs, &nbs, &nbs, &zero, &zero, &ctxt, &ldbs, &info);
+    int* ipiv = calloc((size_t)(ldas + nbs), sizeof(int));
+    if (me == 0) { fprintf(stderr, "== pdgesv ==\n"); fflush(stderr); }
+    MPI_Barrier(MPI_COMM_WORLD);
+    pdgesv_(&ns, &nrhs, as, &one, &one, descas, ipiv, bs, &one, &one, descbs, &info);
+    /* residual: the solution x is in bs; gather it and check A x = b serially */
+    double* x = calloc((size_t)ns, sizeof(double));
+    int mloc_s = numroc_(&ns, &nbs, &myrow, &zero, &nprow);
+    if (mycol == 0) {
+      for (int li = 0; li < mloc_s; ++li) {
+        int i = ((li / nbs) * nprow + myrow) * nbs + li % nbs;
+        x[i] = bs[li];
+      }
+    }
+    MPI_Allreduce(MPI_IN_PLACE, x, ns, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    double residual = 0.0;
+    for (int i = 0; i < ns; ++i) {
+      double r = -value(i, 0, 5);
+      for (int j = 0; j < ns; ++j) r += (value(i, j, 4) + (i == j ? ns : 0.0)) * x[j];
+      if (fabs(r) > residual) residual = fabs(r);
+    }
+    if (info != 0 || residual > 1e-10) ++failures;
+    printf("rank %d: pdgesv info %d residual %.3g\n", me, info, residual);
+    fflush(stdout);
+
+    /* 3. An invalid argument: MB_A = 0. */
+    if (bad) {
+      desca[4] = 0;
+      pdgemm_("N", "N", &m, &n, &k, &alpha, a, &one, &one, desca, b, &one, &one, descb, &beta,
+              c, &one, &one, descc);
+      printf("rank %d: returned from the invalid call\n", me);
+      fflush(stdout);
+    }
+    free(a); free(b); free(c); free(as); free(bs); free(ipiv); free(x);
+    Cblacs_gridexit(ctxt);
+  }
+  int all = 0;
+  MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (me == 0) printf("%s\n", all == 0 ? "dropin: results correct" : "dropin: WRONG RESULTS");
+  MPI_Finalize();
+  return all == 0 ? 0 : 1;
+}
