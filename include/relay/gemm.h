@@ -46,9 +46,8 @@ typedef struct relay_matrix_desc {
  *  below when set; the panel broadcasts also honour the RELAY_BCAST_* variables. */
 typedef struct relay_gemm_options {
   relay_bcast_options_t bcast; /**< how panels are broadcast (algorithm, policy, segments) */
-  long long panel_width;       /**< k indices per panel step, rounded down to whole blocks of
-                                    the k dimension where it is distributed (at least one
-                                    block); 0 = one block */
+  long long panel_width;       /**< k indices per panel step (the local update's depth);
+                                    0 = the smallest multiple of the k block size >= 256 */
   int lookahead;               /**< panels broadcast ahead of the current update; 0 = none */
   int pieces;                  /**< the local update of each panel is cut into this many
                                     pieces, with progress calls between them; 0 = 1 without

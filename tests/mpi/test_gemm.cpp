@@ -20,25 +20,10 @@
 #include <vector>
 
 #include "relay/gemm.h"
+#include "relay/gemm.hpp"
 
 #ifdef RELAY_TEST_SCALAPACK
-extern "C" {
-void Cblacs_get(int ctxt, int what, int* val);
-void Cblacs_gridinit(int* ctxt, const char* order, int nprow, int npcol);
-void Cblacs_gridexit(int ctxt);
-void psgemm_(const char*, const char*, const int*, const int*, const int*, const void*,
-             const void*, const int*, const int*, const int*, const void*, const int*,
-             const int*, const int*, const void*, void*, const int*, const int*, const int*);
-void pdgemm_(const char*, const char*, const int*, const int*, const int*, const void*,
-             const void*, const int*, const int*, const int*, const void*, const int*,
-             const int*, const int*, const void*, void*, const int*, const int*, const int*);
-void pcgemm_(const char*, const char*, const int*, const int*, const int*, const void*,
-             const void*, const int*, const int*, const int*, const void*, const int*,
-             const int*, const int*, const void*, void*, const int*, const int*, const int*);
-void pzgemm_(const char*, const char*, const int*, const int*, const int*, const void*,
-             const void*, const int*, const int*, const int*, const void*, const int*,
-             const int*, const int*, const void*, void*, const int*, const int*, const int*);
-}
+#include "scalapack/prototypes.h"
 #endif
 
 namespace {
@@ -516,6 +501,49 @@ TEST(Gemm, InvalidArgumentsGiveThePblasInfoEverywhere) {
     for (double v : c) ASSERT_EQ(v, 5.0);
   }
   free_grids(grids);
+}
+
+// The C++ interface: a grid that frees itself, typed gemm, exceptions with the PBLAS INFO.
+TEST(Gemm, CppInterface) {
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  relay::Grid grid(MPI_COMM_WORLD, 1, size);
+  EXPECT_EQ(grid.rows(), 1);
+  EXPECT_EQ(grid.cols(), size);
+  // 1 x size grid, 6 x 5 times 5 x (2 size): columns of B and C spread over the processes.
+  const long long m = 6, k = 5, n = 2LL * size;
+  relay_matrix_desc_t da{m, k, 2, 1, 0, 0, 0, 0, m}, db{k, n, 2, 2, 0, 0, 0, 0, k},
+      dc{m, n, 2, 2, 0, 0, 0, 0, m};
+  const int me = grid.my_col();
+  // A: 1 x size grid with NB = 1, so column j of A lives on process j % size.
+  std::vector<double> a(static_cast<std::size_t>(m * k), 0.0), b(static_cast<std::size_t>(k * 2), 0.0),
+      c(static_cast<std::size_t>(m * 2), -1.0);
+  long long lj = 0;
+  for (long long j = 0; j < k; ++j) {
+    if (j % size != me) continue;
+    for (long long i = 0; i < m; ++i) a[static_cast<std::size_t>(i + lj * m)] = static_cast<double>(i + 1);
+    ++lj;
+  }
+  for (long long j = 0; j < 2; ++j) {
+    for (long long i = 0; i < k; ++i) b[static_cast<std::size_t>(i + j * k)] = 1.0;
+  }
+  relay::GemmOptions options;
+  options.lookahead = 1;
+  relay::gemm<double>('N', 'N', m, n, k, 2.0, a.data(), 0, 0, da, b.data(), 0, 0, db, 0.0,
+                      c.data(), 0, 0, dc, grid, options);
+  for (long long j = 0; j < 2; ++j) {
+    for (long long i = 0; i < m; ++i) {
+      EXPECT_DOUBLE_EQ(c[static_cast<std::size_t>(i + j * m)], 2.0 * static_cast<double>(k) * static_cast<double>(i + 1));
+    }
+  }
+  try {
+    relay::gemm<double>('Q', 'N', m, n, k, 2.0, a.data(), 0, 0, da, b.data(), 0, 0, db, 0.0,
+                        c.data(), 0, 0, dc, grid);
+    ADD_FAILURE() << "no exception for TRANSA = 'Q'";
+  } catch (const relay::GemmArgumentError& e) {
+    EXPECT_EQ(e.info(), -1);
+    EXPECT_NE(std::string(e.what()).find("TRANSA"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

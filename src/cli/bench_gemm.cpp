@@ -1,0 +1,486 @@
+// relay bench gemm: times relay_gemm over broadcast schemes and look-ahead depths, next to
+// Debian ScaLAPACK's p?gemm on the same distributed matrices in the same run (the baseline of
+// tan2014 Table IV), with the local BLAS rate of one core measured first (the peak).
+//
+// Every repetition runs every configuration once, interleaved, so slow drifts of the machine
+// hit all of them alike; a row reports medians over repetitions, and its ratio to ScaLAPACK is
+// the median of the per-repetition ratios (paired). A call's time is the maximum over ranks;
+// its split into broadcast / local GEMM / wait is the maximum over ranks of each part.
+#include <cblas.h>
+#include <mpi.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <complex>
+#include <cstdio>
+#include <fmt/format.h>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "cli/results.hpp"
+#include "core/units.hpp"
+#include "relay/gemm.h"
+
+#ifdef RELAY_HAVE_SCALAPACK
+#include "scalapack/prototypes.h"
+#endif
+
+namespace relay::cli {
+namespace {
+
+struct Args {
+  std::string sizes = "4096";
+  std::string grid;  // "RxC"; default: the squarest grid of the launch
+  long long block = 64;
+  long long panel = 0;
+  std::string schemes = "all";
+  std::string segment = "128KiB";
+  std::string lookaheads = "0,1";
+  int pieces = 0;
+  std::string precision = "d";
+  int reps = 5;
+  bool no_scalapack = false;
+  std::string json_path;
+  std::string plot_path;
+  bool quiet = false;
+};
+
+// A scheme: how the panels are broadcast.
+struct Scheme {
+  std::string name;
+  relay_bcast_algorithm_t algorithm = RELAY_BCAST_BINOMIAL;
+  relay_policy_t policy = RELAY_POLICY_DEFAULT;
+  long long segment = 0;
+};
+
+// tan2014 Table IV's three schemes plus MPI's own broadcast; any other "algorithm:policy"
+// (for example scatter_allgather:nonblocking) also works.
+std::vector<Scheme> parse_schemes(const std::string& text, long long segment) {
+  std::vector<std::string> names;
+  const std::vector<std::string> table4 = {"binomial", "pipeline-blocking",
+                                           "pipeline-nonblocking", "mpi"};
+  std::string item;
+  for (std::size_t i = 0; i <= text.size(); ++i) {
+    if (i == text.size() || text[i] == ',') {
+      if (item == "all") {
+        names.insert(names.end(), table4.begin(), table4.end());
+      } else if (!item.empty()) {
+        names.push_back(item);
+      }
+      item.clear();
+    } else {
+      item += text[i];
+    }
+  }
+  std::vector<Scheme> out;
+  for (const auto& name : names) {
+    Scheme s;
+    s.name = name;
+    std::string algo = name, policy;
+    const auto sep = name.find_first_of(":-");
+    if (sep != std::string::npos) {
+      algo = name.substr(0, sep);
+      policy = name.substr(sep + 1);
+    }
+    if (relay_bcast_algorithm_from_name(algo.c_str(), &s.algorithm) != RELAY_SUCCESS) {
+      throw std::invalid_argument("--schemes: unknown broadcast algorithm '" + algo +
+                                  "' (relay algorithms lists them)");
+    }
+    if (!policy.empty() && relay_policy_from_name(policy.c_str(), &s.policy) != RELAY_SUCCESS) {
+      throw std::invalid_argument("--schemes: unknown policy '" + policy +
+                                  "' (blocking or nonblocking)");
+    }
+    s.segment = s.algorithm == RELAY_BCAST_PIPELINE ? segment : RELAY_SEGMENT_DEFAULT;
+    if (s.algorithm == RELAY_BCAST_BINOMIAL) s.segment = 0;
+    out.push_back(s);
+  }
+  if (out.empty()) throw std::invalid_argument("--schemes: no scheme given");
+  return out;
+}
+
+std::vector<int> parse_int_list(const std::string& text, const char* what) {
+  std::vector<int> out;
+  std::string item;
+  for (std::size_t i = 0; i <= text.size(); ++i) {
+    if (i == text.size() || text[i] == ',') {
+      try {
+        std::size_t used = 0;
+        const int v = std::stoi(item, &used);
+        if (used != item.size() || v < 0) throw std::invalid_argument(item);
+        out.push_back(v);
+      } catch (const std::exception&) {
+        throw std::invalid_argument(fmt::format("{}: '{}' is not a non-negative integer", what, item));
+      }
+      item.clear();
+    } else {
+      item += text[i];
+    }
+  }
+  return out;
+}
+
+template <class T> MPI_Datatype mpi_type();
+template <> MPI_Datatype mpi_type<float>() { return MPI_FLOAT; }
+template <> MPI_Datatype mpi_type<double>() { return MPI_DOUBLE; }
+template <> MPI_Datatype mpi_type<std::complex<float>>() { return MPI_C_FLOAT_COMPLEX; }
+template <> MPI_Datatype mpi_type<std::complex<double>>() { return MPI_C_DOUBLE_COMPLEX; }
+template <class T> constexpr double flops_per_fma() { return 2.0; }
+template <> constexpr double flops_per_fma<std::complex<float>>() { return 8.0; }
+template <> constexpr double flops_per_fma<std::complex<double>>() { return 8.0; }
+
+// One core's BLAS rate for this precision: the best of three n^3 GEMMs on rank 0 while the
+// other ranks wait. GFLOP/s.
+template <class T>
+double local_peak(long long size, MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  double best = 0.0;
+  if (rank == 0) {
+    const int n = static_cast<int>(size);
+    std::vector<T> a(static_cast<std::size_t>(n) * n, T(0.5)), b(a), c(a);
+    const T one(1), zero(0);
+    for (int r = 0; r < 3; ++r) {
+      const double t0 = MPI_Wtime();
+      if constexpr (std::is_same_v<T, float>) {
+        cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c.data(), n);
+      } else if constexpr (std::is_same_v<T, double>) {
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, a.data(), n, b.data(), n, 0.0, c.data(), n);
+      } else if constexpr (std::is_same_v<T, std::complex<float>>) {
+        cblas_cgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, &one, a.data(), n, b.data(), n, &zero, c.data(), n);
+      } else {
+        cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, &one, a.data(), n, b.data(), n, &zero, c.data(), n);
+      }
+      const double t = MPI_Wtime() - t0;
+      best = std::max(best, flops_per_fma<T>() * static_cast<double>(n) * n * n / t / 1e9);
+    }
+  }
+  MPI_Bcast(&best, 1, MPI_DOUBLE, 0, comm);
+  return best;
+}
+
+// Cores this launch can use: per node, min(ranks on the node, cores of the node), summed.
+int usable_cores(MPI_Comm comm) {
+  MPI_Comm node;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int node_rank = 0, node_size = 0;
+  MPI_Comm_rank(node, &node_rank);
+  MPI_Comm_size(node, &node_size);
+  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  int mine = node_rank == 0 ? static_cast<int>(std::min<long>(node_size, cores)) : 0;
+  int total = 0;
+  MPI_Allreduce(&mine, &total, 1, MPI_INT, MPI_SUM, comm);
+  MPI_Comm_free(&node);
+  return total;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+class Bench {
+ public:
+  explicit Bench(const Args& a) : a_(a) {}
+  int run();
+
+ private:
+  template <class T>
+  void run_size(long long n, nlohmann::json& rows);
+
+  const Args& a_;
+  int rank_ = 0, size_ = 1, rows_ = 1, cols_ = 1;
+  relay_grid_t grid_ = RELAY_GRID_NULL;
+  int ctxt_ = -1;
+  double peak_core_ = 0.0;
+  int cores_ = 1;
+  std::vector<Scheme> schemes_;
+  std::vector<int> lookaheads_;
+};
+
+template <class T>
+void Bench::run_size(long long n, nlohmann::json& rows) {
+  int myrow = 0, mycol = 0;
+  relay_grid_info(grid_, nullptr, nullptr, &myrow, &mycol);
+  const long long nb = a_.block;
+  auto local_count = [&](long long len, int p, int np) {  // NUMROC, source 0
+    const long long blocks = len / nb, extra = len % nb;
+    long long c = (blocks / np) * nb;
+    const long long rest = blocks % np;
+    if (p < rest) c += nb;
+    else if (p == rest) c += extra;
+    return c;
+  };
+  const long long mloc = local_count(n, myrow, rows_), nloc = local_count(n, mycol, cols_);
+  const long long lld = std::max(1LL, mloc);
+  const relay_matrix_desc_t desc{n, n, nb, nb, 0, 0, 0, 0, lld};
+  std::mt19937_64 rng(static_cast<std::uint64_t>(rank_) + 1);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const std::size_t elems = static_cast<std::size_t>(lld * std::max(1LL, nloc));
+  std::vector<T> A(elems), B(elems), C(elems, T(0)), C2(elems, T(0));
+  for (auto& x : A) x = T(static_cast<float>(u(rng)));
+  for (auto& x : B) x = T(static_cast<float>(u(rng)));
+  const T alpha(1), beta(0);
+  const double nd = static_cast<double>(n);
+  const double flops = flops_per_fma<T>() * nd * nd * nd;
+
+  struct Series {
+    std::string scheme;
+    int lookahead = 0;
+    std::vector<double> time, bcast, compute, wait, ratio;
+    long long workspace = 0;
+    int aligned = 1;
+  };
+  std::vector<Series> series;
+  for (const auto& s : schemes_) {
+    for (int L : lookaheads_) {
+      Series row;
+      row.scheme = s.name;
+      row.lookahead = L;
+      series.push_back(row);
+    }
+  }
+  std::vector<double> scalapack_times;
+  const bool with_scalapack = ctxt_ >= 0;
+  const int total_runs = a_.reps * static_cast<int>(series.size() + (with_scalapack ? 1 : 0));
+  int done = 0;
+  auto progress = [&](const std::string& what, double seconds) {
+    ++done;
+    if (rank_ == 0 && !a_.quiet) {
+      std::fprintf(stderr, "  [%d/%d] n=%lld %-24s %.3f s\n", done, total_runs, n, what.c_str(),
+                   seconds);
+    }
+  };
+  for (int rep = 0; rep < a_.reps; ++rep) {
+    double scalapack_time = 0.0;
+#ifdef RELAY_HAVE_SCALAPACK
+    if (with_scalapack) {
+      const int ni = static_cast<int>(n), nbi = static_cast<int>(nb), one = 1;
+      const int d[9] = {1, ctxt_, ni, ni, nbi, nbi, 0, 0, static_cast<int>(lld)};
+      relay_pgemm_fn fn = std::is_same_v<T, float> ? psgemm_ : std::is_same_v<T, double> ? pdgemm_
+                  : std::is_same_v<T, std::complex<float>> ? pcgemm_ : pzgemm_;
+      MPI_Barrier(MPI_COMM_WORLD);
+      const double t0 = MPI_Wtime();
+      fn("N", "N", &ni, &ni, &ni, &alpha, A.data(), &one, &one, d, B.data(), &one, &one, d,
+         &beta, C2.data(), &one, &one, d);
+      double t = MPI_Wtime() - t0;
+      MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+      scalapack_time = t;
+      scalapack_times.push_back(t);
+      progress("scalapack", t);
+    }
+#endif
+    std::size_t si = 0;
+    for (const auto& s : schemes_) {
+      for (int L : lookaheads_) {
+        Series& row = series[si++];
+        relay_gemm_options_t o;
+        relay_gemm_options_init(&o);
+        o.bcast.algorithm = s.algorithm;
+        o.bcast.policy = s.policy;
+        o.bcast.segment_bytes = s.segment;
+        o.panel_width = a_.panel;
+        o.lookahead = L;
+        o.pieces = a_.pieces;
+        relay_gemm_stats_t st;
+        int info = 0;
+        MPI_Barrier(MPI_COMM_WORLD);
+        const double t0 = MPI_Wtime();
+        const relay_status_t rc =
+            relay_gemm('N', 'N', n, n, n, mpi_type<T>(), &alpha, A.data(), 0, 0, &desc, B.data(),
+                       0, 0, &desc, &beta, C.data(), 0, 0, &desc, grid_, &o, &info, &st);
+        double t = MPI_Wtime() - t0;
+        if (rc != RELAY_SUCCESS) throw std::runtime_error(relay_last_error());
+        double parts[4] = {t, st.bcast, st.compute, st.wait};
+        MPI_Allreduce(MPI_IN_PLACE, parts, 4, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        long long ws = st.workspace_bytes;
+        MPI_Allreduce(MPI_IN_PLACE, &ws, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+        row.time.push_back(parts[0]);
+        row.bcast.push_back(parts[1]);
+        row.compute.push_back(parts[2]);
+        row.wait.push_back(parts[3]);
+        row.workspace = ws;
+        row.aligned = st.aligned_a && st.aligned_b;
+        if (scalapack_time > 0) row.ratio.push_back(scalapack_time / parts[0]);
+        progress(fmt::format("{} L={}", s.name, L), parts[0]);
+      }
+    }
+  }
+  const double peak_total = peak_core_ * cores_;
+  auto emit = [&](const std::string& scheme, int L, double t, double bc, double comp, double w,
+                  double ratio, long long ws) {
+    nlohmann::json r;
+    r["n"] = n;
+    r["grid"] = fmt::format("{}x{}", rows_, cols_);
+    r["block"] = nb;
+    r["panel"] = a_.panel;
+    r["precision"] = a_.precision;
+    r["scheme"] = scheme;
+    r["lookahead"] = L;
+    r["time_s"] = t;
+    r["gflops"] = flops / t / 1e9;
+    r["pct_peak"] = 100.0 * flops / t / 1e9 / peak_total;
+    r["bcast_s"] = bc;
+    r["compute_s"] = comp;
+    r["wait_s"] = w;
+    r["speedup_vs_scalapack"] = ratio;
+    r["workspace_bytes"] = ws;
+    rows.push_back(r);
+    if (rank_ == 0) {
+      std::printf("%-24s %3d %10.3f %9.2f %7.1f%% %9.3f %9.3f %9.3f %9s\n", scheme.c_str(), L, t,
+                  flops / t / 1e9, 100.0 * flops / t / 1e9 / peak_total, bc, comp, w,
+                  ratio > 0 ? fmt::format("{:.3f}x", ratio).c_str() : "-");
+    }
+  };
+  if (rank_ == 0) {
+    std::printf("\n# n=%lld grid %dx%d block %lld panel %s precision %s, %d reps (medians); "
+                "peak: %.2f GFLOP/s per core x %d cores = %.2f GFLOP/s\n",
+                n, rows_, cols_, nb, a_.panel > 0 ? std::to_string(a_.panel).c_str() : "default",
+                a_.precision.c_str(), a_.reps, peak_core_, cores_, peak_total);
+    std::printf("%-24s %3s %10s %9s %8s %9s %9s %9s %9s\n", "scheme", "L", "time_s", "GFLOP/s",
+                "%peak", "bcast_s", "gemm_s", "wait_s", "vs_scalapack");
+  }
+  if (with_scalapack) {
+    const double t = median(scalapack_times);
+    emit("scalapack", 0, t, 0, 0, 0, 1.0, 0);
+  }
+  for (const auto& s : series) {
+    emit(s.scheme, s.lookahead, median(s.time), median(s.bcast), median(s.compute),
+         median(s.wait), s.ratio.empty() ? 0.0 : median(s.ratio), s.workspace);
+  }
+  if (rank_ == 0) {
+    const auto& last = series.back();
+    std::printf("workspace per rank beyond the matrices: %.1f MiB (L=%d)\n",
+                static_cast<double>(last.workspace) / 1048576.0, last.lookahead);
+    std::fflush(stdout);
+  }
+}
+
+int Bench::run() {
+  ensure_mpi();
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  if (!a_.grid.empty()) {
+    if (std::sscanf(a_.grid.c_str(), "%dx%d", &rows_, &cols_) != 2 || rows_ < 1 || cols_ < 1) {
+      throw std::invalid_argument("--grid '" + a_.grid + "' is not RxC (for example 2x3)");
+    }
+  } else {
+    rows_ = 1;
+    for (int r = 1; r * r <= size_; ++r) {
+      if (size_ % r == 0) rows_ = r;
+    }
+    cols_ = size_ / rows_;
+  }
+  if (rows_ * cols_ != size_) {
+    throw std::invalid_argument(fmt::format("--grid {}x{} needs {} ranks; launched with {}", rows_,
+                                            cols_, rows_ * cols_, size_));
+  }
+  if (a_.block < 1) throw std::invalid_argument("--block must be >= 1");
+  std::vector<long long> sizes;
+  for (int v : parse_int_list(a_.sizes, "--n")) {
+    if (v < 1) throw std::invalid_argument("--n: sizes must be >= 1");
+    sizes.push_back(v);
+  }
+  const auto seg = core::parse_bytes(a_.segment);
+  if (!seg) throw std::invalid_argument("--segment '" + a_.segment + "' is not a size");
+  schemes_ = parse_schemes(a_.schemes, *seg);
+  lookaheads_ = parse_int_list(a_.lookaheads, "--lookahead");
+  if (a_.precision != "s" && a_.precision != "d" && a_.precision != "c" && a_.precision != "z") {
+    throw std::invalid_argument("--precision must be s, d, c or z");
+  }
+  if (relay_grid_create(MPI_COMM_WORLD, rows_, cols_, 'R', &grid_) != RELAY_SUCCESS) {
+    throw std::runtime_error(relay_last_error());
+  }
+#ifdef RELAY_HAVE_SCALAPACK
+  if (!a_.no_scalapack) {
+    Cblacs_get(0, 0, &ctxt_);
+    Cblacs_gridinit(&ctxt_, "Row", rows_, cols_);
+  }
+#endif
+  cores_ = usable_cores(MPI_COMM_WORLD);
+  const long long peak_n = std::min<long long>(2048, *std::max_element(sizes.begin(), sizes.end()));
+  nlohmann::json rows = nlohmann::json::array();
+  auto each = [&](auto tag) {
+    using T = decltype(tag);
+    peak_core_ = local_peak<T>(std::max(256LL, peak_n), MPI_COMM_WORLD);
+    for (long long n : sizes) run_size<T>(n, rows);
+  };
+  if (a_.precision == "s") each(float{});
+  if (a_.precision == "d") each(double{});
+  if (a_.precision == "c") each(std::complex<float>{});
+  if (a_.precision == "z") each(std::complex<double>{});
+  nlohmann::json doc;
+  doc["benchmark"] = "gemm";
+  doc["machine"] = machine_description(MPI_COMM_WORLD);
+  doc["peak_gflops_per_core"] = peak_core_;
+  doc["cores_used"] = cores_;
+  doc["rows"] = rows;
+  if (rank_ == 0 && !a_.json_path.empty()) {
+    write_json_atomic(a_.json_path, doc);
+    std::printf("wrote %s\n", a_.json_path.c_str());
+  }
+  if (rank_ == 0 && !a_.plot_path.empty()) {
+    if (a_.json_path.empty()) {
+      std::fprintf(stderr, "relay bench gemm: --plot needs --json\n");
+    } else {
+      const std::string err = run_plot_script("plot_gemm.py", a_.json_path, a_.plot_path);
+      if (err.empty()) {
+        std::printf("wrote %s\n", a_.plot_path.c_str());
+      } else {
+        std::fprintf(stderr, "relay bench gemm: no plot: %s\n", err.c_str());
+      }
+    }
+  }
+#ifdef RELAY_HAVE_SCALAPACK
+  if (ctxt_ >= 0) Cblacs_gridexit(ctxt_);
+#endif
+  relay_grid_free(&grid_);
+  return 0;
+}
+
+}  // namespace
+
+void add_bench_gemm(CLI::App& bench, int& exit_code) {
+  auto args = std::make_shared<Args>();
+  CLI::App* cmd = bench.add_subcommand(
+      "gemm", "Distributed GEMM: relay's broadcast schemes and look-ahead vs ScaLAPACK's p?gemm");
+  cmd->footer(
+      "Run under mpirun, one BLAS thread per rank (OPENBLAS_NUM_THREADS=1).\n"
+      "Memory per rank beyond A, B, C: (lookahead + 1) x panel x (local rows + local columns)\n"
+      "elements for the panels (printed as 'workspace'), plus, for a transposed or differently\n"
+      "blocked operand, its redistribution buffers of the same order. The benchmark itself\n"
+      "holds A, B, C and a copy of C for ScaLAPACK: 4 n^2 / P elements per rank.");
+  cmd->add_option("--n", args->sizes, "matrix sizes n (M = N = K), comma-separated")->capture_default_str();
+  cmd->add_option("--grid", args->grid, "process grid RxC (default: the squarest for the ranks)");
+  cmd->add_option("--block", args->block, "block size MB = NB")->capture_default_str();
+  cmd->add_option("--panel", args->panel, "panel width in k indices (0 = the default: a multiple of the block >= 256)")->capture_default_str();
+  cmd->add_option("--schemes", args->schemes,
+                  "panel broadcasts: binomial, pipeline-blocking, pipeline-nonblocking, mpi, any "
+                  "algorithm[:policy]; 'all' = the first four")->capture_default_str();
+  cmd->add_option("--segment", args->segment, "pipeline segment size")->capture_default_str();
+  cmd->add_option("--lookahead", args->lookaheads, "look-ahead depths, comma-separated")->capture_default_str();
+  cmd->add_option("--pieces", args->pieces, "local update pieces per panel (0 = default)")->capture_default_str();
+  cmd->add_option("--precision", args->precision, "s, d, c or z")->capture_default_str();
+  cmd->add_option("--reps", args->reps, "repetitions (interleaved; medians reported)")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_flag("--no-scalapack", args->no_scalapack, "skip ScaLAPACK's p?gemm baseline");
+  cmd->add_option("--json", args->json_path, "write the rows as JSON here");
+  cmd->add_option("--plot", args->plot_path, "draw a PNG here (needs --json)");
+  cmd->add_flag("--quiet", args->quiet, "no progress on stderr");
+  cmd->callback([args, &exit_code] {
+    try {
+      exit_code = Bench(*args).run();
+    } catch (const std::exception& e) {
+      int rank = 0;
+      MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+      if (rank == 0) std::fprintf(stderr, "relay bench gemm: error: %s\n", e.what());
+      exit_code = 2;
+    }
+  });
+}
+
+}  // namespace relay::cli
