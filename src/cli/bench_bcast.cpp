@@ -396,6 +396,10 @@ void add_bench_bcast(CLI::App& bench, int& exit_code) {
   cmd->add_option("--json", args->json_path, "write rows as JSON here");
   cmd->add_option("--plot", args->plot_path, "draw a PNG here (needs --json and matplotlib)");
   cmd->add_flag("--quiet", args->quiet, "no progress on stderr");
+  // Handled before parsing (main.cpp): listed here for --help.
+  cmd->add_flag("--cluster",
+                "run on the emulated cluster (relay cluster up first): relaunches this command "
+                "with relay cluster run, one rank per slot");
   cmd->callback([args, &exit_code] {
     if (!args->plot_path.empty() && args->json_path.empty()) {
       throw CLI::ValidationError("--plot", "needs --json");

@@ -471,6 +471,10 @@ void add_bench_gemm(CLI::App& bench, int& exit_code) {
   cmd->add_option("--json", args->json_path, "write the rows as JSON here");
   cmd->add_option("--plot", args->plot_path, "draw a PNG here (needs --json)");
   cmd->add_flag("--quiet", args->quiet, "no progress on stderr");
+  // Handled before parsing (main.cpp): listed here for --help.
+  cmd->add_flag("--cluster",
+                "run on the emulated cluster (relay cluster up first): relaunches this command "
+                "with relay cluster run, one rank per slot");
   cmd->callback([args, &exit_code] {
     try {
       exit_code = Bench(*args).run();

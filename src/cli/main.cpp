@@ -2,6 +2,7 @@
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -70,7 +71,35 @@ int run_cluster(const std::vector<std::string>& args) {
 
 }  // namespace relay::cli
 
+namespace relay::cli {
+
+// `relay bench <what> ... --cluster`: the same command on the emulated cluster, launched by
+// `relay cluster run -- <this program> bench <what> ...` (ranks: the cluster's nodes x ranks
+// per node). Returns -1 when --cluster is not asked for.
+int rerun_on_cluster(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  const auto flag = std::find(args.begin(), args.end(), std::string("--cluster"));
+  if (args.empty() || args[0] != "bench" || flag == args.end()) return -1;
+  if (std::getenv("RELAY_CLUSTER_JOB") != nullptr) {
+    std::fprintf(stderr, "relay: --cluster inside a cluster run\n");
+    return 2;
+  }
+  args.erase(flag);
+  char exe[4096] = {};
+  const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) {
+    std::fprintf(stderr, "relay: --cluster: cannot find this program's path\n");
+    return 2;
+  }
+  std::vector<std::string> run{"run", "--", std::string(exe, static_cast<std::size_t>(n))};
+  run.insert(run.end(), args.begin(), args.end());
+  return run_cluster(run);
+}
+
+}  // namespace relay::cli
+
 int main(int argc, char** argv) {
+  if (const int rc = relay::cli::rerun_on_cluster(argc, argv); rc >= 0) return rc;
   CLI::App app{"relay: fast collectives on MPI point-to-point for distributed dense linear algebra"};
   app.require_subcommand(1);
   app.set_version_flag("--version", relay_version());

@@ -34,6 +34,9 @@ relay_status_t Executor::start(std::shared_ptr<const schedule::RankProgram> prog
   for (int s = window_ - 1; s >= 0; --s) free_recv_slots_.push_back(s);
   for (int s = slots - 1; s >= window_; --s) free_send_slots_.push_back(s);
   recv_done_.assign(recvs, 0);
+  int comm_size = 1;
+  MPI_Comm_size(comm_, &comm_size);
+  peer_sends_.assign(static_cast<std::size_t>(comm_size), 0);
   first_slot_ = recvs == 0 ? window_ : 0;
   end_slot_ = program_->send_steps.empty() ? window_ : slots;
   recvs_posted_ = recv_prefix_ = sends_started_ = sends_done_ = cursor_ = 0;
@@ -70,11 +73,13 @@ relay_status_t Executor::start_sends() {
   while (sends_started_ < sends && !free_send_slots_.empty()) {
     const Step& s = p.steps[p.send_steps[sends_started_]];
     if (s.needs_recvs > recv_prefix_) break;
+    if (peer_sends_[s.peer] >= kSendsPerPeer) break;
     const int slot = free_send_slots_.back();
     free_send_slots_.pop_back();
     const int rc = MPI_Isend(buffer_ + s.offset, static_cast<int>(s.bytes), MPI_BYTE, s.peer,
                              tag_, comm_, &requests_[slot]);
     if (rc != MPI_SUCCESS) return mpi_failed(rc, "MPI_Isend");
+    ++peer_sends_[s.peer];
     slot_step_[slot] = sends_started_++;
   }
   return RELAY_SUCCESS;
@@ -86,6 +91,8 @@ relay_status_t Executor::complete_slot(int slot) {
     while (recv_prefix_ < program_->recv_count() && recv_done_[recv_prefix_]) ++recv_prefix_;
     free_recv_slots_.push_back(slot);
   } else {
+    const schedule::RankProgram& p = *program_;
+    --peer_sends_[p.steps[p.send_steps[slot_step_[slot]]].peer];
     ++sends_done_;
     free_send_slots_.push_back(slot);
   }
