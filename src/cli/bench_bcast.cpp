@@ -399,7 +399,8 @@ void add_bench_bcast(CLI::App& bench, int& exit_code) {
   // Handled before parsing (main.cpp): listed here for --help.
   cmd->add_flag("--cluster",
                 "run on the emulated cluster (relay cluster up first): relaunches this command "
-                "with relay cluster run, one rank per slot");
+                "with relay cluster run, one rank per slot (hang timeout: RELAY_CLUSTER_TIMEOUT, "
+                "default 3600 s)");
   cmd->callback([args, &exit_code] {
     if (!args->plot_path.empty() && args->json_path.empty()) {
       throw CLI::ValidationError("--plot", "needs --json");

@@ -91,7 +91,11 @@ int rerun_on_cluster(int argc, char** argv) {
     std::fprintf(stderr, "relay: --cluster: cannot find this program's path\n");
     return 2;
   }
-  std::vector<std::string> run{"run", "--", std::string(exe, static_cast<std::size_t>(n))};
+  // A benchmark may run long: relay cluster run's hang timeout is 1 hour here unless
+  // RELAY_CLUSTER_TIMEOUT (seconds) says otherwise.
+  const char* timeout = std::getenv("RELAY_CLUSTER_TIMEOUT");
+  std::vector<std::string> run{"run", "--timeout", timeout && *timeout ? timeout : "3600", "--",
+                               std::string(exe, static_cast<std::size_t>(n))};
   run.insert(run.end(), args.begin(), args.end());
   return run_cluster(run);
 }

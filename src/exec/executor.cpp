@@ -1,8 +1,35 @@
 #include "exec/executor.hpp"
 
+#include <cstdlib>
+#include <ctime>
 #include <string>
 
+#include "core/units.hpp"
+
 namespace relay::exec {
+
+namespace {
+
+// RELAY_IDLE_SLEEP_US: when set (> 0), a rank waiting for messages polls and sleeps this long
+// between polls instead of spinning inside MPI. On machines where ranks share cores with the
+// kernel's packet processing (the emulated cluster: 8 ranks and all TCP traffic on 2 CPUs),
+// spinning ranks starve the network; 0 (the default) leaves waiting to MPI.
+long idle_sleep_ns() {
+  static const long ns = [] {
+    const char* v = std::getenv("RELAY_IDLE_SLEEP_US");
+    if (v == nullptr || *v == '\0') return 0L;
+    const auto us = core::parse_integer(v, 0, 1000000);
+    return us ? static_cast<long>(*us) * 1000L : 0L;
+  }();
+  return ns;
+}
+
+void idle_sleep() {
+  timespec t{0, idle_sleep_ns()};
+  nanosleep(&t, nullptr);
+}
+
+}  // namespace
 
 using schedule::Step;
 using schedule::StepKind;
@@ -174,6 +201,15 @@ relay_status_t Executor::progress(bool& done_now) {
 }
 
 relay_status_t Executor::wait() {
+  if (idle_sleep_ns() > 0) {
+    for (;;) {
+      bool now_done = false;
+      const std::int32_t before = recv_prefix_ + sends_done_ + cursor_;
+      if (auto st = progress(now_done); st != RELAY_SUCCESS) return st;
+      if (now_done) return RELAY_SUCCESS;
+      if (recv_prefix_ + sends_done_ + cursor_ == before) idle_sleep();
+    }
+  }
   if (policy_ == Policy::blocking) {
     bool advanced = true;
     while (!done()) {
