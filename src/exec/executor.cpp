@@ -24,6 +24,19 @@ long idle_sleep_ns() {
   return ns;
 }
 
+// RELAY_PEER_BYTES_IN_FLIGHT: the byte budget of sends in flight to one peer (see
+// executor.hpp); a whole number of bytes or a size like 64KiB, 0 = one message at a time.
+std::int64_t peer_bytes_limit() {
+  static const std::int64_t n = [] {
+    const char* v = std::getenv("RELAY_PEER_BYTES_IN_FLIGHT");
+    constexpr std::int64_t kDefault = 64 * 1024;
+    if (v == nullptr || *v == '\0') return kDefault;
+    const auto parsed = core::parse_bytes(v);
+    return parsed ? static_cast<std::int64_t>(*parsed) : kDefault;
+  }();
+  return n;
+}
+
 void idle_sleep() {
   timespec t{0, idle_sleep_ns()};
   nanosleep(&t, nullptr);
@@ -63,7 +76,8 @@ relay_status_t Executor::start(std::shared_ptr<const schedule::RankProgram> prog
   recv_done_.assign(recvs, 0);
   int comm_size = 1;
   MPI_Comm_size(comm_, &comm_size);
-  peer_sends_.assign(static_cast<std::size_t>(comm_size), 0);
+  peer_bytes_.assign(static_cast<std::size_t>(comm_size), 0);
+  peer_bytes_limit_ = peer_bytes_limit();
   first_slot_ = recvs == 0 ? window_ : 0;
   end_slot_ = program_->send_steps.empty() ? window_ : slots;
   recvs_posted_ = recv_prefix_ = sends_started_ = sends_done_ = cursor_ = 0;
@@ -100,13 +114,14 @@ relay_status_t Executor::start_sends() {
   while (sends_started_ < sends && !free_send_slots_.empty()) {
     const Step& s = p.steps[p.send_steps[sends_started_]];
     if (s.needs_recvs > recv_prefix_) break;
-    if (peer_sends_[s.peer] >= kSendsPerPeer) break;
+    std::int64_t& in_flight = peer_bytes_[s.peer];
+    if (in_flight > 0 && in_flight + s.bytes > peer_bytes_limit_) break;
     const int slot = free_send_slots_.back();
     free_send_slots_.pop_back();
     const int rc = MPI_Isend(buffer_ + s.offset, static_cast<int>(s.bytes), MPI_BYTE, s.peer,
                              tag_, comm_, &requests_[slot]);
     if (rc != MPI_SUCCESS) return mpi_failed(rc, "MPI_Isend");
-    ++peer_sends_[s.peer];
+    in_flight += s.bytes;
     slot_step_[slot] = sends_started_++;
   }
   return RELAY_SUCCESS;
@@ -119,7 +134,8 @@ relay_status_t Executor::complete_slot(int slot) {
     free_recv_slots_.push_back(slot);
   } else {
     const schedule::RankProgram& p = *program_;
-    --peer_sends_[p.steps[p.send_steps[slot_step_[slot]]].peer];
+    const Step& s = p.steps[p.send_steps[slot_step_[slot]]];
+    peer_bytes_[s.peer] -= s.bytes;
     ++sends_done_;
     free_send_slots_.push_back(slot);
   }
