@@ -1,8 +1,10 @@
 #include "model/replay.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <map>
+#include <queue>
 #include <stdexcept>
 #include <string>
 
@@ -12,139 +14,238 @@ namespace {
 constexpr double kUnknown = -1.0;
 constexpr double kNever = std::numeric_limits<double>::infinity();
 
+enum class Phase { queued, fixed, work, done };
+
+struct Message {
+  int src = 0, dst = 0;
+  std::int64_t bytes = 0;
+  std::int32_t recv_ordinal = 0;  // at dst
+  MessageCost cost;
+  double ready = 0;               // joins the sender's port queue (after os)
+  Phase phase = Phase::queued;
+  double fixed_end = 0;
+  double work_left = 0;           // seconds at full rate
+  double rate = 0;
+  double end = 0;                 // projected end of the work phase
+};
+
 struct RankState {
-  std::size_t next_send = 0;   // ordinal among send steps (nonblocking)
-  std::size_t cursor = 0;      // program position (blocking)
-  double cpu_free = 0;         // when the CPU can issue the next operation
-  double clock = 0;            // blocking: completion of the previous step
-  std::vector<double> recv_done;       // per receive ordinal; kUnknown until matched
-  std::vector<double> send_complete;   // per send ordinal
-  std::int32_t prefix = 0;             // receives [0, prefix) are known
-  std::vector<double> prefix_time;     // [k]: when receives [0, k] had all completed
-  std::int32_t recvs_seen = 0;         // blocking: receive ordinal at the cursor
+  // nonblocking
+  std::size_t next_send = 0;
+  int in_flight = 0;
+  double cpu_free = 0;
+  std::vector<std::int64_t> peer_bytes;
+  // blocking
+  std::size_t cursor = 0;
+  double clock = 0;
+  int active_send = -1;
+  std::int32_t recvs_seen = 0;
+  // both
+  std::vector<double> recv_done;  // per receive ordinal; kUnknown until its message ends
+  std::int32_t prefix = 0;        // receives [0, prefix) complete by the current time
+  double last = 0;                // latest completion of anything on this rank
+  std::vector<int> out_queue;     // issued messages waiting for the ports, in issue order
 };
 
 }  // namespace
 
-Prediction replay(const schedule::Schedule& schedule, exec::Policy policy, int window,
-                  const Machine& m) {
+Prediction replay(const schedule::Schedule& schedule, exec::Policy policy,
+                  const ReplayLimits& limits, const Machine& m) {
   const int P = static_cast<int>(schedule.ranks.size());
-  window = std::max(1, window);
+  const int window = std::max(1, limits.window);
   std::vector<RankState> st(P);
-  // k-th message a -> b completes the k-th receive at b whose peer is a.
+  // The k-th message a -> b completes the k-th receive at b whose peer is a.
   std::vector<std::map<int, std::vector<std::int32_t>>> recv_by_peer(P);
   std::map<std::pair<int, int>, std::size_t> sent;
   for (int r = 0; r < P; ++r) {
     const auto& p = schedule.ranks[r];
     st[r].recv_done.assign(p.recv_steps.size(), kUnknown);
-    st[r].send_complete.assign(p.send_steps.size(), kUnknown);
+    st[r].peer_bytes.assign(P, 0);
     for (std::int32_t i = 0; i < p.recv_count(); ++i) {
       recv_by_peer[r][p.steps[p.recv_steps[i]].peer].push_back(i);
     }
   }
-  std::vector<double> out_free(P, 0), in_free(P, 0);
+  std::vector<Message> msgs;
+  std::vector<int> active;  // messages holding ports
+  std::vector<int> out_busy(P, -1), in_busy(P, -1);
+  std::priority_queue<double, std::vector<double>, std::greater<>> times;
+  double t = 0;
 
-  auto advance_prefix = [&](RankState& s) {
-    while (s.prefix < static_cast<std::int32_t>(s.recv_done.size()) && s.recv_done[s.prefix] != kUnknown) {
-      const double before = s.prefix > 0 ? s.prefix_time[s.prefix - 1] : 0.0;
-      s.prefix_time.push_back(std::max(before, s.recv_done[s.prefix]));
+  auto issue = [&](int r, const schedule::Step& step) {
+    auto& k = sent[{r, step.peer}];
+    const auto& matching = recv_by_peer[step.peer][r];
+    if (k >= matching.size()) {
+      throw std::logic_error("replay: rank " + std::to_string(r) + " sends to rank " +
+                             std::to_string(step.peer) + " more messages than it receives");
+    }
+    Message msg;
+    msg.src = r;
+    msg.dst = step.peer;
+    msg.bytes = step.bytes;
+    msg.recv_ordinal = matching[k++];
+    msg.cost = m.cost(step.bytes);
+    msg.ready = t + msg.cost.send_overhead_s;
+    msgs.push_back(msg);
+    st[r].out_queue.push_back(static_cast<int>(msgs.size()) - 1);
+    times.push(msg.ready);
+    return static_cast<int>(msgs.size()) - 1;
+  };
+  auto complete_prefix = [&](RankState& s) {
+    while (s.prefix < static_cast<std::int32_t>(s.recv_done.size()) &&
+           s.recv_done[s.prefix] != kUnknown && s.recv_done[s.prefix] <= t) {
       ++s.prefix;
     }
   };
-  // Blocking: complete receives at the cursor whose data has arrived.
-  auto advance_blocking = [&](int r) {
-    const auto& p = schedule.ranks[r];
-    RankState& s = st[r];
-    while (s.cursor < p.steps.size() && p.steps[s.cursor].kind == schedule::StepKind::recv) {
-      const double done = s.recv_done[s.recvs_seen];
-      if (done == kUnknown) return;
-      s.clock = std::max(s.clock, done);
-      ++s.recvs_seen;
-      ++s.cursor;
-    }
-  };
-  // The next send of rank r, and when it could be issued, or kNever if not determined yet.
-  auto candidate = [&](int r, const schedule::Step*& step) -> double {
-    const auto& p = schedule.ranks[r];
-    RankState& s = st[r];
-    if (policy == exec::Policy::blocking) {
-      advance_blocking(r);
-      if (s.cursor >= p.steps.size()) return kNever;
-      if (p.steps[s.cursor].kind == schedule::StepKind::recv) return kNever;  // data not here yet
-      step = &p.steps[s.cursor];
-      return s.clock;
-    }
-    if (s.next_send >= p.send_steps.size()) return kNever;
-    step = &p.steps[p.send_steps[s.next_send]];
-    advance_prefix(s);
-    if (step->needs_recvs > s.prefix) return kNever;
-    double t = std::max(s.cpu_free, step->needs_recvs > 0 ? s.prefix_time[step->needs_recvs - 1] : 0.0);
-    if (s.next_send >= static_cast<std::size_t>(window)) {
-      t = std::max(t, s.send_complete[s.next_send - window]);
-    }
-    return t;
+  auto budget_allows = [&](const RankState& s, const schedule::Step& step) {
+    const std::int64_t in = s.peer_bytes[step.peer];
+    return in == 0 || in + step.bytes <= limits.peer_bytes;
   };
 
-  Prediction out;
-  for (;;) {
-    int best = -1;
-    double best_start = kNever;
-    double best_issue = 0;
-    const schedule::Step* best_step = nullptr;
+  // Starts what can start at time t; returns whether anything changed.
+  auto start_all = [&]() {
+    bool any = false;
     for (int r = 0; r < P; ++r) {
-      const schedule::Step* step = nullptr;
-      const double issue = candidate(r, step);
-      if (issue == kNever) continue;
-      const double start = std::max({issue + m.send_overhead_s, out_free[r], in_free[step->peer]});
-      if (start < best_start) {
-        best_start = start;
-        best_issue = issue;
-        best = r;
-        best_step = step;
+      const auto& p = schedule.ranks[r];
+      RankState& s = st[r];
+      complete_prefix(s);
+      if (policy == exec::Policy::nonblocking) {
+        while (s.next_send < p.send_steps.size() && s.cpu_free <= t && s.in_flight < window) {
+          const schedule::Step& step = p.steps[p.send_steps[s.next_send]];
+          if (step.needs_recvs > s.prefix || !budget_allows(s, step)) break;
+          issue(r, step);
+          s.cpu_free = msgs.back().ready;
+          ++s.in_flight;
+          s.peer_bytes[step.peer] += step.bytes;
+          ++s.next_send;
+          any = true;
+        }
+        if (s.cpu_free > t) times.push(s.cpu_free);
+      } else {
+        while (s.cursor < p.steps.size() && s.active_send < 0) {
+          const schedule::Step& step = p.steps[s.cursor];
+          if (step.kind == schedule::StepKind::recv) {
+            const double done = s.recv_done[s.recvs_seen];
+            if (done == kUnknown || done > t) break;
+            s.clock = std::max(s.clock, done);
+            ++s.recvs_seen;
+            ++s.cursor;
+          } else {
+            if (s.clock > t) break;
+            s.active_send = issue(r, step);
+          }
+          any = true;
+        }
       }
     }
-    if (best < 0) break;
-    const schedule::Step& step = *best_step;
-    const double busy = m.alpha_s + m.beta_s_per_byte * static_cast<double>(step.bytes);
-    const double end = best_start + busy;
-    out_free[best] = end;
-    in_free[step.peer] = end;
-    auto& k = sent[{best, step.peer}];
-    const auto& matching = recv_by_peer[step.peer][best];
-    if (k >= matching.size()) {
-      throw std::logic_error("replay: rank " + std::to_string(best) + " sends to rank " +
-                             std::to_string(step.peer) + " more messages than it receives");
+    // Ports: each free output port takes the first ready message whose receiver is free.
+    for (int r = 0; r < P; ++r) {
+      if (out_busy[r] >= 0) continue;
+      auto& q = st[r].out_queue;
+      for (auto it = q.begin(); it != q.end(); ++it) {
+        Message& msg = msgs[*it];
+        if (msg.ready > t || in_busy[msg.dst] >= 0) continue;
+        out_busy[r] = in_busy[msg.dst] = *it;
+        msg.work_left = msg.cost.port_work_s;
+        if (msg.cost.port_fixed_s > 0) {
+          msg.phase = Phase::fixed;
+          msg.fixed_end = t + msg.cost.port_fixed_s;
+          times.push(msg.fixed_end);
+        } else {
+          msg.phase = Phase::work;
+        }
+        active.push_back(*it);
+        q.erase(it);
+        any = true;
+        break;
+      }
     }
-    st[step.peer].recv_done[matching[k++]] = end + m.latency_s + m.recv_overhead_s;
-    ++out.messages;
-    RankState& s = st[best];
-    if (policy == exec::Policy::blocking) {
-      s.clock = end;
-      ++s.cursor;
+    return any;
+  };
+
+  auto finish = [&](Message& msg) {
+    msg.phase = Phase::done;
+    out_busy[msg.src] = in_busy[msg.dst] = -1;
+    RankState& d = st[msg.dst];
+    const double arrive = t + msg.cost.latency_s + msg.cost.recv_overhead_s;
+    d.recv_done[msg.recv_ordinal] = arrive;
+    d.last = std::max(d.last, arrive);
+    times.push(arrive);
+    RankState& s = st[msg.src];
+    s.last = std::max(s.last, t);
+    if (policy == exec::Policy::nonblocking) {
+      --s.in_flight;
+      s.peer_bytes[msg.dst] -= msg.bytes;
     } else {
-      s.cpu_free = best_issue + m.send_overhead_s;
-      s.send_complete[s.next_send++] = end;
+      s.clock = t;
+      s.active_send = -1;
+      ++s.cursor;
+    }
+  };
+
+  std::vector<double> cap(P);
+  std::vector<char> sending(P), receiving(P);
+  for (;;) {
+    while (start_all()) {
+    }
+    // Rates of the transfers in their work phase.
+    std::fill(sending.begin(), sending.end(), 0);
+    std::fill(receiving.begin(), receiving.end(), 0);
+    for (int id : active) {
+      if (msgs[id].phase == Phase::work) sending[msgs[id].src] = receiving[msgs[id].dst] = 1;
+    }
+    const double shared = std::min(1.0, (1.0 + m.duplex) / 2.0);
+    for (int r = 0; r < P; ++r) cap[r] = sending[r] && receiving[r] ? shared : 1.0;
+    double next = kNever;
+    while (!times.empty() && times.top() <= t) times.pop();
+    if (!times.empty()) next = times.top();
+    for (int id : active) {
+      Message& msg = msgs[id];
+      if (msg.phase != Phase::work) continue;
+      msg.rate = std::min(cap[msg.src], cap[msg.dst]);
+      msg.end = t + msg.work_left / msg.rate;
+      next = std::min(next, msg.end);
+    }
+    if (next == kNever) break;
+    const double dt = next - t;
+    for (int id : active) {
+      if (msgs[id].phase == Phase::work) msgs[id].work_left -= msgs[id].rate * dt;
+    }
+    t = next;
+    for (std::size_t i = 0; i < active.size();) {
+      Message& msg = msgs[active[i]];
+      if (msg.phase == Phase::fixed && msg.fixed_end <= t) {
+        msg.phase = Phase::work;
+        msg.end = t + msg.work_left;
+      }
+      if (msg.phase == Phase::work && msg.end <= t) {
+        finish(msg);
+        active[i] = active.back();
+        active.pop_back();
+        continue;
+      }
+      ++i;
     }
   }
+
+  Prediction out;
+  out.messages = static_cast<long long>(msgs.size());
   out.finish_s.assign(P, 0);
   for (int r = 0; r < P; ++r) {
     const auto& p = schedule.ranks[r];
     RankState& s = st[r];
-    if (policy == exec::Policy::blocking) advance_blocking(r);
-    const bool complete = policy == exec::Policy::blocking
-                              ? s.cursor == p.steps.size()
-                              : s.next_send == p.send_steps.size();
-    double finish = std::max(s.clock, s.cpu_free);
-    for (double t : s.recv_done) {
-      if (t == kUnknown) {
-        throw std::logic_error("replay: rank " + std::to_string(r) + " waits for a message never sent");
+    const bool complete = policy == exec::Policy::blocking ? s.cursor == p.steps.size()
+                                                           : s.next_send == p.send_steps.size();
+    for (double d : s.recv_done) {
+      if (d == kUnknown) {
+        throw std::logic_error("replay: rank " + std::to_string(r) +
+                               " waits for a message never sent");
       }
-      finish = std::max(finish, t);
     }
-    if (!complete) throw std::logic_error("replay: rank " + std::to_string(r) + " is stuck");
-    for (double t : s.send_complete) finish = std::max(finish, t);
-    out.finish_s[r] = finish;
-    out.time_s = std::max(out.time_s, finish);
+    if (!complete || !s.out_queue.empty()) {
+      throw std::logic_error("replay: rank " + std::to_string(r) + " is stuck");
+    }
+    out.finish_s[r] = std::max({s.last, s.clock, s.cpu_free});
+    out.time_s = std::max(out.time_s, out.finish_s[r]);
   }
   return out;
 }

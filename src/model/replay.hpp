@@ -1,37 +1,31 @@
 // Costing a schedule: a discrete-event replay of every rank's program on a machine model.
 //
 // The same schedules the executor runs are replayed here, so a prediction reflects the real
-// order of operations, the dependencies, the executor policy and its window (vadhiyar2004 Fig. 5
-// evaluates its model over the algorithm's communication schedule in the same spirit).
-//
-// Machine model (a port model in the Hockney/LogGP family):
-//   - a message of m bytes occupies the sender's output port and the receiver's input port for
-//     alpha + beta * m seconds (Hockney: alpha is the per-message start-up that cannot overlap);
-//   - it then needs `latency` more seconds in flight (LogP's L) before it has arrived;
-//   - the sender's CPU spends send_overhead to start it, the receiver's CPU recv_overhead to
-//     complete it (PLogP's os and or);
-//   - input and output ports are independent (full duplex). A shared link (tan2014 IV.B's even
-//     split between receiving and forwarding) needs bandwidth sharing between concurrent
-//     transfers, not port serialisation -- which lets an upstream rank flood its neighbour and
-//     degrade a pipeline to store-and-forward -- and is left to issue 4.
-// Receives are assumed pre-posted (the executor pre-posts them), so a transfer starts as soon as
-// the send is issued and both ports are free.
+// order of operations, the dependencies, the executor policy, its window and its per-peer byte
+// budget (vadhiyar2004 Fig. 5 evaluates its model over the algorithm's communication schedule in
+// the same spirit). The machine (params.hpp) gives each message its PLogP costs:
+//   - the sender's CPU spends os(m) issuing it; then it waits for the sender's output port and
+//     the receiver's input port (a node sends one message at a time and receives one at a
+//     time: LogP's gap; receives are pre-posted, so nothing else waits);
+//   - holding both ports, it spends the fixed part of g(m), then moves the work part at the
+//     rate the two nodes' links allow: 1 when a node only sends or only receives; when a node
+//     does both, each direction gets min(1, (1 + duplex) / 2) -- duplex = 1 is a full-duplex
+//     link, duplex = 0 tan2014 IV.B's even split between receiving and forwarding. A transfer
+//     runs at the smaller of its two ends' rates (no redistribution of the unused share: the
+//     two directions of a node are the only sharing a one-port model has);
+//   - it arrives L(m) after the ports are released, and completes at the receiver after or(m).
+// A send completes (frees its window slot and budget; in the blocking policy, lets the rank go
+// on) when its ports are released.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "exec/executor.hpp"
+#include "model/params.hpp"
 #include "schedule/schedule.hpp"
 
 namespace relay::model {
-
-struct Machine {
-  double alpha_s = 0;            ///< per-message port time, seconds
-  double beta_s_per_byte = 0;    ///< seconds per byte (1 / bandwidth)
-  double latency_s = 0;          ///< flight time after the ports are released
-  double send_overhead_s = 0;    ///< sender CPU per message
-  double recv_overhead_s = 0;    ///< receiver CPU per message
-};
 
 struct Prediction {
   double time_s = 0;                 ///< when the last rank finishes
@@ -39,9 +33,22 @@ struct Prediction {
   long long messages = 0;
 };
 
-/// Replays `schedule` on `machine` with the executor's `policy` and send window. Throws
+/// The executor's limits the replay honours.
+struct ReplayLimits {
+  int window = 16;                               ///< sends in flight per rank
+  std::int64_t peer_bytes = 64 * 1024;           ///< bytes in flight to one peer (one larger
+                                                 ///< message always allowed); 0 = one message
+};
+
+/// Replays `schedule` on `machine` with the executor's `policy` and limits. Throws
 /// std::logic_error if the schedule cannot complete (a deadlock or a mismatched message).
-Prediction replay(const schedule::Schedule& schedule, exec::Policy policy, int window,
-                  const Machine& machine);
+Prediction replay(const schedule::Schedule& schedule, exec::Policy policy,
+                  const ReplayLimits& limits, const Machine& machine);
+
+/// Shorthand with the default per-peer budget.
+inline Prediction replay(const schedule::Schedule& schedule, exec::Policy policy, int window,
+                         const Machine& machine) {
+  return replay(schedule, policy, ReplayLimits{window, 64 * 1024}, machine);
+}
 
 }  // namespace relay::model

@@ -103,3 +103,92 @@ TEST(Model, DetectsSchedulesThatCannotComplete) {
   EXPECT_THROW(replay(s, Policy::nonblocking, 4, alpha_beta(kAlpha, kBeta)), std::logic_error);
   EXPECT_THROW(replay(s, Policy::blocking, 4, alpha_beta(kAlpha, kBeta)), std::logic_error);
 }
+
+TEST(Model, ScatterAllgatherTwoRanksWithinItsClosedForm) {
+  // P = 2: the scatter moves one half (alpha + beta S/2), the ring one more half at most.
+  const std::int64_t S = 1 << 20;
+  const auto sa = replay(bcast("scatter_allgather", BcastShape{2, 0, S, 1, 0, 1}),
+                         Policy::nonblocking, 16, alpha_beta(kAlpha, kBeta));
+  const double closed = 1 * kAlpha + kBeta * S / 2.0 + 1 * (kAlpha + kBeta * S / 2.0);
+  EXPECT_LE(sa.time_s, closed * (1 + 1e-12));
+  EXPECT_GE(sa.time_s, kAlpha + kBeta * S / 2.0);
+}
+
+TEST(Model, SharedLinkHalvesTheForwardingRanksRate) {
+  // tan2014 IV.B: when a forwarding rank's send and receive split one link evenly, the
+  // pipeline's steady state takes two units per segment instead of one.
+  const std::int64_t seg = 65536;
+  const int n = 64;
+  for (int P : {3, 5, 8}) {
+    const auto s = bcast("pipeline", BcastShape{P, 0, n * seg, 1, seg, 1});
+    Machine full = alpha_beta(0, kBeta);
+    Machine half = full;
+    half.duplex = 0;
+    const double t_full = replay(s, Policy::nonblocking, 16, full).time_s;
+    const double t_half = replay(s, Policy::nonblocking, 16, half).time_s;
+    const double unit = kBeta * seg;
+    EXPECT_NEAR(t_full, (n + P - 2) * unit, 1e-12);
+    EXPECT_GT(t_half, 1.9 * n * unit) << "P " << P;
+    EXPECT_LT(t_half, (2 * n + 2 * P) * unit) << "P " << P;
+  }
+  // Two ranks: nobody forwards, so sharing changes nothing.
+  const auto two = bcast("pipeline", BcastShape{2, 0, n * seg, 1, seg, 1});
+  Machine half = alpha_beta(kAlpha, kBeta);
+  half.duplex = 0;
+  EXPECT_NEAR(replay(two, Policy::nonblocking, 16, half).time_s,
+              n * (kAlpha + kBeta * seg), 1e-12);
+}
+
+TEST(Model, PerPeerByteBudgetSerialisesIssueOverheads) {
+  // Four 64 KiB segments to one peer, os = 1 us, port time 10 us. With the executor's 64 KiB
+  // budget the next send is issued only when the previous one has left: 4 x (1 + 10) us. With
+  // an unlimited budget the issues overlap the transfers: 1 + 4 x 10 us.
+  Machine m = alpha_beta(10e-6, 0);
+  m.send_overhead_s = 1e-6;
+  const auto s = bcast("pipeline", BcastShape{2, 0, 4 * 65536, 1, 65536, 1});
+  EXPECT_NEAR(replay(s, Policy::nonblocking, {16, 65536}, m).time_s, 44e-6, 1e-12);
+  EXPECT_NEAR(replay(s, Policy::nonblocking, {16, 1 << 30}, m).time_s, 41e-6, 1e-12);
+}
+
+TEST(Model, PlogpTableCostsPerSize) {
+  // os, or, g, L from a table: g's smallest value is the fixed port part, the rest moves at
+  // the link rate; between rows values are interpolated.
+  using relay::model::PlogpRow;
+  using relay::model::PlogpTable;
+  Machine m;
+  m.plogp = PlogpTable({{1, 1e-6, 2e-6, 4e-6, 3e-6}, {1025, 3e-6, 4e-6, 104e-6, 5e-6}});
+  const auto c = m.cost(513);
+  EXPECT_NEAR(c.send_overhead_s, 2e-6, 1e-15);
+  EXPECT_NEAR(c.recv_overhead_s, 3e-6, 1e-15);
+  EXPECT_NEAR(c.port_fixed_s, 4e-6, 1e-15);
+  EXPECT_NEAR(c.port_work_s, 50e-6, 1e-15);
+  EXPECT_NEAR(c.latency_s, 4e-6, 1e-15);
+  // Beyond the last row g grows with the last slope (100 us per KiB).
+  EXPECT_NEAR(m.cost(2049).port_work_s, 200e-6, 1e-12);
+  const auto s = bcast("linear", BcastShape{2, 0, 513, 1, 0, 1});
+  EXPECT_NEAR(replay(s, Policy::blocking, 4, m).time_s, 2e-6 + 4e-6 + 50e-6 + 4e-6 + 3e-6, 1e-12);
+  EXPECT_THROW(PlogpTable({{1, -1, 0, 0, 0}}), std::invalid_argument);
+  EXPECT_THROW(PlogpTable({{1, 0, 0, 0, 0}, {1, 0, 0, 0, 0}}), std::invalid_argument);
+}
+
+TEST(Model, ParameterFileRoundTripAndErrors) {
+  nlohmann::json doc = {{"schema", relay::model::kParamsSchema},
+                        {"hockney", {{"alpha_s", 5e-6}, {"beta_s_per_byte", 1e-9}}},
+                        {"duplex", 0.5},
+                        {"plogp", {{{"bytes", 1}, {"os_s", 1e-6}, {"or_s", 1e-6}, {"g_s", 2e-6},
+                                    {"latency_s", 1e-6}}}}};
+  const auto m = relay::model::machine_from_json(doc, true);
+  EXPECT_DOUBLE_EQ(m.alpha_s, 5e-6);
+  EXPECT_DOUBLE_EQ(m.duplex, 0.5);
+  EXPECT_FALSE(m.plogp.empty());
+  EXPECT_TRUE(relay::model::machine_from_json(doc, false).plogp.empty());
+  auto bad = doc;
+  bad["hockney"]["alpha_s"] = "fast";
+  EXPECT_THROW(relay::model::machine_from_json(bad, true), std::runtime_error);
+  bad = doc;
+  bad["schema"] = "something else";
+  EXPECT_THROW(relay::model::machine_from_json(bad, true), std::runtime_error);
+  bad = doc;
+  bad["plogp"][0]["bytes"] = 1.5;
+  EXPECT_THROW(relay::model::machine_from_json(bad, true), std::runtime_error);
+}

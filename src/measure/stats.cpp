@@ -1,0 +1,81 @@
+#include "measure/stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace relay::measure {
+
+double quantile(std::vector<double> s, double q) {
+  if (s.empty()) return 0;
+  std::sort(s.begin(), s.end());
+  q = std::clamp(q, 0.0, 1.0);
+  const double pos = q * static_cast<double>(s.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(pos));
+  const std::size_t hi = std::min(lo + 1, s.size() - 1);
+  const double frac = pos - static_cast<double>(lo);
+  return s[lo] + (s[hi] - s[lo]) * frac;
+}
+
+double median(std::vector<double> s) { return quantile(std::move(s), 0.5); }
+
+double relative_spread(const std::vector<double>& s) {
+  if (s.size() < 2) return 0;
+  const double m = median(s);
+  if (m <= 0) return 0;
+  return (quantile(s, 0.75) - quantile(s, 0.25)) / m;
+}
+
+void Sampler::add(double seconds) {
+  samples_.push_back(seconds);
+  total_s_ += seconds;
+}
+
+bool Sampler::done() const {
+  if (samples_.size() >= rule_.max_samples) return true;
+  if (samples_.size() >= rule_.min_samples && total_s_ >= rule_.max_seconds) return true;
+  return samples_.size() >= rule_.min_samples && relative_spread(samples_) <= rule_.max_spread;
+}
+
+Summary Sampler::summary() const {
+  Summary out;
+  out.samples = samples_.size();
+  if (samples_.empty()) return out;
+  out.median_s = median(samples_);
+  out.min_s = *std::min_element(samples_.begin(), samples_.end());
+  out.spread = relative_spread(samples_);
+  out.total_s = total_s_;
+  out.stable = samples_.size() >= rule_.min_samples && out.spread <= rule_.max_spread;
+  out.stopped_by = out.stable ? "spread"
+                   : samples_.size() >= rule_.max_samples ? "samples"
+                                                          : "seconds";
+  return out;
+}
+
+bool fit_line_relative(const std::vector<double>& x, const std::vector<double>& y, double& a,
+                       double& b) {
+  // Weighted least squares with weights w_i = 1 / y_i^2: solve the 2x2 normal equations.
+  double sw = 0, swx = 0, swxx = 0, swy = 0, swxy = 0;
+  std::size_t used = 0;
+  double first_x = 0;
+  bool distinct = false;
+  for (std::size_t i = 0; i < x.size() && i < y.size(); ++i) {
+    if (!(y[i] > 0) || !std::isfinite(x[i])) continue;
+    if (used == 0) first_x = x[i];
+    if (x[i] != first_x) distinct = true;
+    const double w = 1.0 / (y[i] * y[i]);
+    sw += w;
+    swx += w * x[i];
+    swxx += w * x[i] * x[i];
+    swy += w * y[i];
+    swxy += w * x[i] * y[i];
+    ++used;
+  }
+  if (used < 2 || !distinct) return false;
+  const double det = sw * swxx - swx * swx;
+  if (det == 0) return false;
+  a = (swy * swxx - swx * swxy) / det;
+  b = (sw * swxy - swx * swy) / det;
+  return true;
+}
+
+}  // namespace relay::measure

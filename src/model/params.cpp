@@ -1,0 +1,151 @@
+#include "model/params.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <stdexcept>
+
+#include "measure/stats.hpp"
+
+namespace relay::model {
+namespace {
+
+bool finite_nonneg(double v) { return std::isfinite(v) && v >= 0; }
+
+double lerp(double a, double b, double f) { return a + (b - a) * f; }
+
+}  // namespace
+
+PlogpTable::PlogpTable(std::vector<PlogpRow> rows) : rows_(std::move(rows)) {
+  std::sort(rows_.begin(), rows_.end(),
+            [](const PlogpRow& a, const PlogpRow& b) { return a.bytes < b.bytes; });
+  for (std::size_t i = 0; i < rows_.size(); ++i) {
+    const auto& r = rows_[i];
+    if (r.bytes < 0 || (i > 0 && rows_[i - 1].bytes == r.bytes)) {
+      throw std::invalid_argument("PLogP table: message sizes must be distinct and >= 0");
+    }
+    if (!finite_nonneg(r.send_overhead_s) || !finite_nonneg(r.recv_overhead_s) ||
+        !finite_nonneg(r.gap_s) || !finite_nonneg(r.latency_s)) {
+      throw std::invalid_argument("PLogP table: row for " + std::to_string(r.bytes) +
+                                  " bytes has a negative or non-finite value");
+    }
+  }
+}
+
+PlogpRow PlogpTable::at(std::int64_t bytes) const {
+  if (rows_.empty()) return PlogpRow{bytes};
+  if (bytes <= rows_.front().bytes) {
+    PlogpRow r = rows_.front();
+    r.bytes = bytes;
+    return r;
+  }
+  if (bytes >= rows_.back().bytes) {
+    PlogpRow r = rows_.back();
+    if (rows_.size() >= 2 && bytes > r.bytes) {
+      const PlogpRow& p = rows_[rows_.size() - 2];
+      const double slope = std::max(0.0, (r.gap_s - p.gap_s) / static_cast<double>(r.bytes - p.bytes));
+      r.gap_s += slope * static_cast<double>(bytes - r.bytes);
+    }
+    r.bytes = bytes;
+    return r;
+  }
+  const auto hi = std::upper_bound(rows_.begin(), rows_.end(), bytes,
+                                   [](std::int64_t b, const PlogpRow& r) { return b < r.bytes; });
+  const PlogpRow& b = *hi;
+  const PlogpRow& a = *(hi - 1);
+  const double f = static_cast<double>(bytes - a.bytes) / static_cast<double>(b.bytes - a.bytes);
+  return PlogpRow{bytes, lerp(a.send_overhead_s, b.send_overhead_s, f),
+                  lerp(a.recv_overhead_s, b.recv_overhead_s, f), lerp(a.gap_s, b.gap_s, f),
+                  lerp(a.latency_s, b.latency_s, f)};
+}
+
+MessageCost Machine::cost(std::int64_t bytes) const {
+  MessageCost c;
+  if (plogp.empty()) {
+    c.send_overhead_s = send_overhead_s;
+    c.recv_overhead_s = recv_overhead_s;
+    c.port_fixed_s = alpha_s;
+    c.port_work_s = beta_s_per_byte * static_cast<double>(bytes);
+    c.latency_s = latency_s;
+    return c;
+  }
+  const PlogpRow r = plogp.at(bytes);
+  c.send_overhead_s = r.send_overhead_s;
+  c.recv_overhead_s = r.recv_overhead_s;
+  c.port_fixed_s = std::min(r.gap_s, plogp.rows().front().gap_s);
+  c.port_work_s = r.gap_s - c.port_fixed_s;
+  c.latency_s = r.latency_s;
+  return c;
+}
+
+HockneyFit fit_hockney(const std::vector<std::int64_t>& bytes, const std::vector<double>& t) {
+  std::vector<double> x(bytes.begin(), bytes.end());
+  HockneyFit fit;
+  double a = 0, b = 0;
+  if (!measure::fit_line_relative(x, t, a, b)) return fit;
+  fit.alpha_s = std::max(0.0, a);
+  fit.beta_s_per_byte = std::max(0.0, b);
+  fit.ok = true;
+  return fit;
+}
+
+namespace {
+
+double number(const nlohmann::json& obj, const char* key, const std::string& where) {
+  if (!obj.is_object() || !obj.contains(key)) {
+    throw std::runtime_error(where + ": missing \"" + key + "\"");
+  }
+  const auto& v = obj.at(key);
+  if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0) {
+    throw std::runtime_error(where + "." + key + ": expected a number >= 0");
+  }
+  return v.get<double>();
+}
+
+}  // namespace
+
+Machine machine_from_json(const nlohmann::json& doc, bool use_plogp, double duplex_override) {
+  if (!doc.is_object() || doc.value("schema", std::string()) != kParamsSchema) {
+    throw std::runtime_error(std::string("not a model parameter file (\"schema\" must be \"") +
+                             kParamsSchema + "\")");
+  }
+  Machine m;
+  const auto& h = doc.contains("hockney") ? doc.at("hockney") : nlohmann::json();
+  m.alpha_s = number(h, "alpha_s", "hockney");
+  m.beta_s_per_byte = number(h, "beta_s_per_byte", "hockney");
+  m.duplex = doc.contains("duplex") ? std::min(1.0, number(doc, "duplex", "params")) : 1.0;
+  if (duplex_override >= 0) m.duplex = std::min(1.0, duplex_override);
+  if (use_plogp && doc.contains("plogp")) {
+    const auto& rows = doc.at("plogp");
+    if (!rows.is_array()) throw std::runtime_error("plogp: expected an array");
+    std::vector<PlogpRow> table;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const std::string where = "plogp[" + std::to_string(i) + "]";
+      const auto& r = rows[i];
+      if (!r.is_object() || !r.contains("bytes") || !r.at("bytes").is_number_integer()) {
+        throw std::runtime_error(where + ".bytes: expected an integer");
+      }
+      table.push_back({r.at("bytes").get<std::int64_t>(), number(r, "os_s", where),
+                       number(r, "or_s", where), number(r, "g_s", where),
+                       number(r, "latency_s", where)});
+    }
+    try {
+      m.plogp = PlogpTable(std::move(table));
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error(e.what());
+    }
+  }
+  return m;
+}
+
+nlohmann::json read_params_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(path + ": cannot open");
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw std::runtime_error(path + ": not valid JSON (" + e.what() + ")");
+  }
+}
+
+}  // namespace relay::model

@@ -1,0 +1,97 @@
+// Point-to-point parameters the model costs messages with: a Hockney alpha-beta pair, or a
+// PLogP table measured per message size (relay model measure), and how a node's send and
+// receive streams share its bandwidth.
+//
+// One message of m bytes, as the replay (replay.hpp) costs it:
+//   - the sender's CPU is busy os(m) to issue it (PLogP's send overhead);
+//   - it then holds the sender's output port and the receiver's input port for g(m) (PLogP's
+//     gap: the interval between back-to-back messages; Hockney: alpha + beta m). g(m) is cut into
+//     a fixed part, which needs the ports but no bandwidth (alpha; with a table, g of the
+//     smallest size measured), and a work part, g(m) minus the fixed part, which is moved at the
+//     rate the node's links allow (1 when alone; less when shared, see `duplex`);
+//   - it needs L(m) more to arrive (flight latency), and the receiver's CPU or(m) to complete.
+// An isolated message therefore costs os + g + L + or end to end, which is how relay model
+// measure derives L from the ping-pong: L(m) = RTT(m)/2 - os(m) - g(m) - or(m), at least 0, so
+// that the model reproduces the measured ping-pong by construction.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace relay::model {
+
+/// PLogP parameters at one message size, seconds.
+struct PlogpRow {
+  std::int64_t bytes = 0;
+  double send_overhead_s = 0;  ///< os(m)
+  double recv_overhead_s = 0;  ///< or(m)
+  double gap_s = 0;            ///< g(m)
+  double latency_s = 0;        ///< L(m)
+};
+
+/// Rows sorted by size; values between two sizes are interpolated linearly in bytes; below the
+/// first size the first row applies; above the last, g grows with the slope of the last two rows
+/// (the asymptotic bandwidth) and the other parameters stay at the last row's values.
+class PlogpTable {
+ public:
+  PlogpTable() = default;
+  /// Throws std::invalid_argument unless sizes are distinct, >= 0, and values finite, >= 0.
+  explicit PlogpTable(std::vector<PlogpRow> rows);
+  bool empty() const { return rows_.empty(); }
+  const std::vector<PlogpRow>& rows() const { return rows_; }
+  PlogpRow at(std::int64_t bytes) const;
+
+ private:
+  std::vector<PlogpRow> rows_;
+};
+
+/// What one message costs (see the file comment).
+struct MessageCost {
+  double send_overhead_s = 0;
+  double recv_overhead_s = 0;
+  double port_fixed_s = 0;  ///< holds the ports, needs no bandwidth
+  double port_work_s = 0;   ///< seconds at the full link rate
+  double latency_s = 0;
+};
+
+struct Machine {
+  double alpha_s = 0;            ///< per-message port time, seconds
+  double beta_s_per_byte = 0;    ///< seconds per byte (1 / bandwidth)
+  double latency_s = 0;          ///< flight time after the ports are released
+  double send_overhead_s = 0;    ///< sender CPU per message
+  double recv_overhead_s = 0;    ///< receiver CPU per message
+  /// How a node's outgoing and incoming transfers share bandwidth: each direction alone runs at
+  /// the full rate; both together may use at most (1 + duplex) times it. 1 = full duplex
+  /// (independent directions), 0 = one shared link split between them (tan2014 IV.B: the
+  /// forwarding rank's send and receive each get half). Concurrent transfers share by max-min
+  /// fairness (a fluid, processor-sharing model), not by serialisation.
+  double duplex = 1.0;
+  /// When not empty, per-size os/or/g/L replace the five constants above.
+  PlogpTable plogp;
+
+  MessageCost cost(std::int64_t bytes) const;
+};
+
+/// Hockney fit of one-way times t(m) = alpha + beta m (relative least squares).
+struct HockneyFit {
+  double alpha_s = 0;
+  double beta_s_per_byte = 0;
+  bool ok = false;
+};
+HockneyFit fit_hockney(const std::vector<std::int64_t>& bytes,
+                       const std::vector<double>& one_way_s);
+
+/// The schema name of model parameter files written by relay model measure.
+inline constexpr const char* kParamsSchema = "relay.model.params/1";
+
+/// Reads a parameter file's JSON into a Machine: the PLogP table when `use_plogp` and the file
+/// has one, else the Hockney fit; `duplex` from the file unless overridden (>= 0). Throws
+/// std::runtime_error naming the field that is missing or wrong.
+Machine machine_from_json(const nlohmann::json& doc, bool use_plogp, double duplex_override = -1);
+/// Reads and parses a parameter file. Throws std::runtime_error naming the file and problem.
+nlohmann::json read_params_file(const std::string& path);
+
+}  // namespace relay::model
