@@ -54,7 +54,8 @@ typedef enum relay_status {
   RELAY_ERR_MPI = 14,      /**< an MPI call failed (needs MPI_ERRORS_RETURN to be seen) */
   RELAY_ERR_NOMEM = 15,    /**< out of memory */
   RELAY_ERR_INTERNAL = 16, /**< a bug in relay: please report it */
-  RELAY_ERR_ARGUMENT = 17  /**< invalid argument of a matrix operation (PBLAS INFO code) */
+  RELAY_ERR_ARGUMENT = 17, /**< invalid argument of a matrix operation (PBLAS INFO code) */
+  RELAY_ERR_TUNING = 18    /**< a tuning table that cannot be read or does not validate */
 } relay_status_t;
 
 /** Broadcast algorithms. Canonical names (relay_bcast_algorithm_name) are used identically in
@@ -149,6 +150,16 @@ RELAY_API relay_status_t relay_bcast_algorithm_from_name(const char* name,
 RELAY_API const char* relay_policy_name(relay_policy_t policy);
 /** Parses a policy name; RELAY_ERR_POLICY if unknown. */
 RELAY_API relay_status_t relay_policy_from_name(const char* name, relay_policy_t* policy);
+
+/** Loads a decision table written by `relay tune` (JSON, schema relay.tuning/1) and makes it
+ *  the one `auto` consults, replacing any loaded before; path NULL unloads it. Not collective:
+ *  call it on every rank with the same file. On error (unreadable file, invalid JSON, a field
+ *  of the wrong type or range, overlapping rules, unknown algorithm) returns RELAY_ERR_TUNING,
+ *  relay_last_error() names the file, rule and field, and the previous table stays active.
+ *  The environment variable RELAY_TUNING_FILE loads a table at the first `auto` call; if it
+ *  is bad, calls that use `auto` fail with RELAY_ERR_TUNING, or, with
+ *  RELAY_TUNING_ON_ERROR=defaults, warn once on stderr and choose by the model instead. */
+RELAY_API relay_status_t relay_tuning_load(const char* path);
 
 /** Short description of a status code. */
 RELAY_API const char* relay_status_string(relay_status_t status);

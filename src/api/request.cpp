@@ -142,6 +142,7 @@ const char* relay_status_string(relay_status_t status) {
     case RELAY_ERR_NOMEM: return "out of memory";
     case RELAY_ERR_INTERNAL: return "internal error";
     case RELAY_ERR_ARGUMENT: return "invalid argument (PBLAS INFO)";
+    case RELAY_ERR_TUNING: return "tuning table cannot be used";
   }
   return "unknown status";
 }

@@ -9,6 +9,7 @@
 #include "core/status.hpp"
 #include "core/units.hpp"
 #include "topology/tree.hpp"
+#include "tune/active.hpp"
 
 namespace relay::coll {
 namespace {
@@ -24,7 +25,8 @@ std::string to_string(const BcastConfig& c) {
   return fmt::format("algorithm={} policy={} segment_bytes={} fanout={} max_requests={}{}",
                      c.algorithm != nullptr ? c.algorithm->name : "?",
                      c.policy == exec::Policy::blocking ? "blocking" : "nonblocking",
-                     c.segment_bytes, c.fanout, c.max_requests, c.automatic ? " (auto)" : "");
+                     c.segment_bytes, c.fanout, c.max_requests,
+                     c.automatic ? " (auto: " + c.origin + ")" : std::string());
 }
 
 // Until a tuning table exists (issue 4), `auto` takes the algorithm whose closed form is
@@ -164,8 +166,29 @@ relay_status_t resolve_bcast(const relay_bcast_options_t* options, int size,
   config = BcastConfig{};
   config.automatic = o.algorithm == RELAY_BCAST_AUTO;
   std::int64_t auto_segment = 0;
-  config.algorithm = config.automatic ? &auto_bcast_algorithm(size, total_bytes, elem_bytes, auto_segment)
-                                      : find_bcast_algorithm(o.algorithm);
+  if (config.automatic) {
+    // A tuning table first, then the model, then (inside the model) binomial.
+    tune::ActiveTable active;
+    if (auto st = tune::active_table(active); st != RELAY_SUCCESS) return st;
+    const tune::Rule* rule =
+        active.table ? active.table->lookup("bcast", size, total_bytes) : nullptr;
+    if (rule != nullptr) {
+      config.algorithm = find_bcast_algorithm(rule->choice.algorithm);
+      auto_segment = rule->choice.segment_bytes;
+      if (o.policy == RELAY_POLICY_DEFAULT) {
+        o.policy = rule->choice.policy == "blocking" ? RELAY_POLICY_BLOCKING : RELAY_POLICY_NONBLOCKING;
+      }
+      if (o.fanout == 0) o.fanout = rule->choice.fanout;
+      config.origin = fmt::format("table {} rule {}", active.path,
+                                  rule - active.table->rules.data());
+    }
+    if (config.algorithm == nullptr) {
+      config.algorithm = &auto_bcast_algorithm(size, total_bytes, elem_bytes, auto_segment);
+      config.origin = active.table ? fmt::format("model, no rule in {}", active.path) : "model";
+    }
+  } else {
+    config.algorithm = find_bcast_algorithm(o.algorithm);
+  }
   config.policy = o.policy == RELAY_POLICY_BLOCKING ? exec::Policy::blocking
                                                     : exec::Policy::nonblocking;
   if (o.segment_bytes == RELAY_SEGMENT_DEFAULT) {

@@ -20,6 +20,7 @@ struct BcastConfig {
   int max_requests = 16;
   relay_check_t check = RELAY_CHECK_LOCAL;
   bool automatic = false;          ///< chosen by `auto`
+  std::string origin;              ///< for `auto`: "table FILE rule N" or "model"
 };
 
 inline constexpr int kDefaultMaxRequests = 16;

@@ -1,0 +1,66 @@
+#include "tune/active.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#include "core/status.hpp"
+
+namespace relay::tune {
+namespace {
+
+std::mutex mutex;
+ActiveTable current;
+bool env_checked = false;
+std::string env_error;  // why RELAY_TUNING_FILE could not be used
+
+}  // namespace
+
+relay_status_t active_table(ActiveTable& out) {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!env_checked) {
+    env_checked = true;
+    const char* path = std::getenv("RELAY_TUNING_FILE");
+    if (path != nullptr && *path != '\0' && current.table == nullptr) {
+      try {
+        current.table = std::make_shared<const Table>(Table::load(path));
+        current.path = path;
+      } catch (const std::exception& e) {
+        env_error = std::string("RELAY_TUNING_FILE: ") + e.what();
+        const char* policy = std::getenv("RELAY_TUNING_ON_ERROR");
+        if (policy != nullptr && std::strcmp(policy, "defaults") == 0) {
+          std::fprintf(stderr, "relay: warning: %s; choosing by the model instead "
+                               "(RELAY_TUNING_ON_ERROR=defaults)\n", env_error.c_str());
+          env_error.clear();
+        }
+      }
+    }
+  }
+  if (!env_error.empty()) {
+    return core::fail(RELAY_ERR_TUNING, "{} (fix or unset it; RELAY_TUNING_ON_ERROR=defaults "
+                      "goes on without it)", env_error);
+  }
+  out = current;
+  return RELAY_SUCCESS;
+}
+
+}  // namespace relay::tune
+
+extern "C" RELAY_API relay_status_t relay_tuning_load(const char* path) {
+  using namespace relay;
+  std::lock_guard<std::mutex> lock(tune::mutex);
+  tune::env_checked = true;  // an explicit load replaces whatever the environment named
+  tune::env_error.clear();
+  if (path == nullptr) {
+    tune::current = {};
+    return RELAY_SUCCESS;
+  }
+  try {
+    tune::current.table = std::make_shared<const tune::Table>(tune::Table::load(path));
+    tune::current.path = path;
+  } catch (const std::exception& e) {
+    return core::fail(RELAY_ERR_TUNING, "relay_tuning_load: {}", e.what());
+  }
+  return RELAY_SUCCESS;
+}

@@ -1,0 +1,70 @@
+// Decision tables: what `auto` runs, per {operation, communicator size, message size}.
+//
+// A table is versioned JSON (schema: schemas/relay-tuning-table.schema.json; "schema":
+// "relay.tuning/1"), written by relay tune and read here. Every rule maps an inclusive range of
+// communicator sizes and an inclusive range of message bytes of one operation to a choice
+// (algorithm, policy, segment_bytes, fanout). Between the sizes relay tune measured, a table's
+// ranges meet at the geometric mean of neighbouring grid points, so a size not measured takes
+// the choice of the nearer one on a log scale -- that is the interpolation. Loading validates
+// everything and names the first problem (file, rule index, field); rules of one operation must
+// not overlap, so a lookup has one answer.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace relay::tune {
+
+inline constexpr const char* kTableSchema = "relay.tuning/1";
+
+struct Choice {
+  std::string algorithm;          ///< canonical name of the operation's algorithm
+  std::string policy = "nonblocking";
+  std::int64_t segment_bytes = 0; ///< 0 = unsegmented
+  int fanout = 0;                 ///< 0 = the algorithm's default
+};
+
+struct Rule {
+  std::string operation;          ///< "bcast", ...
+  int min_ranks = 1, max_ranks = 1;
+  std::int64_t min_bytes = 0, max_bytes = 0;
+  Choice choice;
+  std::string source;             ///< how it was found: exhaustive, mgd, smgd, model, ...
+  double measured_s = -1;         ///< the choice's measured time at the grid point, if any
+  double predicted_s = -1;        ///< the model's time, if any
+};
+
+class Table {
+ public:
+  /// Validates and builds a table from parsed JSON. Throws std::runtime_error naming the
+  /// problem ("rules[3].max_bytes: ...").
+  static Table from_json(const nlohmann::json& doc);
+  /// Reads, parses and validates a file. Throws std::runtime_error starting with the path.
+  static Table load(const std::string& path);
+  nlohmann::json to_json() const;
+  /// Writes atomically (temporary file, then rename). Throws std::runtime_error.
+  void save(const std::string& path) const;
+
+  /// The rule for a call, or nullptr when none covers it.
+  const Rule* lookup(const std::string& operation, int ranks, std::int64_t bytes) const;
+
+  std::vector<Rule> rules;
+  nlohmann::json machine = nlohmann::json::object();  ///< where it was measured (free form)
+  std::string created;                                ///< ISO date
+};
+
+/// Builds rules from choices at measured grid points of one operation and communicator-size
+/// range: ranges meet at the geometric mean of neighbouring sizes; the first starts at 0, the
+/// last is open (to the largest int64).
+std::vector<Rule> rules_from_grid(const std::string& operation, int min_ranks, int max_ranks,
+                                  const std::vector<std::pair<std::int64_t, Rule>>& points);
+
+/// Algorithm names an operation accepts in a table (the registries'), empty if the operation
+/// is unknown to this build.
+std::vector<std::string> table_algorithms(const std::string& operation);
+
+}  // namespace relay::tune
