@@ -116,6 +116,8 @@ int main(int argc, char** argv) {
   relay::cli::add_bench_bcast(*bench, exit_code);
   relay::cli::add_bench_gemm(*bench, exit_code);
   relay::cli::add_algorithms(app, exit_code);
+  relay::cli::add_model(app, exit_code);
+  relay::cli::add_tune(app, exit_code);
   CLI::App* cluster = app.add_subcommand(
       "cluster", "Emulated cluster on this machine: up, run, check, status, down (needs root; "
                  "relay cluster --help, docs/cluster.md)");

@@ -1,0 +1,371 @@
+// relay model measure: point-to-point parameters of this machine (ping-pong, os, or, g, L,
+// eager/rendezvous switch, Hockney fit, link sharing), repeated until stable, as JSON.
+// relay model predict: the replay's time for broadcast configurations, from such a file.
+#include <mpi.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <fmt/format.h>
+#include <memory>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "cli/model_tools.hpp"
+#include "cli/results.hpp"
+#include "cli/sweep.hpp"
+#include "coll/bcast/bcast.hpp"
+#include "core/units.hpp"
+#include "measure/stats.hpp"
+#include "model/params.hpp"
+#include "model/replay.hpp"
+
+namespace relay::cli {
+namespace {
+
+constexpr int kTag = 911;
+
+struct MeasureArgs {
+  std::string sizes = "1B:16MiB,3KiB,12KiB,48KiB,96KiB,192KiB,768KiB,3MiB";
+  int peer = 1;
+  double spread = 0.05;
+  double max_seconds = 1.0;
+  int max_samples = 200;
+  std::string output = "model.json";
+  bool quiet = false;
+};
+
+// Every timing is collective over the pair (rank 0 and peer); other ranks wait at barriers.
+// Each sample is one exchange; the Sampler (median, interquartile spread) decides when to
+// stop, on rank 0, and tells the peer.
+class PairMeter {
+ public:
+  PairMeter(MPI_Comm comm, int peer, measure::StopRule rule) : comm_(comm), peer_(peer), rule_(rule) {
+    MPI_Comm_rank(comm, &rank_);
+  }
+  bool active() const { return rank_ == 0 || rank_ == peer_; }
+
+  // fn(sample) runs one exchange on both ranks and returns rank 0's reading (seconds).
+  template <class F>
+  measure::Summary run(F fn) {
+    measure::Sampler sampler(rule_);
+    int more = 1;
+    while (more) {
+      const double s = fn();
+      if (rank_ == 0) {
+        sampler.add(s);
+        more = sampler.done() ? 0 : 1;
+        MPI_Send(&more, 1, MPI_INT, peer_, kTag + 1, comm_);
+      } else {
+        MPI_Recv(&more, 1, MPI_INT, 0, kTag + 1, comm_, MPI_STATUS_IGNORE);
+      }
+    }
+    return sampler.summary();
+  }
+
+  int rank_ = 0;
+  MPI_Comm comm_;
+  int peer_;
+  measure::StopRule rule_;
+};
+
+nlohmann::json measure_params(const MeasureArgs& a, MPI_Comm comm) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  if (size < 2) throw std::invalid_argument("relay model measure needs at least 2 ranks (mpirun -np 2)");
+  if (a.peer < 1 || a.peer >= size) {
+    throw std::invalid_argument(fmt::format("--peer {} is not a rank other than 0 (1..{})", a.peer, size - 1));
+  }
+  auto sizes = parse_size_list(a.sizes);
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  sizes.erase(std::remove(sizes.begin(), sizes.end(), 0), sizes.end());
+  measure::StopRule rule;
+  rule.max_spread = a.spread;
+  rule.max_seconds = a.max_seconds;
+  rule.max_samples = static_cast<std::size_t>(a.max_samples);
+  PairMeter pm(comm, a.peer, rule);
+  const int peer = a.peer;
+  std::vector<char> buf(static_cast<std::size_t>(sizes.back()) * 2, 1);
+  nlohmann::json rows = nlohmann::json::array();
+  std::vector<std::int64_t> fit_x;
+  std::vector<double> fit_y;
+  std::int64_t eager_limit = -1;
+  const double start = MPI_Wtime();
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    const std::int64_t m = sizes[i];
+    const int n = static_cast<int>(m);
+    nlohmann::json row = {{"bytes", m}};
+    if (pm.active()) {
+      // Ping-pong round trip.
+      const auto rtt = pm.run([&] {
+        const double t0 = MPI_Wtime();
+        if (rank == 0) {
+          MPI_Send(buf.data(), n, MPI_BYTE, peer, kTag, comm);
+          MPI_Recv(buf.data(), n, MPI_BYTE, peer, kTag, comm, MPI_STATUS_IGNORE);
+        } else {
+          MPI_Recv(buf.data(), n, MPI_BYTE, 0, kTag, comm, MPI_STATUS_IGNORE);
+          MPI_Send(buf.data(), n, MPI_BYTE, 0, kTag, comm);
+        }
+        return MPI_Wtime() - t0;
+      });
+      // os: the cost of issuing a send whose receive is posted (MPI_Isend's call time).
+      const auto os = pm.run([&] {
+        double t = 0;
+        if (rank == 0) {
+          MPI_Recv(nullptr, 0, MPI_BYTE, peer, kTag + 2, comm, MPI_STATUS_IGNORE);  // posted
+          MPI_Request r;
+          const double t0 = MPI_Wtime();
+          MPI_Isend(buf.data(), n, MPI_BYTE, peer, kTag, comm, &r);
+          t = MPI_Wtime() - t0;
+          MPI_Wait(&r, MPI_STATUS_IGNORE);
+        } else {
+          MPI_Request r;
+          MPI_Irecv(buf.data(), n, MPI_BYTE, 0, kTag, comm, &r);
+          MPI_Send(nullptr, 0, MPI_BYTE, 0, kTag + 2, comm);
+          MPI_Wait(&r, MPI_STATUS_IGNORE);
+        }
+        return t;
+      });
+      // or: completing a receive whose message has arrived (probe first, then time MPI_Recv;
+      // above the eager limit this includes the copy, as it does for the executor).
+      const auto orr = pm.run([&] {
+        double t = 0;
+        if (rank == 0) {
+          MPI_Send(buf.data(), n, MPI_BYTE, peer, kTag, comm);
+          MPI_Recv(&t, 1, MPI_DOUBLE, peer, kTag + 3, comm, MPI_STATUS_IGNORE);
+        } else {
+          MPI_Probe(0, kTag, comm, MPI_STATUS_IGNORE);
+          const double t0 = MPI_Wtime();
+          MPI_Recv(buf.data(), n, MPI_BYTE, 0, kTag, comm, MPI_STATUS_IGNORE);
+          t = MPI_Wtime() - t0;
+          MPI_Send(&t, 1, MPI_DOUBLE, 0, kTag + 3, comm);
+        }
+        return t;
+      });
+      // g: back-to-back sends of pre-posted receives, per message.
+      const int burst = static_cast<int>(std::clamp<std::int64_t>((1 << 22) / m, 4, 64));
+      const auto gap = pm.run([&] {
+        double t = 0;
+        std::vector<MPI_Request> r(burst);
+        if (rank == 0) {
+          MPI_Recv(nullptr, 0, MPI_BYTE, peer, kTag + 2, comm, MPI_STATUS_IGNORE);
+          const double t0 = MPI_Wtime();
+          for (int k = 0; k < burst; ++k) MPI_Send(buf.data(), n, MPI_BYTE, peer, kTag, comm);
+          MPI_Recv(nullptr, 0, MPI_BYTE, peer, kTag + 4, comm, MPI_STATUS_IGNORE);
+          t = (MPI_Wtime() - t0) / burst;
+        } else {
+          for (int k = 0; k < burst; ++k) MPI_Irecv(buf.data(), n, MPI_BYTE, 0, kTag, comm, &r[k]);
+          MPI_Send(nullptr, 0, MPI_BYTE, 0, kTag + 2, comm);
+          MPI_Waitall(burst, r.data(), MPI_STATUSES_IGNORE);
+          MPI_Send(nullptr, 0, MPI_BYTE, 0, kTag + 4, comm);
+        }
+        return t;
+      });
+      // Eager or rendezvous: does MPI_Send return before a receive that is 2 ms late? The
+      // fastest of three tries, so that one descheduled sender does not decide.
+      double send_s = 1;
+      for (int trial = 0; trial < 3; ++trial) {
+        if (rank == 0) {
+          MPI_Recv(nullptr, 0, MPI_BYTE, peer, kTag + 5, comm, MPI_STATUS_IGNORE);
+          const double t0 = MPI_Wtime();
+          MPI_Send(buf.data(), n, MPI_BYTE, peer, kTag, comm);
+          send_s = std::min(send_s, MPI_Wtime() - t0);
+        } else {
+          MPI_Send(nullptr, 0, MPI_BYTE, 0, kTag + 5, comm);
+          std::this_thread::sleep_for(std::chrono::milliseconds(2));
+          MPI_Recv(buf.data(), n, MPI_BYTE, 0, kTag, comm, MPI_STATUS_IGNORE);
+        }
+      }
+      const bool eager = send_s < 1e-3;
+      if (rank == 0 && !eager && eager_limit < 0) eager_limit = i > 0 ? sizes[i - 1] : 0;
+      const double latency = std::max(0.0, rtt.median_s / 2 - os.median_s - gap.median_s - orr.median_s);
+      row.update({{"rtt_s", rtt.median_s}, {"rtt_spread", rtt.spread}, {"rtt_samples", rtt.samples},
+                  {"os_s", os.median_s}, {"or_s", orr.median_s}, {"g_s", gap.median_s},
+                  {"g_spread", gap.spread}, {"latency_s", latency}, {"eager", eager},
+                  {"stable", rtt.stable && gap.stable}});
+      fit_x.push_back(m);
+      fit_y.push_back(rtt.median_s / 2);
+    }
+    if (rank == 0) {
+      rows.push_back(row);
+      if (!a.quiet) {
+        const double elapsed = MPI_Wtime() - start;
+        std::fprintf(stderr, "\r[%zu/%zu] %s: rtt %.2f us (spread %.1f%%), %.0f s elapsed, about %.0f s left   ",
+                     i + 1, sizes.size(), core::format_bytes(m).c_str(), row["rtt_s"].get<double>() * 1e6,
+                     row["rtt_spread"].get<double>() * 100, elapsed,
+                     elapsed / static_cast<double>(i + 1) * static_cast<double>(sizes.size() - i - 1));
+      }
+    }
+  }
+  if (rank == 0 && !a.quiet) std::fprintf(stderr, "\n");
+  // Link sharing: a bidirectional exchange of the largest size against one direction alone.
+  double duplex = 1;
+  if (pm.active()) {
+    const int n = static_cast<int>(sizes.back());
+    const auto both = pm.run([&] {
+      MPI_Request r[2];
+      const int other = rank == 0 ? peer : 0;
+      const double t0 = MPI_Wtime();
+      MPI_Irecv(buf.data() + n, n, MPI_BYTE, other, kTag, comm, &r[0]);
+      MPI_Isend(buf.data(), n, MPI_BYTE, other, kTag, comm, &r[1]);
+      MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+      return MPI_Wtime() - t0;
+    });
+    if (rank == 0) {
+      const double one = rows.back()["rtt_s"].get<double>() / 2;
+      // Both directions moved 2 m in `both`; alone, m takes `one`. Rate ratio - 1, in [0, 1].
+      duplex = std::clamp(2 * one / both.median_s - 1, 0.0, 1.0);
+    }
+  }
+  const nlohmann::json machine = machine_description(comm);  // collective
+  if (rank != 0) return {};
+  const auto fit = model::fit_hockney(fit_x, fit_y);
+  nlohmann::json doc = {{"schema", model::kParamsSchema},
+                        {"machine", machine},
+                        {"pair", {0, peer}},
+                        {"hockney", {{"alpha_s", fit.alpha_s}, {"beta_s_per_byte", fit.beta_s_per_byte},
+                                     {"bandwidth_MBps", fit.beta_s_per_byte > 0 ? 1e-6 / fit.beta_s_per_byte : 0.0}}},
+                        {"eager_limit_bytes", eager_limit < 0 ? sizes.back() : eager_limit},
+                        {"duplex", duplex},
+                        {"plogp", rows}};
+  return doc;
+}
+
+void print_params(const nlohmann::json& doc) {
+  std::printf("# point-to-point parameters, ranks %d and %d\n", doc["pair"][0].get<int>(), doc["pair"][1].get<int>());
+  std::printf("%-10s %12s %8s %10s %10s %12s %10s %6s\n", "# Size", "RTT/2(us)", "spread", "os(us)",
+              "or(us)", "g(us)", "L(us)", "eager");
+  for (const auto& r : doc["plogp"]) {
+    std::printf("%-10s %12.2f %7.1f%% %10.2f %10.2f %12.2f %10.2f %6s\n",
+                core::format_bytes(r["bytes"].get<std::int64_t>()).c_str(), r["rtt_s"].get<double>() / 2 * 1e6,
+                r["rtt_spread"].get<double>() * 100, r["os_s"].get<double>() * 1e6,
+                r["or_s"].get<double>() * 1e6, r["g_s"].get<double>() * 1e6,
+                r["latency_s"].get<double>() * 1e6, r["eager"].get<bool>() ? "yes" : "no");
+  }
+  std::printf("# Hockney fit: alpha %.2f us, beta %.4f ns/B (%.0f MB/s); eager limit about %s; "
+              "duplex %.2f (1 = full duplex, 0 = one shared link)\n",
+              doc["hockney"]["alpha_s"].get<double>() * 1e6, doc["hockney"]["beta_s_per_byte"].get<double>() * 1e9,
+              doc["hockney"]["bandwidth_MBps"].get<double>(),
+              core::format_bytes(doc["eager_limit_bytes"].get<std::int64_t>()).c_str(), doc["duplex"].get<double>());
+}
+
+struct PredictArgs {
+  std::string params;
+  int ranks = 8;
+  int root = 0;
+  std::string sizes = "8MiB";
+  std::string algorithms = "all";
+  std::string policies = "all";
+  std::string segments = "0,1KiB:1MiB";
+  int window = 16;
+  bool hockney = false;
+  double duplex = -1;
+  std::string json_path;
+};
+
+int run_predict(const PredictArgs& a) {
+  const auto machine = model::machine_from_json(model::read_params_file(a.params), !a.hockney, a.duplex);
+  if (a.ranks < 1) throw std::invalid_argument("--ranks must be >= 1");
+  if (a.root < 0 || a.root >= a.ranks) throw std::invalid_argument("--root is not a rank");
+  std::vector<std::string> names;
+  for (const auto& alg : coll::bcast_algorithms()) {
+    if (alg.build != nullptr) names.emplace_back(alg.name);
+  }
+  const auto algorithms = parse_name_list(a.algorithms, names, "modelled broadcast algorithm (mpi has no schedule)");
+  const auto policies = parse_name_list(a.policies, {"blocking", "nonblocking"}, "policy");
+  const auto sizes = parse_size_list(a.sizes);
+  const auto segments = parse_size_list(a.segments);
+  nlohmann::json rows = nlohmann::json::array();
+  std::printf("# predicted broadcast times, %d ranks, root %d, %s model (%s)\n", a.ranks, a.root,
+              a.hockney ? "Hockney" : "PLogP", a.params.c_str());
+  std::printf("%-10s %-18s %-12s %-9s %14s\n", "# Size", "Algorithm", "Policy", "Segment", "Predicted(us)");
+  for (auto bytes : sizes) {
+    for (const auto& name : algorithms) {
+      for (const auto& policy : policies) {
+        for (auto seg : segments) {
+          if (seg >= bytes && seg != 0) continue;
+          const double t = predict_bcast(machine, name, policy, a.ranks, a.root, bytes, seg, a.window);
+          std::printf("%-10s %-18s %-12s %-9s %14.2f\n", core::format_bytes(bytes).c_str(), name.c_str(),
+                      policy.c_str(), seg > 0 ? core::format_bytes(seg).c_str() : "none", t * 1e6);
+          rows.push_back({{"size_bytes", bytes}, {"algorithm", name}, {"policy", policy},
+                          {"segment_bytes", seg}, {"predicted_us", t * 1e6}});
+        }
+      }
+    }
+  }
+  if (!a.json_path.empty()) {
+    write_json_atomic(a.json_path, {{"schema", "relay.model.predict/1"}, {"params", a.params},
+                                    {"ranks", a.ranks}, {"rows", rows}});
+    std::printf("# wrote %s\n", a.json_path.c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
+double predict_bcast(const model::Machine& machine, const std::string& algorithm,
+                     const std::string& policy, int ranks, int root, std::int64_t bytes,
+                     std::int64_t segment, int window) {
+  const auto* alg = coll::find_bcast_algorithm(algorithm);
+  if (alg == nullptr || alg->build == nullptr) return -1;
+  coll::BcastShape shape{ranks, root, bytes, 1, segment >= bytes ? 0 : segment, alg->default_fanout};
+  const auto schedule = coll::build_bcast_schedule(*alg, shape);
+  return model::replay(schedule, policy == "blocking" ? exec::Policy::blocking : exec::Policy::nonblocking,
+                       window, machine)
+      .time_s;
+}
+
+void add_model(CLI::App& app, int& exit_code) {
+  CLI::App* model = app.add_subcommand("model", "Measure point-to-point parameters; predict collective times");
+  model->require_subcommand(1);
+
+  auto m = std::make_shared<MeasureArgs>();
+  CLI::App* measure = model->add_subcommand("measure", "Measure ping-pong, os, or, g, L and the eager limit between two ranks (run under mpirun)");
+  measure->footer("Example: mpirun -np 2 relay model measure --output model.json\n"
+                  "Each quantity is repeated until the interquartile spread is under --spread (or a cap);\n"
+                  "L = RTT/2 - os - g - or, so that the model reproduces the ping-pong.");
+  measure->add_option("--sizes", m->sizes, "message sizes (lists and power-of-two ranges)")->capture_default_str();
+  measure->add_option("--peer", m->peer, "the rank measured against rank 0")->capture_default_str();
+  measure->add_option("--spread", m->spread, "stop once the relative interquartile spread is below this")->capture_default_str();
+  measure->add_option("--max-seconds", m->max_seconds, "cap per quantity and size")->capture_default_str();
+  measure->add_option("--max-samples", m->max_samples, "cap per quantity and size")->check(CLI::PositiveNumber)->capture_default_str();
+  measure->add_option("--output,-o", m->output, "parameter file (JSON) to write")->capture_default_str();
+  measure->add_flag("--quiet", m->quiet, "no progress on stderr");
+  measure->callback([m, &exit_code] {
+    ensure_mpi();
+    const auto doc = measure_params(*m, MPI_COMM_WORLD);
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) {
+      print_params(doc);
+      write_json_atomic(m->output, doc);
+      std::printf("# wrote %s\n", m->output.c_str());
+    }
+    exit_code = 0;
+  });
+
+  auto p = std::make_shared<PredictArgs>();
+  CLI::App* predict = model->add_subcommand("predict", "Predict broadcast times from a parameter file (no MPI needed)");
+  predict->footer("Example: relay model predict --params model.json --ranks 8 --sizes 8MiB --segments 0,8KiB:1MiB");
+  predict->add_option("--params", p->params, "parameter file from relay model measure")->required()->check(CLI::ExistingFile);
+  predict->add_option("--ranks", p->ranks, "process count")->capture_default_str();
+  predict->add_option("--root", p->root, "root rank")->capture_default_str();
+  predict->add_option("--sizes", p->sizes, "message sizes")->capture_default_str();
+  predict->add_option("--algorithms", p->algorithms, "algorithms (all = every one with a schedule)")->capture_default_str();
+  predict->add_option("--policies", p->policies, "blocking, nonblocking or all")->capture_default_str();
+  predict->add_option("--segments", p->segments, "segment sizes; 0 = unsegmented")->capture_default_str();
+  predict->add_option("--window", p->window, "requests in flight per rank")->capture_default_str();
+  predict->add_flag("--hockney", p->hockney, "use the Hockney fit instead of the PLogP table");
+  predict->add_option("--duplex", p->duplex, "override link sharing: 1 full duplex .. 0 one shared link");
+  predict->add_option("--json", p->json_path, "write rows as JSON here");
+  predict->callback([p, &exit_code] { exit_code = run_predict(*p); });
+}
+
+}  // namespace relay::cli

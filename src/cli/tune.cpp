@@ -1,0 +1,481 @@
+// relay tune: finds the best {algorithm, policy, segment size} per message size on this
+// communicator by exhaustive search, MGD, SMGD, the model alone and model-guided search, reports
+// what each cost and how good its choice is, and writes a decision table (relay.tuning/1).
+// relay table check / export: validate a table; write it as an Open MPI coll/tuned dynamic
+// rules file and an MPICH collective selection JSON.
+#include <mpi.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <fmt/format.h>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "cli/model_tools.hpp"
+#include "cli/results.hpp"
+#include "cli/sweep.hpp"
+#include "coll/bcast/bcast.hpp"
+#include "core/units.hpp"
+#include "measure/stats.hpp"
+#include "model/params.hpp"
+#include "relay/relay.h"
+#include "tune/export.hpp"
+#include "tune/search.hpp"
+#include "tune/table.hpp"
+
+namespace relay::cli {
+namespace {
+
+struct TuneArgs {
+  std::string sizes = "64KiB,1MiB,8MiB";
+  std::string algorithms = "all";
+  std::string policies = "all";
+  std::string segments = "1KiB:4MiB";
+  std::string methods = "exhaustive,mgd,smgd,model,guided";
+  std::string table_method = "smgd";
+  std::string params;
+  std::string predict_ranks;
+  std::string output = "relay-tuning.json";
+  std::string json_path;
+  std::string plot_path;
+  double min_time = 0.05;
+  int window = 16;
+  int root = 0;
+  int top_k = 3;
+  double threshold = 1.5;
+  int patience = 2;
+  bool quiet = false;
+};
+
+struct Axis {
+  std::string algorithm, policy;
+  std::vector<std::int64_t> segments;  // ascending; the last (0) is unsegmented
+};
+
+struct Measured {
+  double time_s = 0;
+  double cost_s = 0;
+};
+
+class Tuner {
+ public:
+  explicit Tuner(const TuneArgs& a) : a_(a) {
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm_size(comm_, &size_);
+  }
+  ~Tuner() { MPI_Comm_free(&comm_); }
+  int run();
+
+ private:
+  Measured measure(const Axis& axis, std::int64_t segment, std::int64_t bytes);
+  void progress(const std::string& what);
+
+  const TuneArgs& a_;
+  MPI_Comm comm_;
+  int rank_ = 0, size_ = 1;
+  std::vector<char> buffer_;
+  std::size_t measured_ = 0, expected_ = 0;
+  double started_ = 0;
+};
+
+// One configuration: warm-up, then enough barrier-separated iterations for --min-time; its
+// time is the median over iterations of the slowest rank, its cost the wall time spent. Both
+// are agreed over ranks, so every rank takes the same search decisions.
+Measured Tuner::measure(const Axis& axis, std::int64_t segment, std::int64_t bytes) {
+  relay_bcast_options_t o;
+  relay_bcast_options_init(&o);
+  relay_bcast_algorithm_from_name(axis.algorithm.c_str(), &o.algorithm);
+  relay_policy_from_name(axis.policy.c_str(), &o.policy);
+  o.segment_bytes = segment;
+  o.max_requests = a_.window;
+  const int count = static_cast<int>(bytes);
+  const double t_start = MPI_Wtime();
+  MPI_Barrier(comm_);
+  double warm = MPI_Wtime();
+  if (relay_bcast(buffer_.data(), count, MPI_BYTE, a_.root, comm_, &o) != RELAY_SUCCESS) {
+    throw std::runtime_error(relay_last_error());
+  }
+  warm = MPI_Wtime() - warm;
+  double slowest = 0;
+  MPI_Allreduce(&warm, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm_);
+  int n = static_cast<int>(std::clamp(a_.min_time / std::max(slowest, 1e-7), 3.0, 200.0));
+  MPI_Bcast(&n, 1, MPI_INT, 0, comm_);
+  std::vector<double> t(n), tmax(n);
+  for (int i = 0; i < n; ++i) {
+    MPI_Barrier(comm_);
+    const double t0 = MPI_Wtime();
+    relay_bcast(buffer_.data(), count, MPI_BYTE, a_.root, comm_, &o);
+    t[i] = MPI_Wtime() - t0;
+  }
+  MPI_Allreduce(t.data(), tmax.data(), n, MPI_DOUBLE, MPI_MAX, comm_);
+  double cost = MPI_Wtime() - t_start, agreed = 0;
+  MPI_Allreduce(&cost, &agreed, 1, MPI_DOUBLE, MPI_MAX, comm_);
+  return {measure::median(tmax), agreed};
+}
+
+void Tuner::progress(const std::string& what) {
+  ++measured_;
+  if (rank_ != 0 || a_.quiet) return;
+  const double elapsed = MPI_Wtime() - started_;
+  const std::size_t left = expected_ > measured_ ? expected_ - measured_ : 0;
+  std::fprintf(stderr, "\r[%zu/~%zu] %-44s %.0f s elapsed, about %.0f s left   ", measured_,
+               expected_, what.c_str(), elapsed,
+               elapsed / static_cast<double>(measured_) * static_cast<double>(left));
+}
+
+std::string describe(const Axis& axis, std::int64_t segment) {
+  if (axis.algorithm == "mpi") return "mpi";
+  return fmt::format("{} {} {}", axis.algorithm, axis.policy,
+                     segment > 0 ? core::format_bytes(segment) : "unsegmented");
+}
+
+model::Machine quick_model(MPI_Comm comm);
+
+int Tuner::run() {
+  std::vector<std::string> all_algorithms;
+  for (const auto& alg : coll::bcast_algorithms()) all_algorithms.emplace_back(alg.name);
+  const auto algorithms = parse_name_list(a_.algorithms, all_algorithms, "broadcast algorithm");
+  const auto policies = parse_name_list(a_.policies, {"blocking", "nonblocking"}, "policy");
+  auto sizes = parse_size_list(a_.sizes);
+  std::sort(sizes.begin(), sizes.end());
+  auto candidate_segments = parse_size_list(a_.segments);
+  const auto methods = parse_name_list(a_.methods, {"exhaustive", "mgd", "smgd", "model", "guided"}, "method");
+  if (std::find(methods.begin(), methods.end(), a_.table_method) == methods.end()) {
+    throw std::invalid_argument("--table-method " + a_.table_method + " is not among --methods");
+  }
+  if (a_.root < 0 || a_.root >= size_) throw std::invalid_argument("--root is not a rank");
+  std::vector<int> predict_ranks;
+  if (!a_.predict_ranks.empty()) {
+    for (auto r : parse_size_list(a_.predict_ranks)) {
+      if (r < 1 || r > (1 << 20)) throw std::invalid_argument("--predict-ranks: a process count is out of range");
+      if (r != size_) predict_ranks.push_back(static_cast<int>(r));
+    }
+  }
+  const bool need_model = !predict_ranks.empty() ||
+                          std::count(methods.begin(), methods.end(), "model") ||
+                          std::count(methods.begin(), methods.end(), "guided");
+  model::Machine machine;
+  std::string model_source = "none";
+  if (need_model) {
+    if (!a_.params.empty()) {
+      machine = model::machine_from_json(model::read_params_file(a_.params), true);
+      model_source = a_.params;
+    } else {
+      if (rank_ == 0 && !a_.quiet) std::fprintf(stderr, "relay tune: no --params: measuring point-to-point parameters first\n");
+      machine = quick_model(comm_);
+      model_source = "measured by relay tune (quick)";
+    }
+  }
+  buffer_.assign(static_cast<std::size_t>(sizes.back()), 1);
+  started_ = MPI_Wtime();
+  for (auto bytes : sizes) {
+    std::size_t per = 0;
+    for (auto s : candidate_segments) per += (s > 0 && s < bytes) ? 1 : 0;
+    expected_ += (algorithms.size() * policies.size()) * (per + 1);
+  }
+  nlohmann::json results = {{"schema", "relay.tune/1"}, {"machine", machine_description(comm_)},
+                            {"ranks", size_}, {"model", model_source}, {"sizes", nlohmann::json::array()}};
+  tune::Table table;
+  table.machine = results["machine"];
+  {
+    char date[32] = {};
+    const std::time_t now = std::time(nullptr);
+    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    table.created = date;
+  }
+  std::vector<std::pair<std::int64_t, tune::Rule>> grid;
+  std::map<int, std::vector<std::pair<std::int64_t, tune::Rule>>> predicted_grid;
+  tune::SearchOptions so;
+  so.patience = a_.patience;
+  so.threshold = a_.threshold;
+  so.top_k = a_.top_k;
+
+  for (auto bytes : sizes) {
+    std::vector<Axis> axes;
+    for (const auto& alg : algorithms) {
+      if (alg == "mpi") {
+        axes.push_back({alg, "nonblocking", {0}});
+        continue;
+      }
+      for (const auto& pol : policies) {
+        Axis axis{alg, pol, {}};
+        for (auto s : candidate_segments) {
+          if (s > 0 && s < bytes) axis.segments.push_back(s);
+        }
+        std::sort(axis.segments.begin(), axis.segments.end());
+        axis.segments.erase(std::unique(axis.segments.begin(), axis.segments.end()), axis.segments.end());
+        axis.segments.push_back(0);  // unsegmented: the largest "segment"
+        axes.push_back(axis);
+      }
+    }
+    std::vector<tune::Axis> search_axes;
+    for (const auto& ax : axes) search_axes.push_back({ax.algorithm + "/" + ax.policy, ax.segments});
+    std::map<std::pair<int, int>, Measured> cache;
+    auto measured = [&](int axis, int seg) -> Measured {
+      auto key = std::make_pair(axis, seg);
+      if (auto it = cache.find(key); it != cache.end()) return it->second;
+      const Measured m = measure(axes[axis], axes[axis].segments[seg], bytes);
+      progress(fmt::format("{} {}", core::format_bytes(bytes), describe(axes[axis], axes[axis].segments[seg])));
+      cache[key] = m;
+      return m;
+    };
+    const tune::Measure live = [&](int axis, int seg, double& cost) {
+      const Measured m = measured(axis, seg);
+      cost = m.cost_s;  // as if measured alone, also when another method measured it first
+      return m.time_s;
+    };
+    const tune::Measure predict = [&](int axis, int seg, double& cost) {
+      cost = 0;
+      const double t = predict_bcast(machine, axes[axis].algorithm, axes[axis].policy, size_, a_.root,
+                                     bytes, axes[axis].segments[seg], a_.window);
+      return t < 0 ? 1e300 : t;  // mpi: no schedule, never the model's pick
+    };
+    nlohmann::json size_doc = {{"size_bytes", bytes}, {"methods", nlohmann::json::array()},
+                               {"axes", nlohmann::json::array()}};
+    std::map<std::string, tune::SearchResult> found;
+    for (const auto& method : methods) {
+      tune::SearchResult r;
+      if (method == "exhaustive") r = tune::search_exhaustive(search_axes, live);
+      if (method == "mgd") r = tune::search_mgd(search_axes, live, so);
+      if (method == "smgd") r = tune::search_smgd(search_axes, live, so);
+      if (method == "guided") r = tune::search_model_guided(search_axes, predict, live, so);
+      if (method == "model") {
+        r = tune::search_exhaustive(search_axes, predict);  // free: the model's own best
+        const Measured m = measured(r.best.axis, r.best.segment);  // to report how good it is
+        r.best.time_s = m.time_s;
+        r.experiments = 0;
+        r.cost_s = 0;
+      }
+      found[method] = r;
+    }
+    if (rank_ == 0 && !a_.quiet) std::fprintf(stderr, "\n");
+    const bool have_ex = found.count("exhaustive") > 0;
+    const double ex_best = have_ex ? found["exhaustive"].best.time_s : 0;
+    const double ex_cost = have_ex ? found["exhaustive"].cost_s : 0;
+    if (rank_ == 0) {
+      std::printf("# bcast %s on %d ranks: tuning methods (x best = measured time of the choice / "
+                  "exhaustive best; speed-up = exhaustive measurement seconds / the method's)\n",
+                  core::format_bytes(bytes).c_str(), size_);
+      std::printf("%-11s %11s %14s %-40s %12s %8s %9s\n", "# Method", "Experiments", "Measuring(s)",
+                  "Choice", "Time(us)", "x best", "Speed-up");
+    }
+    for (const auto& method : methods) {
+      const auto& r = found[method];
+      const Axis& ax = axes[r.best.axis];
+      const std::int64_t seg = ax.segments[r.best.segment];
+      const double pred = predict_bcast(machine, ax.algorithm, ax.policy, size_, a_.root, bytes, seg, a_.window);
+      nlohmann::json path = nlohmann::json::array();
+      for (const auto& p : r.path) {
+        path.push_back({{"algorithm", axes[p.axis].algorithm}, {"policy", axes[p.axis].policy},
+                        {"segment_bytes", axes[p.axis].segments[p.segment]}, {"time_us", p.time_s * 1e6}});
+      }
+      size_doc["methods"].push_back({{"method", method}, {"experiments", r.experiments},
+                                     {"measuring_s", r.cost_s}, {"algorithm", ax.algorithm},
+                                     {"policy", ax.policy}, {"segment_bytes", seg},
+                                     {"time_us", r.best.time_s * 1e6},
+                                     {"x_best", have_ex ? r.best.time_s / ex_best : 0.0},
+                                     {"path", path}});
+      if (rank_ == 0) {
+        std::printf("%-11s %11d %14.2f %-40s %12.1f %8s %9s\n", method.c_str(), r.experiments, r.cost_s,
+                    describe(ax, seg).c_str(), r.best.time_s * 1e6,
+                    have_ex ? fmt::format("{:.3f}", r.best.time_s / ex_best).c_str() : "-",
+                    have_ex && r.cost_s > 0 ? fmt::format("{:.1f}x", ex_cost / r.cost_s).c_str() : "-");
+      }
+      if (method == a_.table_method) {
+        tune::Rule rule;
+        rule.choice.algorithm = ax.algorithm;
+        rule.choice.policy = ax.policy;
+        rule.choice.segment_bytes = seg;
+        rule.source = method;
+        rule.measured_s = r.best.time_s;
+        if (pred >= 0) rule.predicted_s = pred;
+        grid.emplace_back(bytes, rule);
+      }
+    }
+    // Every configuration measured, with the model's prediction: measured vs predicted curves.
+    for (std::size_t ai = 0; ai < axes.size(); ++ai) {
+      nlohmann::json points = nlohmann::json::array();
+      for (std::size_t si = 0; si < axes[ai].segments.size(); ++si) {
+        const auto seg = axes[ai].segments[si];
+        nlohmann::json p = {{"segment_bytes", seg}};
+        if (auto it = cache.find({static_cast<int>(ai), static_cast<int>(si)}); it != cache.end()) {
+          p["time_us"] = it->second.time_s * 1e6;
+        }
+        if (need_model) {
+          const double t = predict_bcast(machine, axes[ai].algorithm, axes[ai].policy, size_, a_.root, bytes, seg, a_.window);
+          if (t >= 0) p["predicted_us"] = t * 1e6;
+        }
+        points.push_back(p);
+      }
+      size_doc["axes"].push_back({{"algorithm", axes[ai].algorithm}, {"policy", axes[ai].policy}, {"points", points}});
+    }
+    if (rank_ == 0) std::printf("\n");
+    results["sizes"].push_back(size_doc);
+    // Process counts not measured: the model's choice.
+    for (int p : predict_ranks) {
+      double best = 1e300;
+      tune::Rule rule;
+      for (const auto& ax : axes) {
+        if (ax.algorithm == "mpi") continue;
+        for (auto seg : ax.segments) {
+          const double t = predict_bcast(machine, ax.algorithm, ax.policy, p, 0, bytes, seg, a_.window);
+          if (t >= 0 && t < best) {
+            best = t;
+            rule.choice = {ax.algorithm, ax.policy, seg, 0};
+            rule.predicted_s = t;
+          }
+        }
+      }
+      rule.source = "model";
+      if (best < 1e300) predicted_grid[p].emplace_back(bytes, rule);
+    }
+  }
+  table.rules = tune::rules_from_grid("bcast", size_, size_, grid);
+  for (auto& [p, points] : predicted_grid) {
+    for (auto& r : tune::rules_from_grid("bcast", p, p, points)) table.rules.push_back(r);
+  }
+  if (rank_ != 0) return 0;
+  tune::Table::from_json(table.to_json());  // what relay_tuning_load will accept
+  table.save(a_.output);
+  std::printf("# wrote %s (%zu rules; load with RELAY_TUNING_FILE=%s or relay_tuning_load)\n",
+              a_.output.c_str(), table.rules.size(), a_.output.c_str());
+  int rc = 0;
+  if (!a_.json_path.empty()) {
+    write_json_atomic(a_.json_path, results);
+    std::printf("# wrote %s\n", a_.json_path.c_str());
+    if (!a_.plot_path.empty()) {
+      const std::string err = run_plot_script("plot_tune.py", a_.json_path, a_.plot_path);
+      if (err.empty()) {
+        std::printf("# wrote %s\n", a_.plot_path.c_str());
+      } else {
+        std::fprintf(stderr, "relay tune: %s\n", err.c_str());
+        rc = 1;
+      }
+    }
+  }
+  return rc;
+}
+
+// Ping-pong and gap between ranks 0 and 1 over a few sizes, a Hockney fit, when no parameter
+// file was given (relay model measure does this thoroughly).
+model::Machine quick_model(MPI_Comm comm) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  model::Machine m;
+  if (size < 2) return m;
+  std::vector<std::int64_t> sizes = {1, 1024, 16384, 65536, 262144, 1 << 20, 4 << 20};
+  std::vector<char> buf(static_cast<std::size_t>(sizes.back()));
+  std::vector<double> one_way;
+  for (auto bytes : sizes) {
+    const int n = static_cast<int>(bytes);
+    std::vector<double> samples;
+    for (int i = 0; i < 15; ++i) {
+      MPI_Barrier(comm);
+      const double t0 = MPI_Wtime();
+      if (rank == 0) {
+        MPI_Send(buf.data(), n, MPI_BYTE, 1, 77, comm);
+        MPI_Recv(buf.data(), n, MPI_BYTE, 1, 77, comm, MPI_STATUS_IGNORE);
+      } else if (rank == 1) {
+        MPI_Recv(buf.data(), n, MPI_BYTE, 0, 77, comm, MPI_STATUS_IGNORE);
+        MPI_Send(buf.data(), n, MPI_BYTE, 0, 77, comm);
+      }
+      samples.push_back((MPI_Wtime() - t0) / 2);
+    }
+    double med = measure::median(samples);
+    MPI_Bcast(&med, 1, MPI_DOUBLE, 0, comm);
+    one_way.push_back(med);
+  }
+  const auto fit = model::fit_hockney(sizes, one_way);
+  m.alpha_s = fit.alpha_s;
+  m.beta_s_per_byte = fit.beta_s_per_byte;
+  return m;
+}
+
+struct TableArgs {
+  std::string file;
+  std::string openmpi;
+  std::string mpich;
+  std::string mpich_base;
+};
+
+}  // namespace
+
+void add_tune(CLI::App& app, int& exit_code) {
+  auto a = std::make_shared<TuneArgs>();
+  CLI::App* cmd = app.add_subcommand("tune", "Find the best broadcast configuration per size on this communicator and write a decision table (run under mpirun)");
+  cmd->footer(
+      "Example: mpirun -np 4 relay tune --sizes 64KiB,1MiB,8MiB --output table.json\n"
+      "Methods: exhaustive (every configuration), mgd and smgd (vadhiyar2004's modified and\n"
+      "scanning gradient descents from the largest segment), model (the replay's best, measured\n"
+      "once to report it), guided (measure the model's --top-k). The table takes --table-method's\n"
+      "choice per size; sizes between grid points take the nearer one on a log scale. Use the\n"
+      "table with RELAY_TUNING_FILE=table.json (auto then follows it; RELAY_LOG=1 shows the rule).");
+  cmd->add_option("--sizes", a->sizes, "message sizes (grid points)")->capture_default_str();
+  cmd->add_option("--algorithms", a->algorithms, "broadcast algorithms, or all")->capture_default_str();
+  cmd->add_option("--policies", a->policies, "blocking, nonblocking or all")->capture_default_str();
+  cmd->add_option("--segments", a->segments, "candidate segment sizes (unsegmented is always one)")->capture_default_str();
+  cmd->add_option("--methods", a->methods, "exhaustive, mgd, smgd, model, guided (comma list)")->capture_default_str();
+  cmd->add_option("--table-method", a->table_method, "whose choices go into the table")->capture_default_str();
+  cmd->add_option("--params", a->params, "model parameters from relay model measure (else a quick measurement)")->check(CLI::ExistingFile);
+  cmd->add_option("--predict-ranks", a->predict_ranks, "process counts not measured: add the model's choices for them");
+  cmd->add_option("--output,-o", a->output, "decision table to write")->capture_default_str();
+  cmd->add_option("--json", a->json_path, "every measurement, prediction and search path as JSON");
+  cmd->add_option("--plot", a->plot_path, "PNG: measured vs predicted over segment sizes, search paths (needs --json)");
+  cmd->add_option("--min-time", a->min_time, "seconds of timed iterations per configuration")->capture_default_str();
+  cmd->add_option("--window", a->window, "requests in flight per rank")->check(CLI::Range(1, 65536))->capture_default_str();
+  cmd->add_option("--root", a->root, "root rank")->capture_default_str();
+  cmd->add_option("--top-k", a->top_k, "guided: candidates measured")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--threshold", a->threshold, "smgd: prune algorithms predicted worse than this x best")->capture_default_str();
+  cmd->add_option("--patience", a->patience, "mgd/smgd: points past a minimum before stopping")->check(CLI::NonNegativeNumber)->capture_default_str();
+  cmd->add_flag("--quiet", a->quiet, "no progress on stderr");
+  cmd->callback([a, &exit_code] {
+    if (!a->plot_path.empty() && a->json_path.empty()) throw CLI::ValidationError("--plot", "needs --json");
+    ensure_mpi();
+    Tuner t(*a);
+    exit_code = t.run();
+  });
+
+  auto t = std::make_shared<TableArgs>();
+  CLI::App* table = app.add_subcommand("table", "Check a decision table, or export it for Open MPI and MPICH");
+  table->add_option("file", t->file, "decision table (relay.tuning/1)")->required();
+  table->add_option("--openmpi", t->openmpi, "write an Open MPI coll/tuned dynamic rules file here");
+  table->add_option("--mpich", t->mpich, "write an MPICH collective selection JSON here");
+  table->add_option("--mpich-base", t->mpich_base, "MPICH JSON whose other collectives are kept (default: the installed MPICH's built-in one, if found)");
+  table->footer(
+      "Open MPI: mpirun --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename FILE\n"
+      "MPICH:    MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=FILE mpiexec ...\n"
+      "Without --openmpi/--mpich, checks the table and prints its rules.");
+  table->callback([t, &exit_code] {
+    const auto tab = tune::Table::load(t->file);
+    std::printf("%s: valid (%zu rules)\n", t->file.c_str(), tab.rules.size());
+    std::printf("%-10s %-14s %-26s %-18s %-12s %-10s %s\n", "# Op", "Ranks", "Bytes", "Algorithm", "Policy", "Segment", "Source");
+    for (const auto& r : tab.rules) {
+      std::printf("%-10s %-14s %-26s %-18s %-12s %-10s %s\n", r.operation.c_str(),
+                  fmt::format("{}-{}", r.min_ranks, r.max_ranks).c_str(),
+                  fmt::format("{}-{}", r.min_bytes, r.max_bytes).c_str(), r.choice.algorithm.c_str(),
+                  r.choice.policy.c_str(),
+                  r.choice.segment_bytes > 0 ? core::format_bytes(r.choice.segment_bytes).c_str() : "none",
+                  r.source.c_str());
+    }
+    if (!t->openmpi.empty()) {
+      const auto notes = tune::export_openmpi(tab, t->openmpi);
+      std::printf("# wrote %s\n%s", t->openmpi.c_str(), notes.c_str());
+    }
+    if (!t->mpich.empty()) {
+      const auto notes = tune::export_mpich(tab, t->mpich, t->mpich_base);
+      std::printf("# wrote %s\n%s", t->mpich.c_str(), notes.c_str());
+    }
+    exit_code = 0;
+  });
+}
+
+}  // namespace relay::cli

@@ -1,0 +1,185 @@
+#include "tune/export.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+namespace relay::tune {
+namespace {
+
+using ordered = nlohmann::ordered_json;
+
+void write_atomic(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error(tmp + ": cannot write");
+    out << text;
+    out.flush();
+    if (!out) throw std::runtime_error(tmp + ": write failed");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw std::runtime_error(path + ": cannot rename the temporary file into place");
+  }
+}
+
+// Rules of `operation` grouped by communicator-size range, each sorted by bytes.
+std::map<std::pair<int, int>, std::vector<const Rule*>> by_comm(const Table& t, const char* op) {
+  std::map<std::pair<int, int>, std::vector<const Rule*>> out;
+  for (const auto& r : t.rules) {
+    if (r.operation == op) out[{r.min_ranks, r.max_ranks}].push_back(&r);
+  }
+  for (auto& [k, v] : out) {
+    std::sort(v.begin(), v.end(), [](auto* a, auto* b) { return a->min_bytes < b->min_bytes; });
+  }
+  return out;
+}
+
+struct OmpiChoice {
+  int id;
+  int faninout;
+  std::string note;
+};
+
+OmpiChoice ompi_bcast(const Choice& c) {
+  const int fan = c.fanout;
+  if (c.algorithm == "linear") return {1, 0, ""};
+  if (c.algorithm == "chain") return {2, fan > 0 ? fan : 1, ""};
+  if (c.algorithm == "pipeline") return {3, 0, ""};
+  if (c.algorithm == "binary") return {5, 0, ""};
+  if (c.algorithm == "binomial") return {6, 0, ""};
+  if (c.algorithm == "scatter_allgather") return {9, 0, ""};
+  if (c.algorithm == "kary") {
+    if (fan == 2 || fan == 0) return {5, 0, "kary (k = 2) exported as binary_tree (5)"};
+    return {7, fan, "kary (k = " + std::to_string(fan) + ") exported as knomial (7) with radix " + std::to_string(fan)};
+  }
+  return {0, 0, "mpi exported as 0 (ignore: Open MPI's fixed decision)"};
+}
+
+std::string mpich_bcast(const Rule& r, std::set<std::string>& notes) {
+  const auto& a = r.choice.algorithm;
+  if (a == "binomial") return "MPIR_Bcast_intra_binomial";
+  if (a == "scatter_allgather") return "MPIR_Bcast_intra_scatter_ring_allgather";
+  if (a == "pipeline" || a == "chain") {
+    notes.insert(a + " exported as MPIR_Bcast_intra_scatter_ring_allgather (MPICH 4.0's bandwidth-optimal blocking bcast; it has no pipelined chain)");
+    return "MPIR_Bcast_intra_scatter_ring_allgather";
+  }
+  if (a == "mpi") {
+    notes.insert("mpi exported as MPICH's own default for non-power-of-two sizes (binomial up to 12288 bytes, then scatter_ring_allgather)");
+    return r.max_bytes <= 12288 ? "MPIR_Bcast_intra_binomial" : "MPIR_Bcast_intra_scatter_ring_allgather";
+  }
+  notes.insert(a + " exported as MPIR_Bcast_intra_binomial (MPICH 4.0 has no " + a + " blocking bcast)");
+  return "MPIR_Bcast_intra_binomial";
+}
+
+std::string find_builtin_mpich_json() {
+  for (const char* lib : {"/usr/lib/x86_64-linux-gnu/libmpich.so.12", "/usr/lib/aarch64-linux-gnu/libmpich.so.12",
+                          "/usr/lib64/libmpich.so.12", "/usr/local/lib/libmpich.so.12"}) {
+    std::ifstream in(lib, std::ios::binary);
+    if (!in) continue;
+    std::ostringstream s;
+    s << in.rdbuf();
+    const std::string bytes = s.str();
+    // The MPIR-level tree: starts with the bcast collective and covers the nonblocking ones.
+    for (std::size_t at = bytes.find("{\"collective=bcast\""); at != std::string::npos;
+         at = bytes.find("{\"collective=bcast\"", at + 1)) {
+      const std::size_t end = bytes.find('\0', at);
+      const std::string text = bytes.substr(at, end - at);
+      if (text.find("MPIR_Bcast_intra_binomial") != std::string::npos &&
+          text.find("collective=ibcast") != std::string::npos) {
+        return text;
+      }
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string export_openmpi(const Table& table, const std::string& path) {
+  const auto groups = by_comm(table, "bcast");
+  if (groups.empty()) throw std::runtime_error("the table has no bcast rules to export");
+  std::set<std::string> notes;
+  std::ostringstream out;
+  out << "1 # collectives in this file (written by relay table --openmpi)\n";
+  out << "7 # collective id: bcast\n";
+  out << groups.size() << " # communicator sizes\n";
+  for (const auto& [range, rules] : groups) {
+    out << range.first << " # communicator size (relay rule range " << range.first << "-"
+        << range.second << "; Open MPI applies it up to the next size listed)\n";
+    out << rules.size() << " # message sizes\n";
+    for (const Rule* r : rules) {
+      const auto c = ompi_bcast(r->choice);
+      if (!c.note.empty()) notes.insert(c.note);
+      out << r->min_bytes << " " << c.id << " " << c.faninout << " " << r->choice.segment_bytes
+          << " # from " << r->min_bytes << " bytes: relay " << r->choice.algorithm << "\n";
+    }
+  }
+  write_atomic(path, out.str());
+  std::string text;
+  for (const auto& n : notes) text += "# note: " + n + "\n";
+  if (!groups.empty()) text += "# note: relay's executor policy and max_requests have no Open MPI counterpart\n";
+  return text;
+}
+
+std::string export_mpich(const Table& table, const std::string& path, const std::string& base) {
+  const auto groups = by_comm(table, "bcast");
+  if (groups.empty()) throw std::runtime_error("the table has no bcast rules to export");
+  std::string base_text;
+  std::string base_name = base;
+  if (base.empty()) {
+    base_text = find_builtin_mpich_json();
+    base_name = "the installed MPICH's built-in selection";
+    if (base_text.empty()) {
+      throw std::runtime_error("no MPICH library with a built-in selection JSON found; give "
+                               "--mpich-base FILE (MPICH's coll_selection JSON)");
+    }
+  } else {
+    std::ifstream in(base);
+    if (!in) throw std::runtime_error(base + ": cannot open");
+    std::ostringstream s;
+    s << in.rdbuf();
+    base_text = s.str();
+  }
+  ordered doc;
+  try {
+    doc = ordered::parse(base_text);
+  } catch (const ordered::exception& e) {
+    throw std::runtime_error(base_name + ": not valid JSON (" + e.what() + ")");
+  }
+  if (!doc.is_object()) throw std::runtime_error(base_name + ": not a selection JSON object");
+  std::set<std::string> notes;
+  ordered intra = ordered::object();
+  std::size_t g = 0;
+  for (const auto& [range, rules] : groups) {
+    ordered sizes = ordered::object();
+    for (std::size_t i = 0; i < rules.size(); ++i) {
+      const bool last = i + 1 == rules.size();
+      const std::string key = last ? "avg_msg_size=any"
+                                   : "avg_msg_size<=" + std::to_string(rules[i]->max_bytes);
+      sizes[key] = {{"algorithm=" + mpich_bcast(*rules[i], notes), ordered::object()}};
+    }
+    const bool last_group = ++g == groups.size();
+    intra[last_group ? std::string("comm_size=any") : "comm_size<=" + std::to_string(range.second)] = sizes;
+  }
+  ordered bcast = ordered::object();
+  bcast["comm_type=intra"] = intra;
+  if (doc.contains("collective=bcast") && doc["collective=bcast"].contains("comm_type=inter")) {
+    bcast["comm_type=inter"] = doc["collective=bcast"]["comm_type=inter"];
+  }
+  doc["collective=bcast"] = bcast;
+  write_atomic(path, doc.dump(2) + "\n");
+  std::string text = "# note: other collectives copied from " + base_name + "\n";
+  for (const auto& n : notes) text += "# note: " + n + "\n";
+  text += "# note: segment sizes and relay's executor policy have no MPICH 4.0 counterpart\n";
+  return text;
+}
+
+}  // namespace relay::tune
