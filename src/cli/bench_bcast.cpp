@@ -14,14 +14,17 @@
 #include <functional>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/model_tools.hpp"
 #include "cli/results.hpp"
 #include "cli/sweep.hpp"
 #include "coll/bcast/bcast.hpp"
 #include "core/units.hpp"
+#include "model/params.hpp"
 #include "relay/relay.h"
 
 namespace relay::cli {
@@ -43,6 +46,7 @@ struct Args {
   int rounds = 1;
   std::string json_path;
   std::string plot_path;
+  std::string model_path;  // parameter file: print the model's time next to each row
   bool quiet = false;
 };
 
@@ -104,6 +108,9 @@ class Bench {
     MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
     MPI_Comm_rank(comm_, &rank_);
     MPI_Comm_size(comm_, &size_);
+    if (!a_.model_path.empty()) {
+      machine_ = model::machine_from_json(model::read_params_file(a_.model_path), true);
+    }
   }
   ~Bench() { MPI_Comm_free(&comm_); }
 
@@ -114,8 +121,10 @@ class Bench {
   std::function<relay_status_t()> operation(const Config& c, char* buf, std::int64_t bytes);
   bool verify(const Config& c, std::int64_t bytes, std::string& error);
   nlohmann::json measure(const Config& c, std::int64_t bytes);
+  void add_prediction(nlohmann::json& row) const;
 
   const Args& a_;
+  std::optional<model::Machine> machine_;
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1;
   std::vector<char> buffer_;
@@ -210,6 +219,34 @@ nlohmann::json Bench::measure(const Config& c, std::int64_t bytes) {
   return row;
 }
 
+// The replay's time for the configuration the row ran (for auto: what it resolved to), and
+// predicted / measured. Baselines and mpi have no schedule and get no prediction.
+void Bench::add_prediction(nlohmann::json& row) const {
+  if (!machine_ || !row.contains("avg_us")) return;
+  std::string algorithm = row["algorithm"].get<std::string>();
+  std::string policy = row["policy"].get<std::string>();
+  std::int64_t segment = row["segment_bytes"].get<std::int64_t>();
+  int fanout = a_.fanout;
+  if (row.contains("resolved")) {  // "algorithm=A policy=P segment_bytes=S fanout=F ..."
+    const std::string text = row["resolved"].get<std::string>();
+    auto field = [&](const std::string& key) {
+      const auto at = text.find(key + "=");
+      if (at == std::string::npos) return std::string();
+      const auto from = at + key.size() + 1;
+      return text.substr(from, text.find(' ', from) - from);
+    };
+    algorithm = field("algorithm");
+    policy = field("policy");
+    segment = std::stoll("0" + field("segment_bytes"));
+    fanout = std::stoi("0" + field("fanout"));
+  }
+  const double t = predict_bcast(*machine_, algorithm, policy, size_, a_.root,
+                                 row["size_bytes"].get<std::int64_t>(), segment, a_.window, fanout);
+  if (t < 0) return;
+  row["predicted_us"] = t * 1e6;
+  row["predicted_over_measured"] = t * 1e6 / row["avg_us"].get<double>();
+}
+
 // One row per combination and size, fastest first, with each row's time relative to the best.
 void print_summary(const nlohmann::json& rows) {
   std::vector<std::int64_t> sizes;
@@ -219,8 +256,8 @@ void print_summary(const nlohmann::json& rows) {
     }
   }
   std::printf("# Summary: every combination, fastest first (x best = time / fastest time)\n");
-  std::printf("%-12s %-18s %-12s %-9s %12s %10s %8s\n", "# Size", "Algorithm", "Policy", "Segment",
-              "Avg(us)", "MB/s", "x best");
+  std::printf("%-12s %-18s %-12s %-9s %12s %10s %8s %12s\n", "# Size", "Algorithm", "Policy", "Segment",
+              "Avg(us)", "MB/s", "x best", "Model(us)");
   for (auto size : sizes) {
     std::vector<const nlohmann::json*> list;
     for (const auto& r : rows) {
@@ -231,11 +268,12 @@ void print_summary(const nlohmann::json& rows) {
     });
     for (const auto* r : list) {
       const auto seg = (*r)["segment_bytes"].get<std::int64_t>();
-      std::printf("%-12lld %-18s %-12s %-9s %12.2f %10.2f %8.3f\n", static_cast<long long>(size),
+      std::printf("%-12lld %-18s %-12s %-9s %12.2f %10.2f %8.3f %12s\n", static_cast<long long>(size),
                   (*r)["algorithm"].get<std::string>().c_str(), (*r)["policy"].get<std::string>().c_str(),
                   seg > 0 ? core::format_bytes(seg).c_str() : "none", (*r)["avg_us"].get<double>(),
                   (*r)["bandwidth_MBps"].get<double>(),
-                  (*r)["avg_us"].get<double>() / (*list.front())["avg_us"].get<double>());
+                  (*r)["avg_us"].get<double>() / (*list.front())["avg_us"].get<double>(),
+                  r->contains("predicted_us") ? fmt::format("{:.2f}", (*r)["predicted_us"].get<double>()).c_str() : "-");
     }
   }
 }
@@ -332,19 +370,26 @@ int Bench::run() {
     if (rank_ == 0) {
       std::printf("# bcast %s ranks=%d root=%d window=%d rounds=%d\n", label(c).c_str(), size_,
                   a_.root, a_.window, a_.rounds);
-      std::printf("%-12s %12s %12s %12s %11s %10s\n", "# Size", "Avg(us)", "Min(us)", "Max(us)",
-                  "Iterations", "MB/s");
+      std::printf("%-12s %12s %12s %12s %11s %10s%s\n", "# Size", "Avg(us)", "Min(us)", "Max(us)",
+                  "Iterations", "MB/s", machine_ ? "    Model(us) Model/meas" : "");
     }
     for (std::size_t si = 0; si < sizes.size(); ++si) {
-      const nlohmann::json row = combine_rounds(measured[ci * sizes.size() + si]);
+      nlohmann::json row = combine_rounds(measured[ci * sizes.size() + si]);
+      add_prediction(row);
       const auto bytes = sizes[si];
       if (rank_ != 0) continue;
       if (row.contains("error")) {
         std::printf("%-12lld ERROR: %s\n", static_cast<long long>(bytes), row["error"].get<std::string>().c_str());
       } else {
-        std::printf("%-12lld %12.2f %12.2f %12.2f %11d %10.2f\n", static_cast<long long>(bytes),
+        std::printf("%-12lld %12.2f %12.2f %12.2f %11d %10.2f", static_cast<long long>(bytes),
                     row["avg_us"].get<double>(), row["min_us"].get<double>(), row["max_us"].get<double>(),
                     row["iterations"].get<int>(), row["bandwidth_MBps"].get<double>());
+        if (row.contains("predicted_us")) {
+          std::printf(" %12.2f %10.3f", row["predicted_us"].get<double>(), row["predicted_over_measured"].get<double>());
+        } else if (machine_) {
+          std::printf(" %12s %10s", "-", "-");
+        }
+        std::printf("\n");
       }
       doc["rows"].push_back(row);
     }
@@ -395,6 +440,9 @@ void add_bench_bcast(CLI::App& bench, int& exit_code) {
   cmd->add_option("--rounds", args->rounds, "measure every configuration this many times, interleaved; report the median")->check(CLI::PositiveNumber)->capture_default_str();
   cmd->add_option("--json", args->json_path, "write rows as JSON here");
   cmd->add_option("--plot", args->plot_path, "draw a PNG here (needs --json and matplotlib)");
+  cmd->add_option("--model", args->model_path,
+                  "parameter file from relay model measure: print the model's time next to each row")
+      ->check(CLI::ExistingFile);
   cmd->add_flag("--quiet", args->quiet, "no progress on stderr");
   // Handled before parsing (main.cpp): listed here for --help.
   cmd->add_flag("--cluster",

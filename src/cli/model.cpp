@@ -30,15 +30,6 @@ namespace {
 
 constexpr int kTag = 911;
 
-struct MeasureArgs {
-  std::string sizes = "1B:16MiB,3KiB,12KiB,48KiB,96KiB,192KiB,768KiB,3MiB";
-  int peer = 1;
-  double spread = 0.05;
-  double max_seconds = 1.0;
-  int max_samples = 200;
-  std::string output = "model.json";
-  bool quiet = false;
-};
 
 // Every timing is collective over the pair (rank 0 and peer); other ranks wait at barriers.
 // Each sample is one exchange; the Sampler (median, interquartile spread) decides when to
@@ -74,7 +65,9 @@ class PairMeter {
   measure::StopRule rule_;
 };
 
-nlohmann::json measure_params(const MeasureArgs& a, MPI_Comm comm) {
+}  // namespace
+
+nlohmann::json measure_params(const P2pMeasureArgs& a, MPI_Comm comm) {
   int rank = 0, size = 0;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
@@ -238,6 +231,8 @@ nlohmann::json measure_params(const MeasureArgs& a, MPI_Comm comm) {
   return doc;
 }
 
+namespace {
+
 void print_params(const nlohmann::json& doc) {
   std::printf("# point-to-point parameters, ranks %d and %d\n", doc["pair"][0].get<int>(), doc["pair"][1].get<int>());
   std::printf("%-10s %12s %8s %10s %10s %12s %10s %6s\n", "# Size", "RTT/2(us)", "spread", "os(us)",
@@ -312,10 +307,11 @@ int run_predict(const PredictArgs& a) {
 
 double predict_bcast(const model::Machine& machine, const std::string& algorithm,
                      const std::string& policy, int ranks, int root, std::int64_t bytes,
-                     std::int64_t segment, int window) {
+                     std::int64_t segment, int window, int fanout) {
   const auto* alg = coll::find_bcast_algorithm(algorithm);
   if (alg == nullptr || alg->build == nullptr) return -1;
-  coll::BcastShape shape{ranks, root, bytes, 1, segment >= bytes ? 0 : segment, alg->default_fanout};
+  coll::BcastShape shape{ranks, root, bytes, 1, segment >= bytes ? 0 : segment,
+                         fanout > 0 ? fanout : alg->default_fanout};
   const auto schedule = coll::build_bcast_schedule(*alg, shape);
   return model::replay(schedule, policy == "blocking" ? exec::Policy::blocking : exec::Policy::nonblocking,
                        window, machine)
@@ -326,7 +322,7 @@ void add_model(CLI::App& app, int& exit_code) {
   CLI::App* model = app.add_subcommand("model", "Measure point-to-point parameters; predict collective times");
   model->require_subcommand(1);
 
-  auto m = std::make_shared<MeasureArgs>();
+  auto m = std::make_shared<P2pMeasureArgs>();
   CLI::App* measure = model->add_subcommand("measure", "Measure ping-pong, os, or, g, L and the eager limit between two ranks (run under mpirun)");
   measure->footer("Example: mpirun -np 2 relay model measure --output model.json\n"
                   "Each quantity is repeated until the interquartile spread is under --spread (or a cap);\n"

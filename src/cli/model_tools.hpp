@@ -5,14 +5,32 @@
 #include <cstdint>
 #include <string>
 
+#include <mpi.h>
+#include <nlohmann/json.hpp>
+
 #include "model/params.hpp"
 
 namespace relay::cli {
 
+/// What relay model measure measures, and how long it insists.
+struct P2pMeasureArgs {
+  std::string sizes = "1B:16MiB,3KiB,12KiB,48KiB,96KiB,192KiB,768KiB,3MiB";
+  int peer = 1;
+  double spread = 0.05;     ///< stop once the relative interquartile spread is below this
+  double max_seconds = 1.0;  ///< cap per quantity and size
+  int max_samples = 200;     ///< cap per quantity and size
+  std::string output = "model.json";
+  bool quiet = false;
+};
+
+/// Point-to-point parameters between rank 0 and `peer` (relay.model.params/1 JSON on rank 0,
+/// empty elsewhere). Collective over `comm`; throws std::invalid_argument on bad arguments.
+nlohmann::json measure_params(const P2pMeasureArgs& a, MPI_Comm comm);
+
 /// Replays `algorithm`'s schedule (root `root`, `segment` bytes, 0 = unsegmented) under the
-/// executor `policy` on `machine`; -1 for an algorithm without a schedule (mpi).
+/// executor `policy` on `machine` (fanout 0 = the algorithm's default); -1 for an algorithm without a schedule (mpi).
 double predict_bcast(const model::Machine& machine, const std::string& algorithm,
                      const std::string& policy, int ranks, int root, std::int64_t bytes,
-                     std::int64_t segment, int window);
+                     std::int64_t segment, int window, int fanout = 0);
 
 }  // namespace relay::cli

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <ctime>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -137,7 +138,8 @@ std::string describe(const Axis& axis, std::int64_t segment) {
                      segment > 0 ? core::format_bytes(segment) : "unsegmented");
 }
 
-model::Machine quick_model(MPI_Comm comm);
+model::Machine quick_model(MPI_Comm comm, const std::vector<std::int64_t>& message_sizes,
+                           const std::vector<std::int64_t>& segments, bool quiet);
 
 int Tuner::run() {
   std::vector<std::string> all_algorithms;
@@ -170,7 +172,7 @@ int Tuner::run() {
       model_source = a_.params;
     } else {
       if (rank_ == 0 && !a_.quiet) std::fprintf(stderr, "relay tune: no --params: measuring point-to-point parameters first\n");
-      machine = quick_model(comm_);
+      machine = quick_model(comm_, sizes, candidate_segments, a_.quiet);
       model_source = "measured by relay tune (quick)";
     }
   }
@@ -364,40 +366,33 @@ int Tuner::run() {
   return rc;
 }
 
-// Ping-pong and gap between ranks 0 and 1 over a few sizes, a Hockney fit, when no parameter
-// file was given (relay model measure does this thoroughly).
-model::Machine quick_model(MPI_Comm comm) {
+// Without a parameter file: a short relay model measure at the sizes the replay will cost
+// (every candidate segment and message size, plus small ones), its PLogP table shared by all
+// ranks, so that every rank's searches take the same decisions.
+model::Machine quick_model(MPI_Comm comm, const std::vector<std::int64_t>& message_sizes,
+                           const std::vector<std::int64_t>& segments, bool quiet) {
   int rank = 0, size = 0;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  model::Machine m;
-  if (size < 2) return m;
-  std::vector<std::int64_t> sizes = {1, 1024, 16384, 65536, 262144, 1 << 20, 4 << 20};
-  std::vector<char> buf(static_cast<std::size_t>(sizes.back()));
-  std::vector<double> one_way;
-  for (auto bytes : sizes) {
-    const int n = static_cast<int>(bytes);
-    std::vector<double> samples;
-    for (int i = 0; i < 15; ++i) {
-      MPI_Barrier(comm);
-      const double t0 = MPI_Wtime();
-      if (rank == 0) {
-        MPI_Send(buf.data(), n, MPI_BYTE, 1, 77, comm);
-        MPI_Recv(buf.data(), n, MPI_BYTE, 1, 77, comm, MPI_STATUS_IGNORE);
-      } else if (rank == 1) {
-        MPI_Recv(buf.data(), n, MPI_BYTE, 0, 77, comm, MPI_STATUS_IGNORE);
-        MPI_Send(buf.data(), n, MPI_BYTE, 0, 77, comm);
-      }
-      samples.push_back((MPI_Wtime() - t0) / 2);
-    }
-    double med = measure::median(samples);
-    MPI_Bcast(&med, 1, MPI_DOUBLE, 0, comm);
-    one_way.push_back(med);
+  if (size < 2) return {};
+  std::vector<std::int64_t> sizes = {1, 64, 1024};
+  for (auto s : message_sizes) sizes.push_back(s);
+  for (auto s : segments) {
+    if (s > 0) sizes.push_back(s);
   }
-  const auto fit = model::fit_hockney(sizes, one_way);
-  m.alpha_s = fit.alpha_s;
-  m.beta_s_per_byte = fit.beta_s_per_byte;
-  return m;
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  P2pMeasureArgs a;
+  a.sizes = fmt::format("{}", fmt::join(sizes, ","));
+  a.max_seconds = 0.1;
+  a.max_samples = 60;
+  a.quiet = quiet;
+  std::string text = measure_params(a, comm).dump();
+  int n = static_cast<int>(text.size());
+  MPI_Bcast(&n, 1, MPI_INT, 0, comm);
+  text.resize(static_cast<std::size_t>(n));
+  MPI_Bcast(text.data(), n, MPI_CHAR, 0, comm);
+  return model::machine_from_json(nlohmann::json::parse(text), true);
 }
 
 struct TableArgs {
