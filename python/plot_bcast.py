@@ -10,22 +10,10 @@ usage: plot_bcast.py RESULTS.json -o PLOT.png
 """
 import argparse
 import json
-import os
 import sys
 from collections import defaultdict
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-
-def human(nbytes):
-    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
-        if nbytes >= 1 << shift and nbytes % (1 << shift) == 0:
-            return f"{nbytes >> shift}{unit}"
-    return f"{nbytes}B"
-
+from relay_plot import human, plt, save_atomically
 
 def style_axes(ax, xlabel, ylabel, title):
     ax.set_xscale("log", base=2)
@@ -36,7 +24,6 @@ def style_axes(ax, xlabel, ylabel, title):
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7, ncol=2)
 
-
 def colour_and_style(name, algorithms):
     """Colour by algorithm, line style by policy: blocking dotted, nonblocking solid."""
     algorithm = name.split("/")[0]
@@ -45,11 +32,9 @@ def colour_and_style(name, algorithms):
         colour = plt.cm.tab20(algorithms.index(algorithm) % 20)
     return colour, (":" if name.endswith("/blocking") else "-")
 
-
 def series_name(row):
     policy = row.get("policy", "-")
     return row["algorithm"] if policy in ("-", "") else f"{row['algorithm']}/{policy}"
-
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -118,11 +103,8 @@ def main():
         style_axes(right, "message size (bytes)", "time (us), best segment size", f"{library}, {ranks} ranks")
 
     fig.tight_layout()
-    tmp = args.output + ".tmp.png"  # written whole, then renamed: never a half-written plot
-    fig.savefig(tmp, dpi=110)
-    os.replace(tmp, args.output)
+    save_atomically(fig, args.output, dpi=110)
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -11,30 +11,16 @@ usage: plot_tune.py RESULTS.json -o PLOT.png
 """
 import argparse
 import json
-import os
 import sys
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-
-def human(nbytes):
-    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
-        if nbytes >= 1 << shift and nbytes % (1 << shift) == 0:
-            return f"{nbytes >> shift}{unit}"
-    return f"{nbytes}B"
-
+from relay_plot import human, plt, save_atomically
 
 def axis_name(axis):
     return f"{axis['algorithm']}/{axis['policy']}" if axis.get("policy") else axis["algorithm"]
 
-
 def x_of(segment, message):
     """Unsegmented (0) is drawn at the message size: one segment of the whole message."""
     return segment if segment > 0 else message
-
 
 def plot_curves(ax, size_doc, colours):
     message = size_doc["size_bytes"]
@@ -66,7 +52,6 @@ def plot_curves(ax, size_doc, colours):
     ax.set_title(f"broadcast of {human(message)}: measured vs predicted")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=6, ncol=2)
-
 
 def plot_paths(ax, size_doc):
     message = size_doc["size_bytes"]
@@ -105,7 +90,6 @@ def plot_paths(ax, size_doc):
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=6)
 
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("results", help="JSON written by relay tune --json")
@@ -125,11 +109,8 @@ def main():
         plot_paths(panels[1][col], size_doc)
     fig.suptitle(f"relay tune on {doc.get('ranks', '?')} ranks, model: {doc.get('model', '?')}")
     fig.tight_layout()
-    tmp = args.output + ".tmp.png"  # written whole, then renamed: never a half-written plot
-    fig.savefig(tmp, dpi=100)
-    os.replace(tmp, args.output)
+    save_atomically(fig, args.output, dpi=100)
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())
