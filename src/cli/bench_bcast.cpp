@@ -323,15 +323,12 @@ int Bench::run() {
   std::vector<Config> configs;
   for (const auto& name : names) {
     const auto* alg = coll::find_bcast_algorithm(name);
-    if (alg != nullptr && alg->build == nullptr) {
+    // `mpi` has no policy or segments; `auto` picks its own (from the table or the model).
+    if ((alg != nullptr && alg->build == nullptr) || name == "auto") {
       configs.push_back({name, "-", 0});
       continue;
     }
     for (const auto& policy : policies) {
-      if (name == "auto") {
-        configs.push_back({name, policy, 0});
-        continue;
-      }
       for (auto seg : segments) configs.push_back({name, policy, seg});
     }
   }
@@ -395,9 +392,13 @@ int Bench::run() {
     }
     if (rank_ == 0) std::printf("\n");
   }
-  if (rank_ != 0) return 0;
+  // Every rank knows which rows failed (verify agrees over all ranks): all exit non-zero.
+  const auto failed = std::count_if(doc["rows"].begin(), doc["rows"].end(),
+                                    [](const nlohmann::json& r) { return r.contains("error"); });
+  int rc = failed > 0 ? 1 : 0;
+  if (rank_ != 0) return rc;
   print_summary(doc["rows"]);
-  int rc = 0;
+  if (failed > 0) std::fprintf(stderr, "relay bench bcast: %d configurations failed (ERROR rows above)\n", static_cast<int>(failed));
   if (!a_.json_path.empty()) {
     write_json_atomic(a_.json_path, doc);
     std::printf("# wrote %s\n", a_.json_path.c_str());

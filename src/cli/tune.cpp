@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -456,7 +457,10 @@ void add_tune(CLI::App& app, int& exit_code) {
     for (const auto& r : tab.rules) {
       std::printf("%-10s %-14s %-26s %-18s %-12s %-10s %s\n", r.operation.c_str(),
                   fmt::format("{}-{}", r.min_ranks, r.max_ranks).c_str(),
-                  fmt::format("{}-{}", r.min_bytes, r.max_bytes).c_str(), r.choice.algorithm.c_str(),
+                  fmt::format("{}-{}", r.min_bytes,
+                              r.max_bytes == std::numeric_limits<std::int64_t>::max()
+                                  ? std::string("max") : std::to_string(r.max_bytes)).c_str(),
+                  r.choice.algorithm.c_str(),
                   r.choice.policy.c_str(),
                   r.choice.segment_bytes > 0 ? core::format_bytes(r.choice.segment_bytes).c_str() : "none",
                   r.source.c_str());

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Issue 4's MPI test of the tuning loop: `relay tune` on 4 ranks with a tiny budget writes a
+# decision table; relay_bcast(auto) then follows it, and RELAY_LOG shows which rule chose what.
+#   1. relay tune (SMGD, two sizes) writes a table that `relay table` validates;
+#   2. relay bench bcast --algorithms auto, with RELAY_TUNING_FILE: every rank logs
+#      "(auto: table FILE rule N)" for each size, and the algorithm, policy and segment size it
+#      ran are the ones rule N holds;
+#   3. a malformed table makes auto fail with a message naming the file and the problem.
+# Usage: run_tune_table_test.sh MPIEXEC RELAY [mpiexec flags...]
+set -uo pipefail
+mpiexec=$1 relay=$2
+shift 2
+flags=("$@")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+out=$work/out
+fail() { echo "FAIL: $*"; echo "--- output ---"; cat "$out"; exit 1; }
+run() { timeout 240 "$mpiexec" -n 4 "${flags[@]}" "$@" >"$out" 2>&1; }
+table=$work/table.json
+
+run env OPENBLAS_NUM_THREADS=1 "$relay" tune --sizes 4KiB,256KiB --algorithms binomial,pipeline,linear \
+  --segments 8KiB:64KiB --methods smgd --min-time 0.005 --output "$table" --quiet ||
+  fail "relay tune exited $?"
+"$relay" table "$table" >"$out" 2>&1 || fail "relay table rejected what relay tune wrote"
+grep -q "valid (2 rules)" "$out" || fail "expected 2 rules"
+echo "1. relay tune wrote $table: $(grep -c '^bcast' "$out") rules"
+
+run env RELAY_TUNING_FILE="$table" RELAY_LOG=1 "$relay" bench bcast --algorithms auto \
+  --baselines none --sizes 4KiB,256KiB --min-time 0.01 --warmup 0 --quiet ||
+  fail "relay bench bcast --algorithms auto exited $?"
+python3 - "$table" "$out" <<'PY' || fail "auto did not follow the table"
+import json, re, sys
+rules = json.load(open(sys.argv[1]))["rules"]
+seen = {}
+for line in open(sys.argv[2]):
+    m = re.match(r"relay\[(\d+)\]: relay_bcast bytes=(\d+) .*algorithm=(\S+) policy=(\S+) "
+                 r"segment_bytes=(\d+) .*\(auto: table (\S+) rule (\d+)\)", line)
+    if not m:
+        continue
+    rank, size, alg, pol, seg, path, n = m.groups()
+    rule = rules[int(n)]
+    lo, hi = rule["bytes"]
+    want_seg = rule["segment_bytes"] if rule["segment_bytes"] < int(size) else 0
+    ok = (path == sys.argv[1] and lo <= int(size) <= hi and alg == rule["algorithm"]
+          and pol == rule["policy"] and int(seg) == want_seg)
+    if not ok:
+        sys.exit(f"rank {rank}, {size} B: ran {alg}/{pol}/{seg} by rule {n} = {rule}")
+    seen.setdefault(int(size), set()).add(int(rank))
+for size in (4096, 262144):
+    if seen.get(size) != {0, 1, 2, 3}:
+        sys.exit(f"{size} B: table choice logged by ranks {sorted(seen.get(size, []))}, want 0-3")
+print("2. auto followed the table on every rank: " +
+      "; ".join(f"{r['bytes'][0]}-{r['bytes'][1]} B -> {r['algorithm']}/{r['policy']}/"
+                f"{r['segment_bytes']}" for r in rules))
+PY
+
+echo '{"schema": "relay.tuning/1", "rules": [{"operation": "bcast"' >"$work/truncated.json"
+run env RELAY_TUNING_FILE="$work/truncated.json" "$relay" bench bcast --algorithms auto \
+  --baselines none --sizes 4KiB --iterations 1 --warmup 0 --quiet && fail "a truncated table was accepted"
+grep -q "truncated.json: not valid JSON" "$out" || fail "the error does not name the file and the problem"
+echo "3. a truncated table: auto fails (non-zero exit) naming the file and the problem"
+echo "PASS"
