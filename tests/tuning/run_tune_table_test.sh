@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Issue 4's MPI test of the tuning loop: `relay tune` on 4 ranks with a tiny budget writes a
 # decision table; relay_bcast(auto) then follows it, and RELAY_LOG shows which rule chose what.
-#   1. relay tune (SMGD, two sizes) writes a table that `relay table` validates;
+#   1. relay tune (SMGD, two sizes; 2 ranks predicted by the model) writes a table that
+#      `relay table` validates;
 #   2. relay bench bcast --algorithms auto, with RELAY_TUNING_FILE: every rank logs
 #      "(auto: table FILE rule N)" for each size, and the algorithm, policy and segment size it
 #      ran are the ones rule N holds;
+#      The GEMM's panel broadcasts on a 2x2 grid (auto by default; 2-rank row and column
+#      communicators) follow the table's predicted 2-rank rules.
 #   3. a malformed table makes auto fail with a message naming the file and the problem.
 # Usage: run_tune_table_test.sh MPIEXEC RELAY [mpiexec flags...]
 set -uo pipefail
@@ -19,10 +22,10 @@ run() { timeout 240 "$mpiexec" -n 4 "${flags[@]}" "$@" >"$out" 2>&1; }
 table=$work/table.json
 
 run env OPENBLAS_NUM_THREADS=1 "$relay" tune --sizes 4KiB,256KiB --algorithms binomial,pipeline,linear \
-  --segments 8KiB:64KiB --methods smgd --min-time 0.005 --output "$table" --quiet ||
+  --segments 8KiB:64KiB --methods smgd --min-time 0.005 --predict-ranks 2 --output "$table" --quiet ||
   fail "relay tune exited $?"
 "$relay" table "$table" >"$out" 2>&1 || fail "relay table rejected what relay tune wrote"
-grep -q "valid (2 rules)" "$out" || fail "expected 2 rules"
+grep -q "valid (4 rules)" "$out" || fail "expected 4 rules (2 sizes x 4 measured and 2 predicted ranks)"
 echo "1. relay tune wrote $table: $(grep -c '^bcast' "$out") rules"
 
 run env RELAY_TUNING_FILE="$table" RELAY_LOG=1 "$relay" bench bcast --algorithms auto \
@@ -42,17 +45,24 @@ for line in open(sys.argv[2]):
     lo, hi = rule["bytes"]
     want_seg = rule["segment_bytes"] if rule["segment_bytes"] < int(size) else 0
     ok = (path == sys.argv[1] and lo <= int(size) <= hi and alg == rule["algorithm"]
+          and rule["comm_size"][0] <= 4 <= rule["comm_size"][1]
           and pol == rule["policy"] and int(seg) == want_seg)
     if not ok:
         sys.exit(f"rank {rank}, {size} B: ran {alg}/{pol}/{seg} by rule {n} = {rule}")
     seen.setdefault(int(size), set()).add(int(rank))
-for size in (4096, 262144):
+for size in (4096, 262144):  # the 4-rank rules
     if seen.get(size) != {0, 1, 2, 3}:
         sys.exit(f"{size} B: table choice logged by ranks {sorted(seen.get(size, []))}, want 0-3")
 print("2. auto followed the table on every rank: " +
       "; ".join(f"{r['bytes'][0]}-{r['bytes'][1]} B -> {r['algorithm']}/{r['policy']}/"
                 f"{r['segment_bytes']}" for r in rules))
 PY
+
+run env RELAY_TUNING_FILE="$table" RELAY_LOG=1 OPENBLAS_NUM_THREADS=1 "$relay" bench gemm --n 96 \
+  --grid 2x2 --schemes auto --lookahead 1 --reps 1 || fail "relay bench gemm --schemes auto exited $?"
+n=$(grep -Ec "relay_ibcast .* ranks=2 .*\(auto: table $table rule [0-9]+\)" "$out")
+[ "$n" -ge 4 ] || fail "the GEMM's panel broadcasts did not follow the table"
+echo "2b. the GEMM's panel broadcasts (auto) followed the table: $n broadcasts logged a rule"
 
 echo '{"schema": "relay.tuning/1", "rules": [{"operation": "bcast"' >"$work/truncated.json"
 run env RELAY_TUNING_FILE="$work/truncated.json" "$relay" bench bcast --algorithms auto \
