@@ -43,6 +43,18 @@ Prediction replay(const schedule::Schedule& schedule, exec::Policy policy, int w
     }
   }
   std::vector<double> out_free(P, 0), in_free(P, 0);
+  // Combines (reductions) are local work of zero cost here: a send that needs the first c
+  // combines needs the receives those combines need. Receives are taken as pre-posted.
+  std::vector<std::vector<std::int32_t>> combine_needs(P);
+  for (int r = 0; r < P; ++r) {
+    const auto& p = schedule.ranks[r];
+    std::int32_t most = 0;
+    combine_needs[r].push_back(0);
+    for (auto i : p.combine_steps) combine_needs[r].push_back(most = std::max(most, p.steps[i].needs_recvs));
+  }
+  auto needs_recvs = [&](int r, const schedule::Step& step) {
+    return std::max(step.needs_recvs, combine_needs[r][step.needs_combines]);
+  };
 
   auto advance_prefix = [&](RankState& s) {
     while (s.prefix < static_cast<std::int32_t>(s.recv_done.size()) && s.recv_done[s.prefix] != kUnknown) {
@@ -55,12 +67,14 @@ Prediction replay(const schedule::Schedule& schedule, exec::Policy policy, int w
   auto advance_blocking = [&](int r) {
     const auto& p = schedule.ranks[r];
     RankState& s = st[r];
+    while (s.cursor < p.steps.size() && p.steps[s.cursor].kind == schedule::StepKind::combine) ++s.cursor;
     while (s.cursor < p.steps.size() && p.steps[s.cursor].kind == schedule::StepKind::recv) {
       const double done = s.recv_done[s.recvs_seen];
       if (done == kUnknown) return;
       s.clock = std::max(s.clock, done);
       ++s.recvs_seen;
       ++s.cursor;
+      while (s.cursor < p.steps.size() && p.steps[s.cursor].kind == schedule::StepKind::combine) ++s.cursor;
     }
   };
   // The next send of rank r, and when it could be issued, or kNever if not determined yet.
@@ -77,8 +91,9 @@ Prediction replay(const schedule::Schedule& schedule, exec::Policy policy, int w
     if (s.next_send >= p.send_steps.size()) return kNever;
     step = &p.steps[p.send_steps[s.next_send]];
     advance_prefix(s);
-    if (step->needs_recvs > s.prefix) return kNever;
-    double t = std::max(s.cpu_free, step->needs_recvs > 0 ? s.prefix_time[step->needs_recvs - 1] : 0.0);
+    const std::int32_t needs = needs_recvs(r, *step);
+    if (needs > s.prefix) return kNever;
+    double t = std::max(s.cpu_free, needs > 0 ? s.prefix_time[needs - 1] : 0.0);
     if (s.next_send >= static_cast<std::size_t>(window)) {
       t = std::max(t, s.send_complete[s.next_send - window]);
     }

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "coll/bcast/bcast.hpp"
+#include "coll/options.hpp"
 #include "exec/executor.hpp"
 #include "relay/relay.h"
 
@@ -21,9 +22,6 @@ struct BcastConfig {
   relay_check_t check = RELAY_CHECK_LOCAL;
   bool automatic = false;          ///< chosen by `auto`
 };
-
-inline constexpr int kDefaultMaxRequests = 16;
-inline constexpr int kMaxMaxRequests = 1 << 16;
 
 /// Resolves options (NULL = defaults) for a broadcast of total_bytes bytes of elem_bytes-sized
 /// elements on `size` ranks. Validates every option; on error returns its status with
