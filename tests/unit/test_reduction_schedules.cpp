@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "coll/reduction/reduction.hpp"
+#include "model/replay.hpp"
 #include "schedule/schedule.hpp"
 
 using relay::coll::CollAlgorithm;
@@ -319,4 +320,25 @@ TEST(ReductionSchedules, VolumesMatchTheirCostFormulas) {
   EXPECT_EQ(sent(*bruck, s, 5), 7 * 1000);          // S (P-1)/P with S = P blocks
   s.size = 7;
   EXPECT_EQ(sent(*bruck, s, 5), 6 * 1000);
+}
+
+// The model replays reduction schedules too (a combine is local work of zero cost there):
+// ring allreduce on a full-duplex alpha-beta machine takes 2 (P-1)(alpha + beta S/P), and
+// recursive doubling log2 P (alpha + beta S).
+TEST(ReductionSchedules, ReplayMatchesClosedForms) {
+  relay::model::Machine m;
+  m.alpha_s = 1e-6;
+  m.beta_s_per_byte = 1e-9;
+  CollShape s;
+  s.size = 8;
+  s.count = 80000;
+  for (auto policy : {relay::exec::Policy::blocking, relay::exec::Policy::nonblocking}) {
+    const auto ring = relay::coll::build_coll_schedule(
+        *relay::coll::find_coll_algorithm(Collective::allreduce, "ring"), s);
+    EXPECT_NEAR(relay::model::replay(ring, policy, 16, m).time_s, 14 * (1e-6 + 1e-9 * 10000),
+                1e-12);
+    const auto rd = relay::coll::build_coll_schedule(
+        *relay::coll::find_coll_algorithm(Collective::allreduce, "recursive_doubling"), s);
+    EXPECT_NEAR(relay::model::replay(rd, policy, 16, m).time_s, 3 * (1e-6 + 1e-9 * 80000), 1e-12);
+  }
 }
