@@ -55,7 +55,9 @@ typedef enum relay_status {
   RELAY_ERR_NOMEM = 15,    /**< out of memory */
   RELAY_ERR_INTERNAL = 16, /**< a bug in relay: please report it */
   RELAY_ERR_ARGUMENT = 17, /**< invalid argument of a matrix operation (PBLAS INFO code) */
-  RELAY_ERR_TUNING = 18    /**< a tuning table that cannot be read or does not validate */
+  RELAY_ERR_TUNING = 18,   /**< a tuning table that cannot be read or does not validate */
+  RELAY_ERR_OP = 19        /**< null MPI_Op, or a non-commutative op given to an algorithm that
+                                reorders operands */
 } relay_status_t;
 
 /** Broadcast algorithms. Canonical names (relay_bcast_algorithm_name) are used identically in
@@ -140,6 +142,133 @@ RELAY_API relay_status_t relay_progress(relay_request_t request);
 RELAY_API relay_status_t relay_bcast_describe(int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                                     const relay_bcast_options_t* options, char* text,
                                     size_t size);
+
+/* ---- Reductions and gathers: reduce, allreduce, allgather, reduce_scatter_block ---------- */
+
+/** The collectives other than broadcast, for the functions shared between them. */
+typedef enum relay_collective {
+  RELAY_COLL_REDUCE = 1,
+  RELAY_COLL_ALLREDUCE = 2,
+  RELAY_COLL_ALLGATHER = 3,
+  RELAY_COLL_REDUCE_SCATTER_BLOCK = 4
+} relay_collective_t;
+
+/** relay_reduce algorithms (docs/collectives.md). */
+typedef enum relay_reduce_algorithm {
+  RELAY_REDUCE_AUTO = 0,         /**< "auto" */
+  RELAY_REDUCE_LINEAR = 1,       /**< "linear": the root combines every vector (rank order) */
+  RELAY_REDUCE_CHAIN = 2,        /**< "chain": fanout chains into the root */
+  RELAY_REDUCE_PIPELINE = 3,     /**< "pipeline": one segmented chain */
+  RELAY_REDUCE_BINARY = 4,       /**< "binary": binary tree (commutative ops) */
+  RELAY_REDUCE_BINOMIAL = 5,     /**< "binomial": binomial tree */
+  RELAY_REDUCE_RABENSEIFNER = 6, /**< "rabenseifner": recursive halving + gather (commutative) */
+  RELAY_REDUCE_MPI = 7           /**< "mpi": MPI_Reduce */
+} relay_reduce_algorithm_t;
+
+/** relay_allreduce algorithms. */
+typedef enum relay_allreduce_algorithm {
+  RELAY_ALLREDUCE_AUTO = 0,               /**< "auto" */
+  RELAY_ALLREDUCE_REDUCE_BCAST = 1,       /**< "reduce_bcast": binomial reduce + broadcast */
+  RELAY_ALLREDUCE_RECURSIVE_DOUBLING = 2, /**< "recursive_doubling": whole-vector exchanges */
+  RELAY_ALLREDUCE_RING = 3,               /**< "ring": reduce-scatter + allgather rings */
+  RELAY_ALLREDUCE_RABENSEIFNER = 4,       /**< "rabenseifner": halving + doubling */
+  RELAY_ALLREDUCE_MPI = 5                 /**< "mpi": MPI_Allreduce */
+} relay_allreduce_algorithm_t;
+
+/** relay_allgather algorithms. */
+typedef enum relay_allgather_algorithm {
+  RELAY_ALLGATHER_AUTO = 0,               /**< "auto" */
+  RELAY_ALLGATHER_RING = 1,               /**< "ring" */
+  RELAY_ALLGATHER_RECURSIVE_DOUBLING = 2, /**< "recursive_doubling" (P a power of two, else
+                                               bruck runs, logged) */
+  RELAY_ALLGATHER_BRUCK = 3,              /**< "bruck" */
+  RELAY_ALLGATHER_GATHER_BCAST = 4,       /**< "gather_bcast": binomial gather + broadcast */
+  RELAY_ALLGATHER_MPI = 5                 /**< "mpi": MPI_Allgather */
+} relay_allgather_algorithm_t;
+
+/** relay_reduce_scatter_block algorithms. */
+typedef enum relay_reduce_scatter_algorithm {
+  RELAY_REDUCE_SCATTER_AUTO = 0,              /**< "auto" */
+  RELAY_REDUCE_SCATTER_RING = 1,              /**< "ring" (commutative ops) */
+  RELAY_REDUCE_SCATTER_RECURSIVE_HALVING = 2, /**< "recursive_halving" (commutative ops) */
+  RELAY_REDUCE_SCATTER_MPI = 3                /**< "mpi": MPI_Reduce_scatter_block */
+} relay_reduce_scatter_algorithm_t;
+
+/** Options of the reductions and gathers. Initialise with relay_coll_options_init; NULL means
+ *  all defaults. RELAY_<OP>_ALGORITHM, RELAY_<OP>_POLICY, RELAY_<OP>_SEGMENT_BYTES,
+ *  RELAY_<OP>_FANOUT and RELAY_<OP>_MAX_REQUESTS (OP = REDUCE, ALLREDUCE, ALLGATHER,
+ *  REDUCE_SCATTER_BLOCK) override the fields when set. */
+typedef struct relay_coll_options {
+  int algorithm;           /**< the collective's enum value (RELAY_REDUCE_BINOMIAL, ...);
+                                0 = auto */
+  relay_policy_t policy;   /**< default RELAY_POLICY_DEFAULT (nonblocking) */
+  long long segment_bytes; /**< bytes per message, a whole number of elements; 0 = unsegmented;
+                                RELAY_SEGMENT_DEFAULT = the algorithm's default */
+  int fanout;              /**< chains of reduce "chain"; 0 = default (1) */
+  int max_requests;        /**< receives pre-posted and sends in flight per rank; 0 = 16 */
+  relay_check_t check;     /**< default RELAY_CHECK_DEFAULT */
+} relay_coll_options_t;
+
+/** Fills *options with the defaults. Not collective. */
+RELAY_API void relay_coll_options_init(relay_coll_options_t* options);
+
+/** Reduces count elements from every rank's sendbuf into recvbuf at root with op (any
+ *  predefined or user-defined MPI_Op; non-commutative ones keep rank order with linear, chain,
+ *  pipeline, binomial and mpi). sendbuf may be MPI_IN_PLACE at the root; recvbuf is only
+ *  significant at the root. */
+RELAY_API relay_status_t relay_reduce(const void* sendbuf, void* recvbuf, int count,
+                                      MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                                      const relay_coll_options_t* options);
+RELAY_API relay_status_t relay_ireduce(const void* sendbuf, void* recvbuf, int count,
+                                       MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                                       const relay_coll_options_t* options,
+                                       relay_request_t* request);
+/** Reduces count elements over all ranks; every rank gets the result in recvbuf. sendbuf may
+ *  be MPI_IN_PLACE. */
+RELAY_API relay_status_t relay_allreduce(const void* sendbuf, void* recvbuf, int count,
+                                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                         const relay_coll_options_t* options);
+RELAY_API relay_status_t relay_iallreduce(const void* sendbuf, void* recvbuf, int count,
+                                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                          const relay_coll_options_t* options,
+                                          relay_request_t* request);
+/** Gathers count elements from every rank into recvbuf (size x count elements, rank order)
+ *  on every rank. sendbuf may be MPI_IN_PLACE (this rank's block is already in recvbuf). */
+RELAY_API relay_status_t relay_allgather(const void* sendbuf, void* recvbuf, int count,
+                                         MPI_Datatype datatype, MPI_Comm comm,
+                                         const relay_coll_options_t* options);
+RELAY_API relay_status_t relay_iallgather(const void* sendbuf, void* recvbuf, int count,
+                                          MPI_Datatype datatype, MPI_Comm comm,
+                                          const relay_coll_options_t* options,
+                                          relay_request_t* request);
+/** Reduces size x recvcount elements of sendbuf over all ranks; rank r gets block r
+ *  (recvcount elements) in recvbuf. sendbuf may be MPI_IN_PLACE (input in recvbuf, which then
+ *  holds size x recvcount elements). */
+RELAY_API relay_status_t relay_reduce_scatter_block(const void* sendbuf, void* recvbuf,
+                                                    int recvcount, MPI_Datatype datatype,
+                                                    MPI_Op op, MPI_Comm comm,
+                                                    const relay_coll_options_t* options);
+RELAY_API relay_status_t relay_ireduce_scatter_block(const void* sendbuf, void* recvbuf,
+                                                     int recvcount, MPI_Datatype datatype,
+                                                     MPI_Op op, MPI_Comm comm,
+                                                     const relay_coll_options_t* options,
+                                                     relay_request_t* request);
+
+/** Writes the configuration a call would run (after defaults, environment, automatic choice
+ *  and restrictions) as one line, like relay_bcast_describe. count as in the call (per rank
+ *  for allgather and reduce_scatter_block); root is ignored except for reduce. Not
+ *  collective. */
+RELAY_API relay_status_t relay_coll_describe(relay_collective_t collective, int count,
+                                             MPI_Datatype datatype, MPI_Op op, int root,
+                                             MPI_Comm comm, const relay_coll_options_t* options,
+                                             char* text, size_t size);
+/** Canonical name of a collective ("reduce", ...) or NULL. */
+RELAY_API const char* relay_collective_name(relay_collective_t collective);
+/** Canonical name of one of the collective's algorithms ("auto" for 0), or NULL. */
+RELAY_API const char* relay_coll_algorithm_name(relay_collective_t collective, int algorithm);
+/** Parses an algorithm name of the collective; RELAY_ERR_ALGORITHM if unknown. */
+RELAY_API relay_status_t relay_coll_algorithm_from_name(relay_collective_t collective,
+                                                        const char* name, int* algorithm);
 
 /** Canonical name of an algorithm, or NULL if it is not one. */
 RELAY_API const char* relay_bcast_algorithm_name(relay_bcast_algorithm_t algorithm);

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <memory>
 
+#include "api/checks.hpp"
 #include "api/request.hpp"
 #include "coll/bcast/bcast.hpp"
 #include "coll/bcast/select.hpp"
@@ -49,47 +50,29 @@ struct BcastCall {
 relay_status_t check_arguments(const char* fn, void* buffer, int count, MPI_Datatype datatype,
                                int root, MPI_Comm comm, const relay_bcast_options_t* options,
                                BcastCall& call) {
-  int initialized = 0, finalized = 0;
-  MPI_Initialized(&initialized);
-  MPI_Finalized(&finalized);
-  if (!initialized || finalized) {
-    return fail(RELAY_ERR_COMM, "{}: MPI is not initialized (or already finalized)", fn);
-  }
+  if (auto st = relay::api::check_mpi(fn); st != RELAY_SUCCESS) return st;
   if (count < 0) {
     return fail(RELAY_ERR_COUNT, "{}: argument 2 (count = {}) is negative", fn, count);
   }
-  if (datatype == MPI_DATATYPE_NULL) {
-    return fail(RELAY_ERR_DATATYPE, "{}: argument 3 (datatype) is MPI_DATATYPE_NULL", fn);
+  relay::api::TypeInfo type;
+  if (auto st = relay::api::check_datatype(fn, 3, datatype, count, type); st != RELAY_SUCCESS) {
+    return st;
   }
-  int type_size = 0;
-  MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
-  if (MPI_Type_size(datatype, &type_size) != MPI_SUCCESS ||
-      MPI_Type_get_extent(datatype, &lb, &extent) != MPI_SUCCESS ||
-      MPI_Type_get_true_extent(datatype, &true_lb, &true_extent) != MPI_SUCCESS) {
-    return fail(RELAY_ERR_DATATYPE, "{}: argument 3 (datatype) is not a valid datatype", fn);
-  }
-  if (buffer == nullptr && count > 0 && type_size > 0 && true_lb == 0) {
+  if (buffer == nullptr && count > 0 && type.size > 0 && type.true_lb == 0) {
     return fail(RELAY_ERR_BUFFER, "{}: argument 1 (buffer) is NULL but count = {} > 0", fn,
                 count);
   }
-  if (comm == MPI_COMM_NULL) {
-    return fail(RELAY_ERR_COMM, "{}: argument 5 (comm) is MPI_COMM_NULL", fn);
+  if (auto st = relay::api::check_comm(fn, 5, comm, call.size, call.rank); st != RELAY_SUCCESS) {
+    return st;
   }
-  int inter = 0;
-  MPI_Comm_test_inter(comm, &inter);
-  if (inter) {
-    return fail(RELAY_ERR_COMM, "{}: argument 5 (comm) is an inter-communicator", fn);
-  }
-  MPI_Comm_size(comm, &call.size);
-  MPI_Comm_rank(comm, &call.rank);
   if (root < 0 || root >= call.size) {
     return fail(RELAY_ERR_ROOT, "{}: argument 4 (root = {}) is not a rank of the communicator "
                 "(size {})", fn, root, call.size);
   }
-  call.elem_bytes = type_size;
-  call.total_bytes = static_cast<std::int64_t>(count) * type_size;
-  call.contiguous = true_extent == type_size && (count <= 1 || extent == type_size);
-  call.base = static_cast<char*>(buffer) + true_lb;
+  call.elem_bytes = type.size;
+  call.total_bytes = static_cast<std::int64_t>(count) * type.size;
+  call.contiguous = type.contiguous;
+  call.base = static_cast<char*>(buffer) + type.true_lb;
   if (auto st = relay::coll::resolve_bcast(options, call.size, call.total_bytes,
                                            std::max<std::int64_t>(1, call.elem_bytes), fn, 6,
                                            call.config);
@@ -103,50 +86,16 @@ relay_status_t check_arguments(const char* fn, void* buffer, int count, MPI_Data
   return RELAY_SUCCESS;
 }
 
-// With RELAY_CHECK_COLLECTIVE: one allreduce tells every rank whether any rank failed its
-// local checks and whether all ranks resolved the same configuration for the same bytes.
+// With RELAY_CHECK_COLLECTIVE: all ranks agree on failures and on the resolved configuration.
 relay_status_t agree(const char* fn, MPI_Comm comm, relay_status_t local, int root,
                      const BcastCall& call) {
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);  // call.rank is not set if the checks stopped early
-  long long mine[7] = {static_cast<long long>(local), local != RELAY_SUCCESS ? rank : -1,
-                       call.total_bytes, root,
-                       call.config.algorithm != nullptr ? call.config.algorithm->id : -1,
-                       call.config.segment_bytes,
-                       call.config.fanout * 4 + static_cast<int>(call.config.policy)};
-  long long both[14];
-  for (int i = 0; i < 7; ++i) {
-    both[i] = mine[i];
-    both[7 + i] = -mine[i];
-  }
-  long long out[14];
-  if (MPI_Allreduce(both, out, 14, MPI_LONG_LONG, MPI_MAX, comm) != MPI_SUCCESS) {
-    return fail(RELAY_ERR_MPI, "{}: MPI_Allreduce of the argument check failed", fn);
-  }
-  if (local != RELAY_SUCCESS) return local;  // keep this rank's own detailed message
-  if (out[0] != RELAY_SUCCESS) {
-    return fail(static_cast<relay_status_t>(out[0]), "{}: rank {} reported: {}", fn, out[1],
-                relay_status_string(static_cast<relay_status_t>(out[0])));
-  }
-  static const char* names[7] = {"", "", "message size in bytes", "root", "algorithm",
-                                 "segment_bytes", "fanout/policy"};
-  for (int i = 2; i < 7; ++i) {
-    if (out[i] != -out[7 + i]) {
-      return fail(RELAY_ERR_MISMATCH, "{}: ranks disagree on the {} (from {} to {})", fn,
-                  names[i], -out[7 + i], out[i]);
-    }
-  }
-  return RELAY_SUCCESS;
-}
-
-// Decided before any other check, from the options and RELAY_CHECK alone, so that ranks whose
-// arguments are wrong still join the agreement instead of leaving the others hanging in it.
-bool wants_collective_check(const relay_bcast_options_t* options) {
-  if (options != nullptr && options->check != RELAY_CHECK_DEFAULT) {
-    return options->check == RELAY_CHECK_COLLECTIVE;
-  }
-  const char* v = std::getenv("RELAY_CHECK");
-  return v != nullptr && std::strcmp(v, "collective") == 0;
+  const long long values[5] = {call.total_bytes, root,
+                               call.config.algorithm != nullptr ? call.config.algorithm->id : -1,
+                               call.config.segment_bytes,
+                               call.config.fanout * 4 + static_cast<int>(call.config.policy)};
+  static const char* const names[5] = {"message size in bytes", "root", "algorithm",
+                                       "segment_bytes", "fanout/policy"};
+  return relay::api::agree(fn, comm, local, values, names, 5);
 }
 
 relay_status_t start_bcast(const char* fn, void* buffer, int count, MPI_Datatype datatype,
@@ -157,7 +106,9 @@ relay_status_t start_bcast(const char* fn, void* buffer, int count, MPI_Datatype
   relay_status_t st =
       check_arguments(fn, buffer, count, datatype, root, comm, options, call);
   // No agreement is possible over a communicator that is itself invalid.
-  if (wants_collective_check(options) && st != RELAY_ERR_COMM) st = agree(fn, comm, st, root, call);
+  const bool collective_check = relay::api::wants_collective_check(
+      options != nullptr ? options->check : RELAY_CHECK_DEFAULT);
+  if (collective_check && st != RELAY_ERR_COMM) st = agree(fn, comm, st, root, call);
   if (st != RELAY_SUCCESS) return st;
 
   relay::exec::CommState* state = nullptr;
@@ -244,12 +195,7 @@ relay_status_t relay_bcast_describe(int count, MPI_Datatype datatype, int root, 
   const relay_status_t st = check_arguments("relay_bcast_describe", &dummy, count, datatype,
                                             root, comm, options, call);
   if (st != RELAY_SUCCESS) return st;
-  if (text != nullptr && size > 0) {
-    const std::string line = relay::coll::to_string(call.config);
-    const std::size_t n = std::min(size - 1, line.size());
-    std::memcpy(text, line.data(), n);
-    text[n] = '\0';
-  }
+  relay::api::copy_text(relay::coll::to_string(call.config), text, size);
   return RELAY_SUCCESS;
 }
 

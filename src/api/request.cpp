@@ -8,6 +8,11 @@
 
 using relay::core::fail;
 
+void relay_request::finish_locally() {
+  if (copy_bytes > 0 && copy_to != copy_from) std::memmove(copy_to, copy_from, copy_bytes);
+  copy_bytes = 0;
+}
+
 relay_status_t relay_request_finish(relay_request* request, const char* fn) {
   if (request->kind == relay_request::Kind::mpi) {
     if (!request->mpi_done && MPI_Wait(&request->mpi_request, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
@@ -19,6 +24,7 @@ relay_status_t relay_request_finish(relay_request* request, const char* fn) {
   if (request->executor.wait() != RELAY_SUCCESS) {
     return fail(RELAY_ERR_MPI, "{}: {}", fn, request->executor.error());
   }
+  request->finish_locally();
   return RELAY_SUCCESS;
 }
 
@@ -37,6 +43,7 @@ relay_status_t advance(relay_request* request, bool& done, const char* fn) {
   if (request->executor.progress(done) != RELAY_SUCCESS) {
     return fail(RELAY_ERR_MPI, "{}: {}", fn, request->executor.error());
   }
+  if (done) request->finish_locally();
   return RELAY_SUCCESS;
 }
 
@@ -143,6 +150,7 @@ const char* relay_status_string(relay_status_t status) {
     case RELAY_ERR_INTERNAL: return "internal error";
     case RELAY_ERR_ARGUMENT: return "invalid argument (PBLAS INFO)";
     case RELAY_ERR_TUNING: return "tuning table cannot be used";
+    case RELAY_ERR_OP: return "invalid or unsupported reduction operation";
   }
   return "unknown status";
 }

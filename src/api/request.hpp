@@ -3,6 +3,9 @@
 
 #include <mpi.h>
 
+#include <cstddef>
+#include <memory>
+
 #include "exec/executor.hpp"
 #include "relay/relay.h"
 
@@ -13,6 +16,15 @@ struct relay_request {
   relay::exec::Executor executor;
   MPI_Request mpi_request = MPI_REQUEST_NULL;
   bool mpi_done = false;
+  // Reductions: memory the schedule uses (freed with the request), and one local copy to make
+  // when the schedule has completed (reduce_scatter_block's own block into recvbuf).
+  std::unique_ptr<char[]> scratch;
+  std::unique_ptr<char[]> accumulator;
+  char* copy_to = nullptr;
+  const char* copy_from = nullptr;
+  std::size_t copy_bytes = 0;
+  /// Makes the pending local copy, once.
+  void finish_locally();
 };
 
 /// Blocks until `request` completes (does not free it).

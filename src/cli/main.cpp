@@ -13,6 +13,7 @@
 
 #include "cli/commands.hpp"
 #include "coll/bcast/bcast.hpp"
+#include "coll/reduction/reduction.hpp"
 #include "relay/relay.h"
 
 namespace relay::cli {
@@ -38,6 +39,17 @@ void add_algorithms(CLI::App& app, int& exit_code) {
     for (const auto& a : coll::bcast_algorithms()) {
       std::printf("  %-18s %s%s\n", std::string(a.name).c_str(), std::string(a.summary).c_str(),
                   a.default_segment_bytes > 0 ? " [segmented by default]" : "");
+    }
+    for (coll::Collective c : {coll::Collective::reduce, coll::Collective::allreduce,
+                               coll::Collective::allgather,
+                               coll::Collective::reduce_scatter_block}) {
+      std::printf("\n%s algorithms (options, RELAY_%s_ALGORITHM):\n",
+                  std::string(coll::to_string(c)).c_str(), std::string(coll::env_prefix(c)).c_str());
+      std::printf("  %-18s %s\n", "auto", "relay chooses (docs/collectives.md)");
+      for (const auto& a : coll::coll_algorithms(c)) {
+        std::printf("  %-18s %s%s\n", std::string(a.name).c_str(), std::string(a.summary).c_str(),
+                    a.default_segment_bytes > 0 ? " [segmented by default]" : "");
+      }
     }
     exit_code = 0;
   });

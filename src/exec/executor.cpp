@@ -1,6 +1,7 @@
 #include "exec/executor.hpp"
 
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <string>
 
@@ -57,8 +58,9 @@ relay_status_t Executor::mpi_failed(int code, const char* call) {
 
 relay_status_t Executor::start(std::shared_ptr<const schedule::RankProgram> program,
                                char* buffer, MPI_Comm comm, int tag, Policy policy,
-                               int window) {
+                               int window, const Combiner& combiner) {
   program_ = std::move(program);
+  combiner_ = combiner;
   buffer_ = buffer;
   comm_ = comm;
   tag_ = tag;
@@ -74,6 +76,7 @@ relay_status_t Executor::start(std::shared_ptr<const schedule::RankProgram> prog
   for (int s = window_ - 1; s >= 0; --s) free_recv_slots_.push_back(s);
   for (int s = slots - 1; s >= window_; --s) free_send_slots_.push_back(s);
   recv_done_.assign(recvs, 0);
+  send_done_.assign(program_->send_steps.size(), 0);
   int comm_size = 1;
   MPI_Comm_size(comm_, &comm_size);
   peer_bytes_.assign(static_cast<std::size_t>(comm_size), 0);
@@ -81,6 +84,7 @@ relay_status_t Executor::start(std::shared_ptr<const schedule::RankProgram> prog
   first_slot_ = recvs == 0 ? window_ : 0;
   end_slot_ = program_->send_steps.empty() ? window_ : slots;
   recvs_posted_ = recv_prefix_ = sends_started_ = sends_done_ = cursor_ = 0;
+  send_prefix_ = combines_done_ = 0;
   cursor_send_active_ = false;
   error_.clear();
   return post_receives();
@@ -91,17 +95,20 @@ bool Executor::done() const {
     return cursor_ == static_cast<std::int32_t>(program_->steps.size());
   }
   return recv_prefix_ == program_->recv_count() &&
-         sends_done_ == static_cast<std::int32_t>(program_->send_steps.size());
+         sends_done_ == static_cast<std::int32_t>(program_->send_steps.size()) &&
+         combines_done_ == program_->combine_count();
 }
 
 relay_status_t Executor::post_receives() {
   const schedule::RankProgram& p = *program_;
   while (recvs_posted_ < p.recv_count() && !free_recv_slots_.empty()) {
     const int slot = free_recv_slots_.back();
-    free_recv_slots_.pop_back();
     const Step& s = p.steps[p.recv_steps[recvs_posted_]];
-    const int rc = MPI_Irecv(buffer_ + s.offset, static_cast<int>(s.bytes), MPI_BYTE, s.peer,
-                             tag_, comm_, &requests_[slot]);
+    if (!ready(s)) break;
+    free_recv_slots_.pop_back();
+    char* target = s.to_scratch ? combiner_.scratch + s.scratch_offset : buffer_ + s.offset;
+    const int rc = MPI_Irecv(target, static_cast<int>(s.bytes), MPI_BYTE, s.peer, tag_, comm_,
+                             &requests_[slot]);
     if (rc != MPI_SUCCESS) return mpi_failed(rc, "MPI_Irecv");
     slot_step_[slot] = recvs_posted_++;
   }
@@ -113,7 +120,7 @@ relay_status_t Executor::start_sends() {
   const auto sends = static_cast<std::int32_t>(p.send_steps.size());
   while (sends_started_ < sends && !free_send_slots_.empty()) {
     const Step& s = p.steps[p.send_steps[sends_started_]];
-    if (s.needs_recvs > recv_prefix_) break;
+    if (s.needs_recvs > recv_prefix_ || s.needs_combines > combines_done_) break;
     std::int64_t& in_flight = peer_bytes_[s.peer];
     if (in_flight > 0 && in_flight + s.bytes > peer_bytes_limit_) break;
     const int slot = free_send_slots_.back();
@@ -136,11 +143,56 @@ relay_status_t Executor::complete_slot(int slot) {
     const schedule::RankProgram& p = *program_;
     const Step& s = p.steps[p.send_steps[slot_step_[slot]]];
     peer_bytes_[s.peer] -= s.bytes;
-    ++sends_done_;
+    send_completed(slot_step_[slot]);
     free_send_slots_.push_back(slot);
   }
   slot_step_[slot] = -1;
   requests_[slot] = MPI_REQUEST_NULL;
+  return RELAY_SUCCESS;
+}
+
+void Executor::send_completed(std::int32_t ordinal) {
+  ++sends_done_;
+  send_done_[ordinal] = 1;
+  const auto sends = static_cast<std::int32_t>(send_done_.size());
+  while (send_prefix_ < sends && send_done_[send_prefix_]) ++send_prefix_;
+}
+
+// buffer = received (op) buffer, or buffer (op) received (then through the scratch slot: MPI
+// has no reduction into its first operand).
+relay_status_t Executor::combine(const Step& s) {
+  char* accumulator = buffer_ + s.offset;
+  char* received = combiner_.scratch + s.scratch_offset;
+  const int count = static_cast<int>(s.bytes / combiner_.elem_bytes);
+  const int rc = s.received_left ? MPI_Reduce_local(received, accumulator, count,
+                                                    combiner_.datatype, combiner_.op)
+                                 : MPI_Reduce_local(accumulator, received, count,
+                                                    combiner_.datatype, combiner_.op);
+  if (rc != MPI_SUCCESS) return mpi_failed(rc, "MPI_Reduce_local");
+  if (!s.received_left) std::memcpy(accumulator, received, static_cast<std::size_t>(s.bytes));
+  ++combines_done_;
+  return RELAY_SUCCESS;
+}
+
+relay_status_t Executor::run_combines(bool& advanced) {
+  const schedule::RankProgram& p = *program_;
+  while (combines_done_ < p.combine_count()) {
+    const Step& s = p.steps[p.combine_steps[combines_done_]];
+    if (!ready(s)) break;
+    if (auto st = combine(s); st != RELAY_SUCCESS) return st;
+    advanced = true;
+  }
+  return RELAY_SUCCESS;
+}
+
+relay_status_t Executor::local_steps() {
+  bool advanced = true;
+  while (advanced) {
+    advanced = false;
+    if (auto st = post_receives(); st != RELAY_SUCCESS) return st;
+    if (auto st = run_combines(advanced); st != RELAY_SUCCESS) return st;
+    if (auto st = start_sends(); st != RELAY_SUCCESS) return st;
+  }
   return RELAY_SUCCESS;
 }
 
@@ -151,8 +203,15 @@ relay_status_t Executor::blocking_step(bool may_block, bool& advanced) {
   const schedule::RankProgram& p = *program_;
   if (cursor_ == static_cast<std::int32_t>(p.steps.size())) return RELAY_SUCCESS;
   const Step& s = p.steps[cursor_];
-  if (s.kind == StepKind::recv) {
+  if (s.kind == StepKind::combine) {
+    if (auto st = combine(s); st != RELAY_SUCCESS) return st;
+    // A combine frees a scratch slot (or a range) that later receives wait for.
+    if (auto st = post_receives(); st != RELAY_SUCCESS) return st;
+  } else if (s.kind == StepKind::recv) {
     const std::int32_t ordinal = recv_prefix_;
+    if (recvs_posted_ <= ordinal) {
+      if (auto st = post_receives(); st != RELAY_SUCCESS) return st;
+    }
     int slot = 0;
     while (slot < window_ && slot_step_[slot] != ordinal) ++slot;
     if (slot == window_) {
@@ -170,7 +229,8 @@ relay_status_t Executor::blocking_step(bool may_block, bool& advanced) {
     const int rc = MPI_Send(buffer_ + s.offset, static_cast<int>(s.bytes), MPI_BYTE, s.peer,
                             tag_, comm_);
     if (rc != MPI_SUCCESS) return mpi_failed(rc, "MPI_Send");
-    ++sends_done_;
+    send_completed(sends_done_);
+    if (auto st = post_receives(); st != RELAY_SUCCESS) return st;
   } else {
     const int slot = window_;
     if (!cursor_send_active_) {
@@ -185,7 +245,8 @@ relay_status_t Executor::blocking_step(bool may_block, bool& advanced) {
     if (rc != MPI_SUCCESS) return mpi_failed(rc, may_block ? "MPI_Wait" : "MPI_Test");
     if (!flag) return RELAY_SUCCESS;
     cursor_send_active_ = false;
-    ++sends_done_;
+    send_completed(sends_done_);
+    if (auto st = post_receives(); st != RELAY_SUCCESS) return st;
   }
   ++cursor_;
   advanced = true;
@@ -201,16 +262,14 @@ relay_status_t Executor::progress(bool& done_now) {
     done_now = done();
     return RELAY_SUCCESS;
   }
-  if (auto st = post_receives(); st != RELAY_SUCCESS) return st;
-  if (auto st = start_sends(); st != RELAY_SUCCESS) return st;
+  if (auto st = local_steps(); st != RELAY_SUCCESS) return st;
   if (!done()) {
     int count = 0;
     const int rc = MPI_Testsome(end_slot_ - first_slot_, requests_.data() + first_slot_, &count,
                                 completed_.data(), MPI_STATUSES_IGNORE);
     if (rc != MPI_SUCCESS) return mpi_failed(rc, "MPI_Testsome");
     for (int i = 0; i < count && count != MPI_UNDEFINED; ++i) complete_slot(first_slot_ + completed_[i]);
-    if (auto st = post_receives(); st != RELAY_SUCCESS) return st;
-    if (auto st = start_sends(); st != RELAY_SUCCESS) return st;
+    if (auto st = local_steps(); st != RELAY_SUCCESS) return st;
   }
   done_now = done();
   return RELAY_SUCCESS;
@@ -220,10 +279,10 @@ relay_status_t Executor::wait() {
   if (idle_sleep_ns() > 0) {
     for (;;) {
       bool now_done = false;
-      const std::int32_t before = recv_prefix_ + sends_done_ + cursor_;
+      const std::int32_t before = recv_prefix_ + sends_done_ + cursor_ + combines_done_;
       if (auto st = progress(now_done); st != RELAY_SUCCESS) return st;
       if (now_done) return RELAY_SUCCESS;
-      if (recv_prefix_ + sends_done_ + cursor_ == before) idle_sleep();
+      if (recv_prefix_ + sends_done_ + cursor_ + combines_done_ == before) idle_sleep();
     }
   }
   if (policy_ == Policy::blocking) {
@@ -234,8 +293,7 @@ relay_status_t Executor::wait() {
     return RELAY_SUCCESS;
   }
   for (;;) {
-    if (auto st = post_receives(); st != RELAY_SUCCESS) return st;
-    if (auto st = start_sends(); st != RELAY_SUCCESS) return st;
+    if (auto st = local_steps(); st != RELAY_SUCCESS) return st;
     if (done()) return RELAY_SUCCESS;
     int count = 0;
     const int rc = MPI_Waitsome(end_slot_ - first_slot_, requests_.data() + first_slot_, &count,

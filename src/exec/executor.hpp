@@ -7,6 +7,9 @@
 //                  next step). The papers' blocking pipeline.
 //   nonblocking -- a step starts as soon as the receives it needs have completed; up to
 //                  `window` sends are in flight, so segment j is forwarded while j+1.. arrive.
+// Reductions add combine steps (MPI_Reduce_local of a scratch slot into the buffer): they run
+// in program order, locally, as soon as their dependencies allow (see schedule.hpp); receives
+// are posted in program order once the scratch slot or buffer range they write is free.
 // Nothing is allocated per step: per-execution arrays are sized once in start().
 #pragma once
 
@@ -24,12 +27,22 @@ namespace relay::exec {
 
 enum class Policy { blocking, nonblocking };
 
+/// What combine steps need: the operation, its datatype (elem_bytes each, contiguous) and the
+/// scratch memory (program.scratch_bytes) that receives of operands land in.
+struct Combiner {
+  MPI_Op op = MPI_OP_NULL;
+  MPI_Datatype datatype = MPI_DATATYPE_NULL;
+  std::int64_t elem_bytes = 1;
+  char* scratch = nullptr;
+};
+
 class Executor {
  public:
   /// Starts running `program` over `buffer` on `comm` with message tag `tag`. On error returns
   /// RELAY_ERR_MPI and leaves a description in error().
   relay_status_t start(std::shared_ptr<const schedule::RankProgram> program, char* buffer,
-                       MPI_Comm comm, int tag, Policy policy, int window);
+                       MPI_Comm comm, int tag, Policy policy, int window,
+                       const Combiner& combiner = Combiner{});
   /// Advances without blocking; sets done when every step has completed.
   relay_status_t progress(bool& done);
   /// Blocks until every step has completed.
@@ -40,6 +53,14 @@ class Executor {
  private:
   relay_status_t post_receives();
   relay_status_t start_sends();
+  relay_status_t run_combines(bool& advanced);
+  relay_status_t combine(const schedule::Step& step);
+  relay_status_t local_steps();  // receives, combines and sends that may start, until none
+  bool ready(const schedule::Step& step) const {
+    return step.needs_recvs <= recv_prefix_ && step.needs_combines <= combines_done_ &&
+           step.needs_sends <= send_prefix_;
+  }
+  void send_completed(std::int32_t ordinal);
   relay_status_t complete_slot(int slot);
   relay_status_t blocking_step(bool may_block, bool& advanced);
   relay_status_t mpi_failed(int code, const char* call);
@@ -50,6 +71,7 @@ class Executor {
   int tag_ = 0;
   Policy policy_ = Policy::nonblocking;
   int window_ = 1;
+  Combiner combiner_;
 
   // Slots [0, window) hold receives, [window, 2 window) sends. Completion calls scan only
   // [first_slot_, end_slot_): a root never receives and a leaf never sends, and every slot
@@ -62,6 +84,7 @@ class Executor {
   std::vector<std::int32_t> free_send_slots_;
   std::vector<int> completed_;              // scratch for MPI_Waitsome / MPI_Testsome
   std::vector<std::int8_t> recv_done_;      // per receive ordinal
+  std::vector<std::int8_t> send_done_;      // per send ordinal
   // Bytes in flight per peer. A send to a peer starts when nothing is in flight to it or when
   // the bytes in flight would stay within peer_bytes_limit_ (RELAY_PEER_BYTES_IN_FLIGHT,
   // default 64 KiB). Two large messages to the same peer share one link: in flight together
@@ -81,6 +104,8 @@ class Executor {
   std::int32_t recv_prefix_ = 0;    // receive ordinals [0, recv_prefix_) have completed
   std::int32_t sends_started_ = 0;  // send ordinals [0, sends_started_) are started
   std::int32_t sends_done_ = 0;
+  std::int32_t send_prefix_ = 0;    // send ordinals [0, send_prefix_) have completed
+  std::int32_t combines_done_ = 0;  // combines run in program order
   std::int32_t cursor_ = 0;         // blocking: first step not yet completed
   bool cursor_send_active_ = false; // blocking: the cursor's send is in flight
   std::string error_;

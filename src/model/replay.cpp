@@ -68,6 +68,18 @@ Prediction replay(const schedule::Schedule& schedule, exec::Policy policy,
   std::vector<Message> msgs;
   std::vector<int> active;  // messages holding ports
   std::vector<int> out_busy(P, -1), in_busy(P, -1);
+  // Combines (reductions) are local work of zero cost here: a send that needs the first c
+  // combines needs the receives those combines need. Receives are taken as pre-posted.
+  std::vector<std::vector<std::int32_t>> combine_needs(P);
+  for (int r = 0; r < P; ++r) {
+    const auto& p = schedule.ranks[r];
+    std::int32_t most = 0;
+    combine_needs[r].push_back(0);
+    for (auto i : p.combine_steps) combine_needs[r].push_back(most = std::max(most, p.steps[i].needs_recvs));
+  }
+  auto needs_recvs = [&](int r, const schedule::Step& step) {
+    return std::max(step.needs_recvs, combine_needs[r][step.needs_combines]);
+  };
   std::priority_queue<double, std::vector<double>, std::greater<>> times;
   double t = 0;
 
@@ -111,7 +123,7 @@ Prediction replay(const schedule::Schedule& schedule, exec::Policy policy,
       if (policy == exec::Policy::nonblocking) {
         while (s.next_send < p.send_steps.size() && s.cpu_free <= t && s.in_flight < window) {
           const schedule::Step& step = p.steps[p.send_steps[s.next_send]];
-          if (step.needs_recvs > s.prefix || !budget_allows(s, step)) break;
+          if (needs_recvs(r, step) > s.prefix || !budget_allows(s, step)) break;
           issue(r, step);
           s.cpu_free = msgs.back().ready;
           ++s.in_flight;
@@ -123,6 +135,11 @@ Prediction replay(const schedule::Schedule& schedule, exec::Policy policy,
       } else {
         while (s.cursor < p.steps.size() && s.active_send < 0) {
           const schedule::Step& step = p.steps[s.cursor];
+          if (step.kind == schedule::StepKind::combine) {  // local, free in this model
+            ++s.cursor;
+            any = true;
+            continue;
+          }
           if (step.kind == schedule::StepKind::recv) {
             const double done = s.recv_done[s.recvs_seen];
             if (done == kUnknown || done > t) break;

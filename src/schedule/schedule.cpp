@@ -1,6 +1,7 @@
 #include "schedule/schedule.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <utility>
@@ -9,13 +10,34 @@ namespace relay::schedule {
 
 void RankProgram::add_recv(int peer, std::int64_t offset, std::int64_t bytes) {
   recv_steps.push_back(static_cast<std::int32_t>(steps.size()));
-  steps.push_back(Step{StepKind::recv, peer, 0, offset, bytes});
+  Step s;
+  s.kind = StepKind::recv;
+  s.peer = peer;
+  s.offset = offset;
+  s.bytes = bytes;
+  steps.push_back(s);
+}
+
+void RankProgram::add(const Step& step) {
+  const auto index = static_cast<std::int32_t>(steps.size());
+  switch (step.kind) {
+    case StepKind::send: send_steps.push_back(index); break;
+    case StepKind::recv: recv_steps.push_back(index); break;
+    case StepKind::combine: combine_steps.push_back(index); break;
+  }
+  steps.push_back(step);
 }
 
 void RankProgram::add_send(int peer, std::int64_t offset, std::int64_t bytes,
                            std::int32_t needs_recvs) {
   send_steps.push_back(static_cast<std::int32_t>(steps.size()));
-  steps.push_back(Step{StepKind::send, peer, needs_recvs, offset, bytes});
+  Step s;
+  s.kind = StepKind::send;
+  s.peer = peer;
+  s.needs_recvs = needs_recvs;
+  s.offset = offset;
+  s.bytes = bytes;
+  steps.push_back(s);
 }
 
 std::int64_t RankProgram::bytes_sent() const {
@@ -48,20 +70,27 @@ std::string check_consistency(const Schedule& schedule) {
   for (int r = 0; r < size; ++r) {
     const RankProgram& p = schedule.ranks[r];
     for (const Step& s : p.steps) {
+      if (s.bytes <= 0 || s.offset < 0 || s.scratch_offset < 0) {
+        err << "rank " << r << " has a step with offset " << s.offset << " bytes " << s.bytes;
+        return err.str();
+      }
+      if (s.needs_recvs < 0 || s.needs_recvs > p.recv_count() || s.needs_combines < 0 ||
+          s.needs_combines > p.combine_count() || s.needs_sends < 0 ||
+          s.needs_sends > p.send_count()) {
+        err << "rank " << r << " has a step whose dependencies are out of range";
+        return err.str();
+      }
+      if ((s.kind == StepKind::combine || s.to_scratch) &&
+          s.scratch_offset + s.bytes > p.scratch_bytes) {
+        err << "rank " << r << " addresses scratch beyond its " << p.scratch_bytes << " bytes";
+        return err.str();
+      }
+      if (s.kind == StepKind::combine) continue;
       if (s.peer < 0 || s.peer >= size || s.peer == r) {
         err << "rank " << r << " has a step with peer " << s.peer;
         return err.str();
       }
-      if (s.bytes <= 0 || s.offset < 0) {
-        err << "rank " << r << " has a step with offset " << s.offset << " bytes " << s.bytes;
-        return err.str();
-      }
       if (s.kind == StepKind::send) {
-        if (s.needs_recvs < 0 || s.needs_recvs > p.recv_count()) {
-          err << "rank " << r << " has a send needing " << s.needs_recvs << " of "
-              << p.recv_count() << " receives";
-          return err.str();
-        }
         sends[{r, s.peer}].emplace_back(s.offset, s.bytes);
       } else {
         recvs[{s.peer, r}].emplace_back(s.offset, s.bytes);
@@ -95,50 +124,148 @@ std::string check_consistency(const Schedule& schedule) {
   return {};
 }
 
-std::string check_completes(const Schedule& schedule) {
+namespace {
+
+// The state of one rank in check_completes.
+struct SimRank {
+  std::int32_t recvs_posted = 0, recv_prefix = 0, sends_started = 0, send_prefix = 0;
+  std::int32_t combines = 0, cursor = 0;
+  std::vector<char> recv_done, send_done;
+  std::vector<std::int32_t> ordinal;  // per step: its ordinal among the steps of its kind
+};
+
+bool ready(const Step& s, const SimRank& st) {
+  return s.needs_recvs <= st.recv_prefix && s.needs_combines <= st.combines &&
+         s.needs_sends <= st.send_prefix;
+}
+
+}  // namespace
+
+std::string check_completes(const Schedule& schedule, int window, bool blocking) {
   const int size = static_cast<int>(schedule.ranks.size());
-  // For every rank, its receives grouped by source in program order: the k-th message from a
-  // to b completes the k-th receive at b whose peer is a (MPI's non-overtaking rule).
+  const std::int32_t limit = window > 0 ? window : std::numeric_limits<std::int32_t>::max();
+  // The k-th message from a to b matches the k-th receive at b whose peer is a (MPI's
+  // non-overtaking rule): message ordinals per pair, receive ordinals by source.
   std::vector<std::map<int, std::vector<std::int32_t>>> recv_by_peer(size);
+  std::vector<std::vector<std::int32_t>> send_ordinal_to_peer(size);
+  std::vector<std::vector<std::int32_t>> recv_ordinal_from_peer(size);
   for (int r = 0; r < size; ++r) {
     const RankProgram& p = schedule.ranks[r];
+    std::map<int, std::int32_t> seen;
     for (std::int32_t i = 0; i < p.recv_count(); ++i) {
-      recv_by_peer[r][p.steps[p.recv_steps[i]].peer].push_back(i);
+      const int peer = p.steps[p.recv_steps[i]].peer;
+      recv_by_peer[r][peer].push_back(i);
+      recv_ordinal_from_peer[r].push_back(seen[peer]++);
+    }
+    seen.clear();
+    for (std::int32_t i = 0; i < p.send_count(); ++i) {
+      send_ordinal_to_peer[r].push_back(seen[p.steps[p.send_steps[i]].peer]++);
     }
   }
-  std::vector<std::vector<char>> complete(size);
-  for (int r = 0; r < size; ++r) complete[r].assign(schedule.ranks[r].recv_count(), 0);
-  std::vector<std::int32_t> prefix(size, 0);
-  std::vector<std::size_t> next_send(size, 0);
-  std::map<std::pair<int, int>, std::size_t> delivered;
+  std::vector<SimRank> st(size);
+  for (int r = 0; r < size; ++r) {
+    st[r].recv_done.assign(schedule.ranks[r].recv_count(), 0);
+    st[r].send_done.assign(schedule.ranks[r].send_count(), 0);
+    const RankProgram& p = schedule.ranks[r];
+    st[r].ordinal.assign(p.steps.size(), 0);
+    for (std::int32_t i = 0; i < p.recv_count(); ++i) st[r].ordinal[p.recv_steps[i]] = i;
+    for (std::int32_t i = 0; i < p.send_count(); ++i) st[r].ordinal[p.send_steps[i]] = i;
+  }
+  // Receives posted at b, by (source, ordinal from that source).
+  std::vector<std::map<int, std::int32_t>> posted_from(size);
+  // Sends started from a to b (by message ordinal) not yet matched: (send ordinal at a).
+  std::map<std::pair<int, int>, std::vector<std::int32_t>> started;
+  auto advance = [](std::vector<char>& done, std::int32_t& prefix) {
+    while (prefix < static_cast<std::int32_t>(done.size()) && done[prefix]) ++prefix;
+  };
   bool progressed = true;
   while (progressed) {
     progressed = false;
     for (int r = 0; r < size; ++r) {
       const RankProgram& p = schedule.ranks[r];
-      while (next_send[r] < p.send_steps.size()) {
-        const Step& s = p.steps[p.send_steps[next_send[r]]];
-        if (s.needs_recvs > prefix[r]) break;
-        auto& k = delivered[{r, s.peer}];
-        const auto& matching = recv_by_peer[s.peer][r];
-        if (k >= matching.size()) return "a send has no matching receive";
-        complete[s.peer][matching[k]] = 1;
-        ++k;
-        while (prefix[s.peer] < schedule.ranks[s.peer].recv_count() &&
-               complete[s.peer][prefix[s.peer]]) {
-          ++prefix[s.peer];
-        }
-        ++next_send[r];
+      SimRank& s = st[r];
+      // Post receives in order.
+      while (s.recvs_posted < p.recv_count() && s.recvs_posted - s.recv_prefix < limit &&
+             ready(p.steps[p.recv_steps[s.recvs_posted]], s)) {
+        const int peer = p.steps[p.recv_steps[s.recvs_posted]].peer;
+        posted_from[r][peer] = recv_ordinal_from_peer[r][s.recvs_posted] + 1;
+        ++s.recvs_posted;
         progressed = true;
       }
+      if (blocking) {
+        // One step at a time; a send is started only at the cursor.
+        while (s.cursor < static_cast<std::int32_t>(p.steps.size())) {
+          const Step& step = p.steps[s.cursor];
+          if (step.kind == StepKind::combine) {
+            if (!ready(step, s)) break;
+            ++s.combines;
+          } else if (step.kind == StepKind::recv) {
+            if (!s.recv_done[s.ordinal[s.cursor]]) break;
+          } else {
+            const std::int32_t ordinal = s.ordinal[s.cursor];
+            if (ordinal == s.sends_started) {
+              started[{r, step.peer}].push_back(ordinal);
+              ++s.sends_started;
+              progressed = true;
+            }
+            if (!s.send_done[ordinal]) break;
+          }
+          ++s.cursor;
+          progressed = true;
+        }
+      } else {
+        while (s.combines < p.combine_count() && ready(p.steps[p.combine_steps[s.combines]], s)) {
+          ++s.combines;
+          progressed = true;
+        }
+        // Start sends in order, within the window and one in flight per peer.
+        while (s.sends_started < p.send_count() && s.sends_started - s.send_prefix < limit) {
+          const Step& step = p.steps[p.send_steps[s.sends_started]];
+          if (!ready(step, s)) break;
+          auto& list = started[{r, step.peer}];
+          bool busy = false;
+          for (std::int32_t k = s.send_prefix; k < s.sends_started && !busy; ++k) {
+            busy = !s.send_done[k] && p.steps[p.send_steps[k]].peer == step.peer;
+          }
+          if (busy) break;
+          list.push_back(s.sends_started++);
+          progressed = true;
+        }
+      }
+    }
+    // Match started sends with posted receives (rendezvous: both sides complete together).
+    for (auto& [pair, list] : started) {
+      const int from = pair.first, to = pair.second;
+      std::vector<std::int32_t> left;
+      for (std::int32_t send : list) {
+        const std::int32_t k = send_ordinal_to_peer[from][send];
+        auto it = posted_from[to].find(from);
+        if (it == posted_from[to].end() || it->second <= k) {
+          left.push_back(send);
+          continue;
+        }
+        const auto& matching = recv_by_peer[to][from];
+        if (static_cast<std::size_t>(k) >= matching.size()) return "a send has no matching receive";
+        st[to].recv_done[matching[k]] = 1;
+        st[from].send_done[send] = 1;
+        progressed = true;
+      }
+      list.swap(left);
+    }
+    for (int r = 0; r < size; ++r) {
+      advance(st[r].recv_done, st[r].recv_prefix);
+      advance(st[r].send_done, st[r].send_prefix);
     }
   }
   for (int r = 0; r < size; ++r) {
     const RankProgram& p = schedule.ranks[r];
-    if (next_send[r] != p.send_steps.size() || prefix[r] != p.recv_count()) {
+    const SimRank& s = st[r];
+    if (s.recv_prefix != p.recv_count() || s.send_prefix != p.send_count() ||
+        s.combines != p.combine_count()) {
       std::ostringstream err;
-      err << "stuck: rank " << r << " completed " << prefix[r] << "/" << p.recv_count()
-          << " receives and " << next_send[r] << "/" << p.send_steps.size() << " sends";
+      err << "stuck: rank " << r << " completed " << s.recv_prefix << "/" << p.recv_count()
+          << " receives, " << s.send_prefix << "/" << p.send_count() << " sends and "
+          << s.combines << "/" << p.combine_count() << " combines";
       return err.str();
     }
   }

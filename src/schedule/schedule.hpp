@@ -1,11 +1,23 @@
 // The schedule: one rank's ordered point-to-point steps, with their dependencies.
 //
-// An algorithm is a schedule; the executor runs it on MPI, the model (later) costs it, the
-// simulator runs it at scale. A step moves a byte range of the user's buffer. Dependencies are
-// expressed as a receive prefix: a step may start once this rank's first `needs_recvs` receives
-// (in program order) have completed. That is exact for trees (segment j is forwarded after it
-// arrived) and rings (a block is forwarded after it arrived), and it is cheap to track: one
-// counter instead of a dependency graph, so the executor stays allocation-free per step.
+// An algorithm is a schedule; the executor runs it on MPI, the model costs it, the simulator
+// runs it at scale. A step moves a byte range of the rank's buffer (the broadcast's buffer, a
+// reduction's accumulator), or combines one. Three kinds:
+//   send    -- send buffer[offset, +bytes) to peer;
+//   recv    -- receive bytes from peer into buffer[offset, +bytes), or, with `to_scratch`, into
+//              scratch[scratch_offset, +bytes) (then `offset` names the buffer range the data
+//              belongs to: what the consistency check compares with the sender's range);
+//   combine -- buffer[offset, +bytes) = scratch[scratch_offset, +bytes) (op) buffer[...]
+//              with MPI_Reduce_local (`received_left`), or buffer (op) scratch when the received
+//              operand must stay on the right (non-commutative ops in rank order).
+// Dependencies are prefixes, one counter each, so the executor stays allocation-free per step:
+// a step may start once this rank's first `needs_recvs` receives, first `needs_combines`
+// combines and first `needs_sends` sends (each in program order) have completed. Broadcasts
+// use only needs_recvs on sends (segment j is forwarded after it arrived). Reductions also
+// need: a send after the combine that produced its data; a combine after the receive that
+// delivered its operand and after every send still reading the range it overwrites; a receive
+// into a scratch slot after the combine that last read that slot; a receive into the buffer
+// after the sends reading that range. Combines run in program order.
 #pragma once
 
 #include <cstdint>
@@ -14,14 +26,19 @@
 
 namespace relay::schedule {
 
-enum class StepKind : std::uint8_t { send, recv };
+enum class StepKind : std::uint8_t { send, recv, combine };
 
 struct Step {
   StepKind kind = StepKind::send;
-  std::int32_t peer = 0;         ///< rank in the communicator
+  bool to_scratch = false;       ///< recv: lands in scratch at scratch_offset
+  bool received_left = true;     ///< combine: buffer = scratch (op) buffer; else buffer (op) scratch
+  std::int32_t peer = 0;         ///< rank in the communicator (-1 for a combine)
   std::int32_t needs_recvs = 0;  ///< receives (in program order) that must complete first
+  std::int32_t needs_combines = 0;  ///< combines that must complete first
+  std::int32_t needs_sends = 0;     ///< sends (in program order) that must complete first
   std::int64_t offset = 0;       ///< byte offset into the buffer
   std::int64_t bytes = 0;        ///< bytes moved, > 0
+  std::int64_t scratch_offset = 0;  ///< recv with to_scratch, combine: offset into scratch
 };
 
 /// What one rank does, in program order. `recv_steps` / `send_steps` index into `steps` and
@@ -30,10 +47,16 @@ struct RankProgram {
   std::vector<Step> steps;
   std::vector<std::int32_t> recv_steps;
   std::vector<std::int32_t> send_steps;
+  std::vector<std::int32_t> combine_steps;
+  std::int64_t scratch_bytes = 0;  ///< scratch the steps address (0 for broadcasts)
 
   void add_recv(int peer, std::int64_t offset, std::int64_t bytes);
   void add_send(int peer, std::int64_t offset, std::int64_t bytes, std::int32_t needs_recvs);
+  /// Appends a fully described step (reductions; see schedule/builder.hpp) to its index list.
+  void add(const Step& step);
   std::int32_t recv_count() const { return static_cast<std::int32_t>(recv_steps.size()); }
+  std::int32_t send_count() const { return static_cast<std::int32_t>(send_steps.size()); }
+  std::int32_t combine_count() const { return static_cast<std::int32_t>(combine_steps.size()); }
   std::int64_t bytes_sent() const;
 };
 
@@ -48,10 +71,14 @@ struct Schedule {
 /// else a description of the first problem.
 std::string check_consistency(const Schedule& schedule);
 
-/// Whether the schedule completes: a replay where receives are always posted, sends complete
-/// when received, and a step starts when its receive prefix is complete (the nonblocking
-/// policy with unlimited requests). Returns "" or a description of the stuck state.
-std::string check_completes(const Schedule& schedule);
+/// Whether the schedule completes under the executor's nonblocking policy with `window`
+/// receives posted and `window` sends in flight per rank (0 = unlimited), receives posted in
+/// program order once their dependencies allow, combines run in order, and every send
+/// rendezvous (complete only once its receive is posted) with at most one in flight per peer:
+/// the strictest conditions the executor can meet. With `blocking`, the blocking policy: each
+/// rank performs its steps one at a time in program order (receives still pre-posted up to
+/// the window). Returns "" or a description of the stuck state.
+std::string check_completes(const Schedule& schedule, int window = 0, bool blocking = false);
 
 /// Splits [0, total_bytes) into segments of `segment_bytes` (the last may be shorter);
 /// segment_bytes == 0 or >= total_bytes gives a single segment; total_bytes == 0 gives none.

@@ -1,5 +1,7 @@
 /* The C API, compiled by a C compiler: a broadcast of ints with every algorithm, an error
- * status with its message, and a nonblocking broadcast. Exit status 0 on every rank iff all
+ * status with its message, a nonblocking broadcast, and the reductions and gathers (an
+ * allreduce with every algorithm, a nonblocking reduce, an allgather, a reduce_scatter_block,
+ * an op error). Exit status 0 on every rank iff all
  * checks passed on every rank. */
 #include <mpi.h>
 #include <stdio.h>
@@ -47,6 +49,52 @@ int main(int argc, char** argv) {
       relay_wait(&request) != RELAY_SUCCESS || request != RELAY_REQUEST_NULL || data[256] != 9) {
     fprintf(stderr, "rank %d: ibcast failed: %s\n", rank, relay_last_error());
     ++failures;
+  }
+  {
+    relay_coll_options_t copt;
+    int allreduce_algorithms[] = {RELAY_ALLREDUCE_AUTO, RELAY_ALLREDUCE_REDUCE_BCAST,
+                                  RELAY_ALLREDUCE_RECURSIVE_DOUBLING, RELAY_ALLREDUCE_RING,
+                                  RELAY_ALLREDUCE_RABENSEIFNER, RELAY_ALLREDUCE_MPI};
+    int in[257], out[257], gathered[257 * 8], block[2 * 8], mine[2];
+    for (a = 0; a < sizeof allreduce_algorithms / sizeof allreduce_algorithms[0]; ++a) {
+      relay_coll_options_init(&copt);
+      copt.algorithm = allreduce_algorithms[a];
+      copt.segment_bytes = 40;
+      for (i = 0; i < 257; ++i) in[i] = rank + i;
+      if (relay_allreduce(in, out, 257, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &copt) != RELAY_SUCCESS ||
+          out[256] != size * (size - 1) / 2 + 256 * size) {
+        fprintf(stderr, "rank %d: allreduce %s: %s\n", rank,
+                relay_coll_algorithm_name(RELAY_COLL_ALLREDUCE, allreduce_algorithms[a]),
+                relay_last_error());
+        ++failures;
+      }
+    }
+    out[0] = -1;
+    if (relay_ireduce(in, out, 257, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD, NULL, &request) !=
+            RELAY_SUCCESS ||
+        relay_wait(&request) != RELAY_SUCCESS || (rank == 0 && out[0] != size - 1)) {
+      fprintf(stderr, "rank %d: ireduce failed: %s\n", rank, relay_last_error());
+      ++failures;
+    }
+    if (size <= 8) {
+      mine[0] = rank;
+      mine[1] = -rank;
+      for (i = 0; i < 2 * size; ++i) block[i] = i / 2;
+      if (relay_allgather(mine, gathered, 2, MPI_INT, MPI_COMM_WORLD, NULL) != RELAY_SUCCESS ||
+          gathered[2 * (size - 1) + 1] != -(size - 1) ||
+          relay_reduce_scatter_block(block, mine, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD, NULL) !=
+              RELAY_SUCCESS ||
+          mine[1] != rank * size) {
+        fprintf(stderr, "rank %d: allgather/reduce_scatter_block failed: %s\n", rank,
+                relay_last_error());
+        ++failures;
+      }
+    }
+    if (relay_allreduce(in, out, 4, MPI_INT, MPI_OP_NULL, MPI_COMM_WORLD, NULL) != RELAY_ERR_OP ||
+        strstr(relay_last_error(), "argument 5 (op)") == NULL) {
+      fprintf(stderr, "rank %d: null op not reported: %s\n", rank, relay_last_error());
+      ++failures;
+    }
   }
   MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0) printf("%s: %d failures over %d ranks (relay %s)\n", total ? "FAILED" : "passed", total, size, relay_version());

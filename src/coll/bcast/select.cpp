@@ -12,15 +12,6 @@
 #include "tune/active.hpp"
 
 namespace relay::coll {
-namespace {
-
-const char* env(const char* name) {
-  const char* v = std::getenv(name);
-  return (v != nullptr && *v != '\0') ? v : nullptr;
-}
-
-}  // namespace
-
 std::string to_string(const BcastConfig& c) {
   return fmt::format("algorithm={} policy={} segment_bytes={} fanout={} max_requests={}{}",
                      c.algorithm != nullptr ? c.algorithm->name : "?",
@@ -76,92 +67,27 @@ relay_status_t resolve_bcast(const relay_bcast_options_t* options, int size,
   if (options != nullptr) o = *options;
 
   // Environment overrides.
-  if (const char* v = env("RELAY_BCAST_ALGORITHM")) {
+  if (const char* v = env_value("RELAY_BCAST_ALGORITHM")) {
     if (relay_bcast_algorithm_from_name(v, &o.algorithm) != RELAY_SUCCESS) {
       return core::fail(RELAY_ERR_OPTIONS,
                         "{}: RELAY_BCAST_ALGORITHM='{}' is not an algorithm (relay algorithms)",
                         function, v);
     }
   }
-  if (const char* v = env("RELAY_BCAST_POLICY")) {
-    if (relay_policy_from_name(v, &o.policy) != RELAY_SUCCESS) {
-      return core::fail(RELAY_ERR_OPTIONS,
-                        "{}: RELAY_BCAST_POLICY='{}' is not blocking, nonblocking or default",
-                        function, v);
-    }
-  }
-  if (const char* v = env("RELAY_BCAST_SEGMENT_BYTES")) {
-    if (std::strcmp(v, "default") == 0) {
-      o.segment_bytes = RELAY_SEGMENT_DEFAULT;
-    } else if (auto b = core::parse_bytes(v)) {
-      o.segment_bytes = *b;
-    } else {
-      return core::fail(RELAY_ERR_OPTIONS,
-                        "{}: RELAY_BCAST_SEGMENT_BYTES='{}' is not a byte count (e.g. 65536, "
-                        "64KiB, 0 for unsegmented, default)",
-                        function, v);
-    }
-  }
-  if (const char* v = env("RELAY_BCAST_FANOUT")) {
-    if (auto f = core::parse_integer(v, 0, 1 << 20)) {
-      o.fanout = static_cast<int>(*f);
-    } else {
-      return core::fail(RELAY_ERR_OPTIONS, "{}: RELAY_BCAST_FANOUT='{}' is not an integer >= 0",
-                        function, v);
-    }
-  }
-  if (const char* v = env("RELAY_BCAST_MAX_REQUESTS")) {
-    if (auto w = core::parse_integer(v, 0, kMaxMaxRequests)) {
-      o.max_requests = static_cast<int>(*w);
-    } else {
-      return core::fail(RELAY_ERR_OPTIONS, "{}: RELAY_BCAST_MAX_REQUESTS='{}' is not in [0, {}]",
-                        function, v, kMaxMaxRequests);
-    }
-  }
-  if (const char* v = env("RELAY_CHECK"); v != nullptr && o.check == RELAY_CHECK_DEFAULT) {
-    if (std::strcmp(v, "collective") == 0) {
-      o.check = RELAY_CHECK_COLLECTIVE;
-    } else if (std::strcmp(v, "local") == 0) {
-      o.check = RELAY_CHECK_LOCAL;
-    } else {
-      return core::fail(RELAY_ERR_OPTIONS, "{}: RELAY_CHECK='{}' is not local or collective",
-                        function, v);
-    }
-  }
+  CommonOptions common{o.policy, o.segment_bytes, o.fanout, o.max_requests, o.check};
+  if (auto st = apply_environment("BCAST", function, common); st != RELAY_SUCCESS) return st;
+  o.policy = common.policy;
+  o.segment_bytes = common.segment_bytes;
+  o.fanout = common.fanout;
+  o.max_requests = common.max_requests;
+  o.check = common.check;
 
   // Validation, naming the field.
   if (o.algorithm != RELAY_BCAST_AUTO && find_bcast_algorithm(o.algorithm) == nullptr) {
     return core::fail(RELAY_ERR_ALGORITHM, "{}: argument {} (options->algorithm = {}) is not a "
                       "broadcast algorithm", function, position, static_cast<int>(o.algorithm));
   }
-  if (o.policy != RELAY_POLICY_DEFAULT && o.policy != RELAY_POLICY_BLOCKING &&
-      o.policy != RELAY_POLICY_NONBLOCKING) {
-    return core::fail(RELAY_ERR_POLICY, "{}: argument {} (options->policy = {}) is not a policy",
-                      function, position, static_cast<int>(o.policy));
-  }
-  if (o.segment_bytes < RELAY_SEGMENT_DEFAULT) {
-    return core::fail(RELAY_ERR_SEGMENT, "{}: argument {} (options->segment_bytes = {}) is "
-                      "negative (use 0 for unsegmented, -1 for the default)",
-                      function, position, o.segment_bytes);
-  }
-  if (o.segment_bytes > 0 && elem_bytes > 0 && o.segment_bytes % elem_bytes != 0) {
-    return core::fail(RELAY_ERR_SEGMENT, "{}: argument {} (options->segment_bytes = {}) is not a "
-                      "whole number of {}-byte elements", function, position, o.segment_bytes,
-                      elem_bytes);
-  }
-  if (o.fanout < 0) {
-    return core::fail(RELAY_ERR_FANOUT, "{}: argument {} (options->fanout = {}) is negative",
-                      function, position, o.fanout);
-  }
-  if (o.max_requests < 0 || o.max_requests > kMaxMaxRequests) {
-    return core::fail(RELAY_ERR_WINDOW, "{}: argument {} (options->max_requests = {}) is not in "
-                      "[0, {}]", function, position, o.max_requests, kMaxMaxRequests);
-  }
-  if (o.check != RELAY_CHECK_DEFAULT && o.check != RELAY_CHECK_LOCAL &&
-      o.check != RELAY_CHECK_COLLECTIVE) {
-    return core::fail(RELAY_ERR_OPTIONS, "{}: argument {} (options->check = {}) is not a check "
-                      "mode", function, position, static_cast<int>(o.check));
-  }
+  if (auto st = validate(common, elem_bytes, function, position); st != RELAY_SUCCESS) return st;
 
   config = BcastConfig{};
   config.automatic = o.algorithm == RELAY_BCAST_AUTO;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "coll/bcast/bcast.hpp"
+#include "coll/options.hpp"
 #include "exec/executor.hpp"
 #include "relay/relay.h"
 
@@ -22,9 +23,6 @@ struct BcastConfig {
   bool automatic = false;          ///< chosen by `auto`
   std::string origin;              ///< for `auto`: "table FILE rule N" or "model"
 };
-
-inline constexpr int kDefaultMaxRequests = 16;
-inline constexpr int kMaxMaxRequests = 1 << 16;
 
 /// Resolves options (NULL = defaults) for a broadcast of total_bytes bytes of elem_bytes-sized
 /// elements on `size` ranks. Validates every option; on error returns its status with

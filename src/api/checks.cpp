@@ -1,0 +1,101 @@
+#include "api/checks.hpp"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "core/status.hpp"
+
+namespace relay::api {
+
+using core::fail;
+
+relay_status_t check_mpi(const char* fn) {
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (!initialized || finalized) {
+    return fail(RELAY_ERR_COMM, "{}: MPI is not initialized (or already finalized)", fn);
+  }
+  return RELAY_SUCCESS;
+}
+
+relay_status_t check_datatype(const char* fn, int position, MPI_Datatype datatype, int count,
+                              TypeInfo& info) {
+  if (datatype == MPI_DATATYPE_NULL) {
+    return fail(RELAY_ERR_DATATYPE, "{}: argument {} (datatype) is MPI_DATATYPE_NULL", fn,
+                position);
+  }
+  int type_size = 0;
+  MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
+  if (MPI_Type_size(datatype, &type_size) != MPI_SUCCESS ||
+      MPI_Type_get_extent(datatype, &lb, &extent) != MPI_SUCCESS ||
+      MPI_Type_get_true_extent(datatype, &true_lb, &true_extent) != MPI_SUCCESS) {
+    return fail(RELAY_ERR_DATATYPE, "{}: argument {} (datatype) is not a valid datatype", fn,
+                position);
+  }
+  info.size = type_size;
+  info.true_lb = true_lb;
+  info.contiguous = true_extent == type_size && (count <= 1 || extent == type_size);
+  return RELAY_SUCCESS;
+}
+
+relay_status_t check_comm(const char* fn, int position, MPI_Comm comm, int& size, int& rank) {
+  if (comm == MPI_COMM_NULL) {
+    return fail(RELAY_ERR_COMM, "{}: argument {} (comm) is MPI_COMM_NULL", fn, position);
+  }
+  int inter = 0;
+  MPI_Comm_test_inter(comm, &inter);
+  if (inter) {
+    return fail(RELAY_ERR_COMM, "{}: argument {} (comm) is an inter-communicator", fn, position);
+  }
+  MPI_Comm_size(comm, &size);
+  MPI_Comm_rank(comm, &rank);
+  return RELAY_SUCCESS;
+}
+
+bool wants_collective_check(relay_check_t option) {
+  if (option != RELAY_CHECK_DEFAULT) return option == RELAY_CHECK_COLLECTIVE;
+  const char* v = std::getenv("RELAY_CHECK");
+  return v != nullptr && std::strcmp(v, "collective") == 0;
+}
+
+relay_status_t agree(const char* fn, MPI_Comm comm, relay_status_t local,
+                     const long long* values, const char* const* names, int n) {
+  constexpr int kMax = 10;
+  if (n > kMax - 2) n = kMax - 2;
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  long long both[2 * kMax] = {};
+  const long long head[2] = {static_cast<long long>(local), local != RELAY_SUCCESS ? rank : -1};
+  const int m = n + 2;
+  for (int i = 0; i < m; ++i) {
+    const long long v = i < 2 ? head[i] : values[i - 2];
+    both[i] = v;
+    both[m + i] = -v;
+  }
+  long long out[2 * kMax];
+  if (MPI_Allreduce(both, out, 2 * m, MPI_LONG_LONG, MPI_MAX, comm) != MPI_SUCCESS) {
+    return fail(RELAY_ERR_MPI, "{}: MPI_Allreduce of the argument check failed", fn);
+  }
+  if (local != RELAY_SUCCESS) return local;  // keep this rank's own detailed message
+  if (out[0] != RELAY_SUCCESS) {
+    return fail(static_cast<relay_status_t>(out[0]), "{}: rank {} reported: {}", fn, out[1],
+                relay_status_string(static_cast<relay_status_t>(out[0])));
+  }
+  for (int i = 2; i < m; ++i) {
+    if (out[i] != -out[m + i]) {
+      return fail(RELAY_ERR_MISMATCH, "{}: ranks disagree on the {} (from {} to {})", fn,
+                  names[i - 2], -out[m + i], out[i]);
+    }
+  }
+  return RELAY_SUCCESS;
+}
+
+void copy_text(const std::string& line, char* text, std::size_t size) {
+  if (text == nullptr || size == 0) return;
+  const std::size_t n = size - 1 < line.size() ? size - 1 : line.size();
+  std::memcpy(text, line.data(), n);
+  text[n] = '\0';
+}
+
+}  // namespace relay::api

@@ -1,0 +1,442 @@
+// relay_reduce, relay_allreduce, relay_allgather, relay_reduce_scatter_block and their
+// nonblocking forms: argument checks (every rank, before any message), the optional
+// collective agreement, then MPI's own call (`mpi`) or a cached schedule run by the executor
+// over an accumulator, with combines done by MPI_Reduce_local.
+//
+// The accumulator: reduce -- recvbuf at the root (sendbuf copied in unless MPI_IN_PLACE),
+// sendbuf itself at a rank that only sends (leaves), else a copy; allreduce -- recvbuf;
+// allgather -- recvbuf, this rank's block copied in; reduce_scatter_block -- a copy of sendbuf
+// (or recvbuf in place), whose block `rank` is copied to recvbuf at completion.
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+#include "api/checks.hpp"
+#include "api/request.hpp"
+#include "coll/reduction/reduction.hpp"
+#include "coll/reduction/select.hpp"
+#include "core/status.hpp"
+#include "exec/comm_state.hpp"
+#include "schedule/cache.hpp"
+
+namespace {
+
+using relay::coll::Collective;
+using relay::core::fail;
+
+struct CollKey {
+  int collective, algorithm, size, root, rank, fanout;
+  std::int64_t count, elem_bytes, segment_bytes;
+  bool commutative;
+  bool operator==(const CollKey& o) const {
+    return collective == o.collective && algorithm == o.algorithm && size == o.size &&
+           root == o.root && rank == o.rank && fanout == o.fanout && count == o.count &&
+           elem_bytes == o.elem_bytes && segment_bytes == o.segment_bytes &&
+           commutative == o.commutative;
+  }
+};
+
+relay::schedule::ProgramCache<CollKey>& coll_cache() {
+  static relay::schedule::ProgramCache<CollKey> cache(64);
+  return cache;
+}
+
+// Argument positions in each C signature (0: the function has no such argument).
+struct Positions {
+  int op, root, comm, options;
+};
+Positions positions(Collective c) {
+  switch (c) {
+    case Collective::reduce: return {5, 6, 7, 8};
+    case Collective::allreduce: return {5, 0, 6, 7};
+    case Collective::allgather: return {0, 0, 5, 6};
+    case Collective::reduce_scatter_block: return {5, 0, 6, 7};
+  }
+  return {0, 0, 0, 0};
+}
+
+struct Args {
+  Collective collective;
+  const void* sendbuf;
+  void* recvbuf;
+  int count;
+  MPI_Datatype datatype;
+  MPI_Op op;
+  int root;
+  MPI_Comm comm;
+  const relay_coll_options_t* options;
+};
+
+struct Call {
+  relay::api::TypeInfo type;
+  int size = 0;
+  int rank = 0;
+  bool commutative = true;
+  std::int64_t bytes = 0;  // the accumulator
+  relay::coll::CollConfig config;
+};
+
+bool blocks(Collective c) {
+  return c == Collective::allgather || c == Collective::reduce_scatter_block;
+}
+
+relay_status_t check_arguments(const char* fn, const Args& a, Call& call) {
+  const Positions pos = positions(a.collective);
+  if (auto st = relay::api::check_mpi(fn); st != RELAY_SUCCESS) return st;
+  if (a.count < 0) {
+    return fail(RELAY_ERR_COUNT, "{}: argument 3 ({} = {}) is negative", fn,
+                a.collective == Collective::reduce_scatter_block ? "recvcount" : "count", a.count);
+  }
+  if (auto st = relay::api::check_datatype(fn, 4, a.datatype, a.count, call.type);
+      st != RELAY_SUCCESS) {
+    return st;
+  }
+  if (pos.op != 0) {
+    if (a.op == MPI_OP_NULL) {
+      return fail(RELAY_ERR_OP, "{}: argument {} (op) is MPI_OP_NULL", fn, pos.op);
+    }
+    int commute = 1;
+    if (MPI_Op_commutative(a.op, &commute) != MPI_SUCCESS) {
+      return fail(RELAY_ERR_OP, "{}: argument {} (op) is not a valid MPI_Op", fn, pos.op);
+    }
+    call.commutative = commute != 0;
+  }
+  if (auto st = relay::api::check_comm(fn, pos.comm, a.comm, call.size, call.rank);
+      st != RELAY_SUCCESS) {
+    return st;
+  }
+  if (pos.root != 0 && (a.root < 0 || a.root >= call.size)) {
+    return fail(RELAY_ERR_ROOT, "{}: argument {} (root = {}) is not a rank of the communicator "
+                "(size {})", fn, pos.root, a.root, call.size);
+  }
+  const bool has_data = a.count > 0 && call.type.size > 0 && call.type.true_lb == 0;
+  const bool in_place = a.sendbuf == MPI_IN_PLACE;
+  if (in_place && a.collective == Collective::reduce && call.rank != a.root) {
+    return fail(RELAY_ERR_BUFFER, "{}: argument 1 (sendbuf) is MPI_IN_PLACE on rank {}, which "
+                "is not the root ({})", fn, call.rank, a.root);
+  }
+  if (!in_place && a.sendbuf == nullptr && has_data) {
+    return fail(RELAY_ERR_BUFFER, "{}: argument 1 (sendbuf) is NULL but count = {} > 0", fn,
+                a.count);
+  }
+  if (a.recvbuf == MPI_IN_PLACE) {
+    return fail(RELAY_ERR_BUFFER, "{}: argument 2 (recvbuf) is MPI_IN_PLACE (only sendbuf may "
+                "be)", fn);
+  }
+  const bool receives = a.collective != Collective::reduce || call.rank == a.root;
+  if (receives && a.recvbuf == nullptr && has_data) {
+    return fail(RELAY_ERR_BUFFER, "{}: argument 2 (recvbuf) is NULL but count = {} > 0", fn,
+                a.count);
+  }
+  call.bytes = static_cast<std::int64_t>(a.count) * call.type.size *
+               (blocks(a.collective) ? call.size : 1);
+  const relay::coll::CollCall cc{a.collective, call.size, call.bytes,
+                                 std::max<std::int64_t>(1, call.type.size), call.commutative};
+  if (auto st = relay::coll::resolve_coll(a.options, cc, fn, pos.options, pos.op, call.config);
+      st != RELAY_SUCCESS) {
+    return st;
+  }
+  if (!call.type.contiguous && call.config.algorithm->build != nullptr) {
+    return fail(RELAY_ERR_DATATYPE, "{}: argument 4 (datatype) is not contiguous; relay's "
+                "schedules move contiguous bytes (use algorithm mpi, or a contiguous type)", fn);
+  }
+  return RELAY_SUCCESS;
+}
+
+relay_status_t agree(const char* fn, const Args& a, relay_status_t local, const Call& call) {
+  const auto& c = call.config;
+  const long long values[6] = {call.bytes, a.root, c.algorithm != nullptr ? c.algorithm->id : -1,
+                               c.segment_bytes, c.fanout * 4 + static_cast<int>(c.policy),
+                               call.commutative ? 1 : 0};
+  static const char* const names[6] = {"message size in bytes", "root", "algorithm",
+                                       "segment_bytes", "fanout/policy", "op's commutativity"};
+  return relay::api::agree(fn, a.comm, local, values, names, 6);
+}
+
+relay_status_t start_mpi(const char* fn, const Args& a, MPI_Comm comm, relay_request* r) {
+  const bool b = r->blocking;
+  MPI_Request* req = &r->mpi_request;
+  int rc = MPI_SUCCESS;
+  switch (a.collective) {
+    case Collective::reduce:
+      rc = b ? MPI_Reduce(a.sendbuf, a.recvbuf, a.count, a.datatype, a.op, a.root, comm)
+             : MPI_Ireduce(a.sendbuf, a.recvbuf, a.count, a.datatype, a.op, a.root, comm, req);
+      break;
+    case Collective::allreduce:
+      rc = b ? MPI_Allreduce(a.sendbuf, a.recvbuf, a.count, a.datatype, a.op, comm)
+             : MPI_Iallreduce(a.sendbuf, a.recvbuf, a.count, a.datatype, a.op, comm, req);
+      break;
+    case Collective::allgather:
+      rc = b ? MPI_Allgather(a.sendbuf, a.count, a.datatype, a.recvbuf, a.count, a.datatype, comm)
+             : MPI_Iallgather(a.sendbuf, a.count, a.datatype, a.recvbuf, a.count, a.datatype,
+                              comm, req);
+      break;
+    case Collective::reduce_scatter_block:
+      rc = b ? MPI_Reduce_scatter_block(a.sendbuf, a.recvbuf, a.count, a.datatype, a.op, comm)
+             : MPI_Ireduce_scatter_block(a.sendbuf, a.recvbuf, a.count, a.datatype, a.op, comm,
+                                         req);
+      break;
+  }
+  if (rc != MPI_SUCCESS) {
+    return fail(RELAY_ERR_MPI, "{}: MPI's {} failed ({})", fn, relay::coll::to_string(a.collective),
+                rc);
+  }
+  r->kind = relay_request::Kind::mpi;
+  r->mpi_done = b;
+  return RELAY_SUCCESS;
+}
+
+void copy(char* to, const char* from, std::int64_t bytes) {
+  if (bytes > 0) std::memcpy(to, from, static_cast<std::size_t>(bytes));
+}
+
+// Points the executor's buffer at the accumulator (see the top of this file).
+char* prepare_accumulator(const Args& a, const Call& call,
+                          const relay::schedule::RankProgram& program, relay_request* r) {
+  const std::int64_t true_lb = call.type.true_lb;
+  char* recv = a.recvbuf != nullptr ? static_cast<char*>(a.recvbuf) + true_lb : nullptr;
+  const bool in_place = a.sendbuf == MPI_IN_PLACE;
+  const char* send = in_place ? nullptr : static_cast<const char*>(a.sendbuf) + true_lb;
+  const std::int64_t block = static_cast<std::int64_t>(a.count) * call.type.size;
+  auto own_copy = [&]() {
+    r->accumulator.reset(new char[static_cast<std::size_t>(std::max<std::int64_t>(1, call.bytes))]);
+    copy(r->accumulator.get(), in_place ? recv : send, call.bytes);
+    return r->accumulator.get();
+  };
+  switch (a.collective) {
+    case Collective::reduce:
+      if (call.rank == a.root) {
+        if (!in_place) copy(recv, send, call.bytes);
+        return recv;
+      }
+      if (program.recv_count() == 0) return const_cast<char*>(send);  // only read
+      return own_copy();
+    case Collective::allreduce:
+      if (!in_place) copy(recv, send, call.bytes);
+      return recv;
+    case Collective::allgather:
+      if (!in_place) copy(recv + call.rank * block, send, block);
+      return recv;
+    case Collective::reduce_scatter_block: {
+      char* acc = in_place ? recv : own_copy();
+      r->copy_to = recv;
+      r->copy_from = acc + call.rank * block;
+      r->copy_bytes = static_cast<std::size_t>(block);
+      return acc;
+    }
+  }
+  return recv;
+}
+
+relay_status_t start(const char* fn, const Args& a, relay_request* request) {
+  relay::core::clear_last_error();
+  Call call;
+  relay_status_t st = check_arguments(fn, a, call);
+  const bool collective_check = relay::api::wants_collective_check(
+      a.options != nullptr ? a.options->check : RELAY_CHECK_DEFAULT);
+  if (collective_check && st != RELAY_ERR_COMM) st = agree(fn, a, st, call);
+  if (st != RELAY_SUCCESS) return st;
+
+  relay::exec::CommState* state = nullptr;
+  std::string error;
+  if (relay::exec::comm_state(a.comm, &state, error) != RELAY_SUCCESS) {
+    return fail(RELAY_ERR_MPI, "{}: {}", fn, error);
+  }
+  const relay::coll::CollConfig& c = call.config;
+  if (relay::core::log_enabled()) {
+    relay::core::log_line(fmt::format("{} bytes={} ranks={} root={} commutative={} {}", fn,
+                                      call.bytes, call.size, a.root, call.commutative ? 1 : 0,
+                                      relay::coll::to_string(c)));
+  }
+  if (c.algorithm->build == nullptr) return start_mpi(fn, a, state->comm, request);
+
+  relay::coll::CollShape shape;
+  shape.size = call.size;
+  shape.root = a.collective == Collective::reduce ? a.root : 0;
+  shape.count = a.count;
+  shape.elem_bytes = std::max<std::int64_t>(1, call.type.size);
+  shape.segment_bytes = c.segment_bytes;
+  shape.commutative = call.commutative;
+  shape.fanout = c.fanout;
+  shape.blocks = blocks(a.collective);
+  const CollKey key{static_cast<int>(a.collective), c.algorithm->id, shape.size, shape.root,
+                    call.rank, shape.fanout, shape.count, shape.elem_bytes, shape.segment_bytes,
+                    shape.commutative};
+  const relay::coll::CollAlgorithm* algorithm = c.algorithm;
+  auto program = coll_cache().get(key, [&] { return algorithm->build(shape, call.rank); });
+  char* accumulator = prepare_accumulator(a, call, *program, request);
+  if (program->scratch_bytes > 0) {
+    request->scratch.reset(new char[static_cast<std::size_t>(program->scratch_bytes)]);
+  }
+  const relay::exec::Combiner combiner{a.op, a.datatype, shape.elem_bytes, request->scratch.get()};
+  request->kind = relay_request::Kind::schedule;
+  if (request->executor.start(std::move(program), accumulator, state->comm, state->next_tag(),
+                              c.policy, c.max_requests, combiner) != RELAY_SUCCESS) {
+    return fail(RELAY_ERR_MPI, "{}: {}", fn, request->executor.error());
+  }
+  return RELAY_SUCCESS;
+}
+
+relay_status_t run(const char* fn, const Args& a) {
+  relay_request request;
+  request.blocking = true;
+  const relay_status_t st = start(fn, a, &request);
+  if (st != RELAY_SUCCESS) return st;
+  return relay_request_finish(&request, fn);
+}
+
+relay_status_t run_nonblocking(const char* fn, const Args& a, relay_request_t* request,
+                               int position) {
+  relay::core::clear_last_error();
+  if (request == nullptr) {
+    return fail(RELAY_ERR_REQUEST, "{}: argument {} (request) is NULL", fn, position);
+  }
+  *request = RELAY_REQUEST_NULL;
+  auto r = std::make_unique<relay_request>();
+  const relay_status_t st = start(fn, a, r.get());
+  if (st != RELAY_SUCCESS) return st;
+  *request = r.release();
+  return RELAY_SUCCESS;
+}
+
+bool known(relay_collective_t c) {
+  return c == RELAY_COLL_REDUCE || c == RELAY_COLL_ALLREDUCE || c == RELAY_COLL_ALLGATHER ||
+         c == RELAY_COLL_REDUCE_SCATTER_BLOCK;
+}
+
+}  // namespace
+
+extern "C" {
+
+void relay_coll_options_init(relay_coll_options_t* options) {
+  if (options == nullptr) return;
+  options->algorithm = 0;
+  options->policy = RELAY_POLICY_DEFAULT;
+  options->segment_bytes = RELAY_SEGMENT_DEFAULT;
+  options->fanout = 0;
+  options->max_requests = 0;
+  options->check = RELAY_CHECK_DEFAULT;
+}
+
+relay_status_t relay_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                            MPI_Op op, int root, MPI_Comm comm,
+                            const relay_coll_options_t* options) {
+  return run("relay_reduce",
+             Args{Collective::reduce, sendbuf, recvbuf, count, datatype, op, root, comm, options});
+}
+
+relay_status_t relay_ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                             MPI_Op op, int root, MPI_Comm comm,
+                             const relay_coll_options_t* options, relay_request_t* request) {
+  return run_nonblocking(
+      "relay_ireduce",
+      Args{Collective::reduce, sendbuf, recvbuf, count, datatype, op, root, comm, options},
+      request, 9);
+}
+
+relay_status_t relay_allreduce(const void* sendbuf, void* recvbuf, int count,
+                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                               const relay_coll_options_t* options) {
+  return run("relay_allreduce",
+             Args{Collective::allreduce, sendbuf, recvbuf, count, datatype, op, 0, comm, options});
+}
+
+relay_status_t relay_iallreduce(const void* sendbuf, void* recvbuf, int count,
+                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                const relay_coll_options_t* options, relay_request_t* request) {
+  return run_nonblocking(
+      "relay_iallreduce",
+      Args{Collective::allreduce, sendbuf, recvbuf, count, datatype, op, 0, comm, options},
+      request, 8);
+}
+
+relay_status_t relay_allgather(const void* sendbuf, void* recvbuf, int count,
+                               MPI_Datatype datatype, MPI_Comm comm,
+                               const relay_coll_options_t* options) {
+  return run("relay_allgather", Args{Collective::allgather, sendbuf, recvbuf, count, datatype,
+                                     MPI_OP_NULL, 0, comm, options});
+}
+
+relay_status_t relay_iallgather(const void* sendbuf, void* recvbuf, int count,
+                                MPI_Datatype datatype, MPI_Comm comm,
+                                const relay_coll_options_t* options, relay_request_t* request) {
+  return run_nonblocking("relay_iallgather",
+                         Args{Collective::allgather, sendbuf, recvbuf, count, datatype,
+                              MPI_OP_NULL, 0, comm, options},
+                         request, 7);
+}
+
+relay_status_t relay_reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
+                                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                          const relay_coll_options_t* options) {
+  return run("relay_reduce_scatter_block", Args{Collective::reduce_scatter_block, sendbuf,
+                                                recvbuf, recvcount, datatype, op, 0, comm,
+                                                options});
+}
+
+relay_status_t relay_ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
+                                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                           const relay_coll_options_t* options,
+                                           relay_request_t* request) {
+  return run_nonblocking("relay_ireduce_scatter_block",
+                         Args{Collective::reduce_scatter_block, sendbuf, recvbuf, recvcount,
+                              datatype, op, 0, comm, options},
+                         request, 8);
+}
+
+relay_status_t relay_coll_describe(relay_collective_t collective, int count,
+                                   MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                                   const relay_coll_options_t* options, char* text,
+                                   size_t size) {
+  relay::core::clear_last_error();
+  if (!known(collective)) {
+    return fail(RELAY_ERR_OPTIONS, "relay_coll_describe: argument 1 (collective = {}) is not a "
+                "collective", static_cast<int>(collective));
+  }
+  static char dummy;
+  const auto c = static_cast<Collective>(collective);
+  Call call;
+  const relay_status_t st =
+      check_arguments("relay_coll_describe",
+                      Args{c, &dummy, &dummy, count, datatype,
+                           c == Collective::allgather ? MPI_OP_NULL : op, root, comm, options},
+                      call);
+  if (st != RELAY_SUCCESS) return st;
+  relay::api::copy_text(relay::coll::to_string(call.config), text, size);
+  return RELAY_SUCCESS;
+}
+
+const char* relay_collective_name(relay_collective_t collective) {
+  if (!known(collective)) return nullptr;
+  return relay::coll::to_string(static_cast<Collective>(collective)).data();
+}
+
+const char* relay_coll_algorithm_name(relay_collective_t collective, int algorithm) {
+  if (!known(collective)) return nullptr;
+  if (algorithm == 0) return "auto";
+  const auto* a = relay::coll::find_coll_algorithm(static_cast<Collective>(collective), algorithm);
+  return a != nullptr ? a->name.data() : nullptr;
+}
+
+relay_status_t relay_coll_algorithm_from_name(relay_collective_t collective, const char* name,
+                                              int* algorithm) {
+  if (!known(collective) || name == nullptr || algorithm == nullptr) {
+    return fail(RELAY_ERR_ALGORITHM, "relay_coll_algorithm_from_name: invalid argument");
+  }
+  if (std::strcmp(name, "auto") == 0) {
+    *algorithm = 0;
+    return RELAY_SUCCESS;
+  }
+  const auto* a = relay::coll::find_coll_algorithm(static_cast<Collective>(collective),
+                                                   std::string_view(name));
+  if (a == nullptr) {
+    return fail(RELAY_ERR_ALGORITHM, "'{}' is not a {} algorithm", name,
+                relay::coll::to_string(static_cast<Collective>(collective)));
+  }
+  *algorithm = a->id;
+  return RELAY_SUCCESS;
+}
+
+}  // extern "C"

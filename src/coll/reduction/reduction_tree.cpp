@@ -1,0 +1,134 @@
+// Tree reductions: the segmented engine behind reduce linear, chain, pipeline, binary and
+// binomial, and the trees inside allreduce reduce_bcast and allgather gather_bcast.
+//
+// Tree reduce, for each segment j: receive segment j from every child (in ascending virtual
+// rank: the smallest binomial subtree, which finishes first, first) and combine it into the
+// accumulator, then send segment j to the parent. With the nonblocking policy segment j+1
+// arrives while segment j is combined and forwarded: the pipelined reduce of the papers.
+// Cost (alpha-beta-gamma, S bytes in n segments, depth d, k children):
+//   (d + n - 1) (k (alpha + beta S/n) + k gamma S/n).
+// Combine order: at each node, acc = x_node, then each child's partial result in ascending
+// virtual rank. A commutative op combines received (op) acc. A non-commutative op is reduced
+// over the tree rooted at rank 0 (virtual = real ranks) with acc = acc (op) child, which is
+// rank order for linear, chain and binomial (their subtrees are contiguous rank ranges,
+// combined left to right); rank 0 then sends the result to the root.
+#include <algorithm>
+
+#include "coll/reduction/reduction.hpp"
+#include "topology/tree.hpp"
+
+namespace relay::coll {
+namespace {
+
+using schedule::ProgramBuilder;
+using topology::TreeKind;
+
+std::vector<int> by_virtual_rank(std::vector<int> ranks, int root, int size) {
+  std::sort(ranks.begin(), ranks.end(), [&](int a, int b) {
+    return topology::virtual_rank(a, root, size) < topology::virtual_rank(b, root, size);
+  });
+  return ranks;
+}
+
+// Reduces buffer[0, bytes) to `root` over a tree of `kind`, segment by segment.
+void tree_reduce(ProgramBuilder& b, TreeKind kind, int size, int root, int rank, int fanout,
+                 std::int64_t bytes, std::int64_t segment) {
+  const topology::TreeNode node = topology::tree_node(kind, size, root, rank, std::max(1, fanout));
+  const std::vector<int> children = by_virtual_rank(node.children, root, size);
+  const schedule::Segmentation segs(bytes, segment);
+  for (std::int64_t j = 0; j < segs.count(); ++j) {
+    for (int child : children) b.recv_combine(child, segs.offset(j), segs.length(j), false);
+    if (node.parent >= 0) b.send(node.parent, segs.offset(j), segs.length(j));
+  }
+}
+
+// Broadcasts buffer[0, bytes) from `root` down a tree of `kind`, segment by segment.
+void tree_bcast(ProgramBuilder& b, TreeKind kind, int size, int root, int rank,
+                std::int64_t bytes, std::int64_t segment) {
+  const topology::TreeNode node = topology::tree_node(kind, size, root, rank);
+  const schedule::Segmentation segs(bytes, segment);
+  for (std::int64_t j = 0; j < segs.count(); ++j) {
+    if (node.parent >= 0) b.recv(node.parent, segs.offset(j), segs.length(j));
+    for (int child : node.children) b.send(child, segs.offset(j), segs.length(j));
+  }
+}
+
+std::int64_t segment_of(const CollShape& s) {
+  return s.segment_bytes > 0 ? s.segment_bytes : schedule::kMaxMessageBytes;
+}
+
+ProgramBuilder builder(const CollShape& s) {
+  return ProgramBuilder(s.buffer_bytes(), s.elem_bytes, s.segment_bytes, s.commutative);
+}
+
+// A rooted reduce over a tree of `kind`; non-commutative ops go over the tree rooted at 0
+// (rank order), then to the root.
+schedule::RankProgram reduce_over(TreeKind kind, const CollShape& s, int rank, int fanout) {
+  ProgramBuilder b = builder(s);
+  const std::int64_t bytes = s.buffer_bytes();
+  if (s.size <= 1 || bytes <= 0) return b.finish();
+  const int tree_root = s.commutative ? s.root : 0;
+  tree_reduce(b, kind, s.size, tree_root, rank, fanout, bytes, segment_of(s));
+  if (tree_root != s.root) {
+    if (rank == tree_root) b.send(s.root, 0, bytes);
+    if (rank == s.root) b.recv(tree_root, 0, bytes);
+  }
+  return b.finish();
+}
+
+}  // namespace
+
+// linear: every rank sends its vector to the root, which combines them in rank order. Cost
+// (P-1)(alpha + beta S + gamma S) at the root; a reference, and fine for tiny P.
+schedule::RankProgram reduce_linear(const CollShape& s, int rank) {
+  return reduce_over(TreeKind::linear, s, rank, 1);
+}
+// chain: `fanout` chains into the root; segmented, each chain pipelines.
+schedule::RankProgram reduce_chain(const CollShape& s, int rank) {
+  return reduce_over(TreeKind::chain, s, rank, s.fanout);
+}
+// pipeline: one segmented chain, cost (n + P - 2)(alpha + (beta + gamma) S/n): tends to
+// (beta + gamma) S for large S -- the bandwidth-optimal tree reduce.
+schedule::RankProgram reduce_pipeline(const CollShape& s, int rank) {
+  return reduce_over(TreeKind::chain, s, rank, 1);
+}
+// binary: complete binary tree, two receives per stage; commutative ops only.
+schedule::RankProgram reduce_binary(const CollShape& s, int rank) {
+  return reduce_over(TreeKind::kary, s, rank, 2);
+}
+// binomial: the latency-optimal tree, ceil(log2 P)(alpha + beta S + gamma S).
+schedule::RankProgram reduce_binomial(const CollShape& s, int rank) {
+  return reduce_over(TreeKind::binomial, s, rank, 1);
+}
+
+// reduce_bcast: binomial reduce to rank 0, then binomial broadcast, both segmented. Cost
+// 2 ceil(log2 P)(alpha + beta S) + ceil(log2 P) gamma S; keeps rank order (tree rooted at 0).
+schedule::RankProgram allreduce_reduce_bcast(const CollShape& s, int rank) {
+  ProgramBuilder b = builder(s);
+  const std::int64_t bytes = s.buffer_bytes();
+  if (s.size <= 1 || bytes <= 0) return b.finish();
+  tree_reduce(b, TreeKind::binomial, s.size, 0, rank, 1, bytes, segment_of(s));
+  tree_bcast(b, TreeKind::binomial, s.size, 0, rank, bytes, segment_of(s));
+  return b.finish();
+}
+
+// gather_bcast: binomial gather of the blocks to rank 0 (vrank v sends its subtree's
+// contiguous blocks [v, v + subtree) to its parent), then a binomial broadcast of all P blocks.
+// Cost ceil(log2 P) alpha + beta S (P-1)/P for the gather, ceil(log2 P)(alpha + beta S) for
+// the broadcast (S = P blocks): for small blocks.
+schedule::RankProgram allgather_gather_bcast(const CollShape& s, int rank) {
+  ProgramBuilder b = builder(s);
+  const std::int64_t block = s.count * s.elem_bytes;
+  if (s.size <= 1 || block <= 0) return b.finish();
+  const topology::TreeNode node = topology::tree_node(TreeKind::binomial, s.size, 0, rank);
+  for (int child : by_virtual_rank(node.children, 0, s.size)) {
+    b.recv(child, child * block, topology::binomial_subtree_size(child, s.size) * block);
+  }
+  if (node.parent >= 0) {
+    b.send(node.parent, rank * block, topology::binomial_subtree_size(rank, s.size) * block);
+  }
+  tree_bcast(b, TreeKind::binomial, s.size, 0, rank, s.buffer_bytes(), segment_of(s));
+  return b.finish();
+}
+
+}  // namespace relay::coll

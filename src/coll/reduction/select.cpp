@@ -1,0 +1,111 @@
+#include "coll/reduction/select.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "core/status.hpp"
+
+namespace relay::coll {
+
+std::string to_string(const CollConfig& c) {
+  std::string note;
+  if (c.automatic) note = " (auto)";
+  if (c.requested != nullptr) {
+    note += fmt::format(" ({} needs a power-of-two size: ran {})", c.requested->name,
+                        c.algorithm->name);
+  }
+  return fmt::format("algorithm={} policy={} segment_bytes={} fanout={} max_requests={}{}",
+                     c.algorithm != nullptr ? c.algorithm->name : "?",
+                     c.policy == exec::Policy::blocking ? "blocking" : "nonblocking",
+                     c.segment_bytes, c.fanout, c.max_requests, note);
+}
+
+// Until relay tune covers these collectives (issue 4), `auto` follows the closed forms of
+// Thakur, Rabenseifner and Gropp (2005): latency-bound algorithms below 64 KiB, bandwidth-bound
+// ones above; a non-commutative op gets an algorithm that keeps rank order.
+const CollAlgorithm& auto_coll_algorithm(const CollCall& call) {
+  constexpr std::int64_t kSmall = 64 * 1024;
+  const bool small = call.bytes < kSmall || call.size <= 2;
+  auto pick = [&](int id) -> const CollAlgorithm& {
+    return *find_coll_algorithm(call.collective, id);
+  };
+  switch (call.collective) {
+    case Collective::reduce:
+      if (small) return pick(RELAY_REDUCE_BINOMIAL);
+      return pick(call.commutative ? RELAY_REDUCE_RABENSEIFNER : RELAY_REDUCE_PIPELINE);
+    case Collective::allreduce:
+      if (small) return pick(RELAY_ALLREDUCE_RECURSIVE_DOUBLING);
+      return pick(call.commutative ? RELAY_ALLREDUCE_RABENSEIFNER : RELAY_ALLREDUCE_REDUCE_BCAST);
+    case Collective::allgather:
+      return pick(small ? RELAY_ALLGATHER_BRUCK : RELAY_ALLGATHER_RING);
+    case Collective::reduce_scatter_block:
+      if (!call.commutative) return pick(RELAY_REDUCE_SCATTER_MPI);
+      return pick(small ? RELAY_REDUCE_SCATTER_RECURSIVE_HALVING : RELAY_REDUCE_SCATTER_RING);
+  }
+  return pick(0);
+}
+
+relay_status_t resolve_coll(const relay_coll_options_t* options, const CollCall& call,
+                            const char* function, int position, int op_position,
+                            CollConfig& config) {
+  relay_coll_options_t o;
+  relay_coll_options_init(&o);
+  if (options != nullptr) o = *options;
+  const std::string prefix(env_prefix(call.collective));
+  const std::string algorithm_var = "RELAY_" + prefix + "_ALGORITHM";
+  if (const char* v = env_value(algorithm_var.c_str())) {
+    if (relay_coll_algorithm_from_name(static_cast<relay_collective_t>(call.collective), v,
+                                       &o.algorithm) != RELAY_SUCCESS) {
+      return core::fail(RELAY_ERR_OPTIONS, "{}: {}='{}' is not a {} algorithm (relay algorithms)",
+                        function, algorithm_var, v, to_string(call.collective));
+    }
+  }
+  CommonOptions common{o.policy, o.segment_bytes, o.fanout, o.max_requests, o.check};
+  if (auto st = apply_environment(prefix.c_str(), function, common); st != RELAY_SUCCESS) {
+    return st;
+  }
+  if (o.algorithm != 0 && find_coll_algorithm(call.collective, o.algorithm) == nullptr) {
+    return core::fail(RELAY_ERR_ALGORITHM, "{}: argument {} (options->algorithm = {}) is not a "
+                      "{} algorithm", function, position, o.algorithm, to_string(call.collective));
+  }
+  if (auto st = validate(common, call.elem_bytes, function, position); st != RELAY_SUCCESS) {
+    return st;
+  }
+
+  config = CollConfig{};
+  config.automatic = o.algorithm == 0;
+  config.algorithm = config.automatic ? &auto_coll_algorithm(call)
+                                      : find_coll_algorithm(call.collective, o.algorithm);
+  if (!call.commutative && !config.algorithm->keeps_rank_order) {
+    return core::fail(RELAY_ERR_OP, "{}: argument {} (op) is not commutative and {} {} reorders "
+                      "operands (use one that keeps rank order, mpi, or auto)", function,
+                      op_position, to_string(call.collective), config.algorithm->name);
+  }
+  if (config.algorithm->needs_power_of_two && (call.size & (call.size - 1)) != 0) {
+    config.requested = config.algorithm;
+    config.algorithm = find_coll_algorithm(call.collective, config.algorithm->fallback);
+  }
+  config.policy = common.policy == RELAY_POLICY_BLOCKING ? exec::Policy::blocking
+                                                         : exec::Policy::nonblocking;
+  if (common.segment_bytes == RELAY_SEGMENT_DEFAULT) {
+    config.segment_bytes = config.algorithm->default_segment_bytes;
+    if (config.segment_bytes > 0) {
+      config.segment_bytes =
+          std::max(call.elem_bytes, config.segment_bytes / call.elem_bytes * call.elem_bytes);
+    }
+  } else {
+    config.segment_bytes = common.segment_bytes;
+  }
+  if (config.segment_bytes >= call.bytes) config.segment_bytes = 0;
+  config.fanout = config.algorithm->uses_fanout && common.fanout > 0 ? common.fanout : 1;
+  config.max_requests = common.max_requests > 0 ? common.max_requests : kDefaultMaxRequests;
+  config.check = common.check == RELAY_CHECK_COLLECTIVE ? RELAY_CHECK_COLLECTIVE
+                                                        : RELAY_CHECK_LOCAL;
+  if (config.algorithm->build == nullptr) {
+    config.segment_bytes = 0;
+    config.fanout = 1;
+  }
+  return RELAY_SUCCESS;
+}
+
+}  // namespace relay::coll

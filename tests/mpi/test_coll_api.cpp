@@ -1,0 +1,201 @@
+// The reduction and gather API: bad input fails on every rank naming the argument (and the
+// communicator stays usable), RELAY_<OP>_* environment overrides, restrictions that run
+// another algorithm say so, several nonblocking operations in flight at once complete in any
+// order, and the collective check catches arguments only some ranks get wrong.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "mpi_test.hpp"
+#include "relay/relay.h"
+
+namespace {
+
+using relay::test::all_ranks;
+using relay::test::world_rank;
+using relay::test::world_size;
+
+relay_coll_options_t options(int algorithm = 0) {
+  relay_coll_options_t o;
+  relay_coll_options_init(&o);
+  o.algorithm = algorithm;
+  return o;
+}
+
+// An allreduce that must work afterwards.
+bool good_allreduce() {
+  std::vector<int> in(100, 1), out(100, 0);
+  const auto o = options(RELAY_ALLREDUCE_RING);
+  if (relay_allreduce(in.data(), out.data(), 100, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &o) !=
+      RELAY_SUCCESS) {
+    return false;
+  }
+  for (int x : out) {
+    if (x != world_size()) return false;
+  }
+  return true;
+}
+
+void noncommutative(void* in, void* inout, int* len, MPI_Datatype*) {
+  auto* a = static_cast<int*>(in);
+  auto* b = static_cast<int*>(inout);
+  for (int i = 0; i < *len; ++i) b[i] = a[i] * 3 + b[i];
+}
+
+TEST(CollApi, BadArgumentsFailOnEveryRankNamingTheArgument) {
+  const int size = world_size();
+  std::vector<int> a(64 * size, 1), b(64 * size, 0);
+  auto expect = [&](relay_status_t got, relay_status_t want, const char* part, const char* what) {
+    const std::string msg = relay_last_error();
+    const bool ok = got == want && msg.find(part) != std::string::npos;
+    EXPECT_TRUE(all_ranks(ok)) << what << ": got " << relay_status_string(got) << " '" << msg
+                               << "'";
+    EXPECT_TRUE(all_ranks(good_allreduce())) << "communicator unusable after: " << what;
+  };
+  auto o = options(RELAY_REDUCE_BINOMIAL);
+  expect(relay_reduce(a.data(), b.data(), -1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, &o),
+         RELAY_ERR_COUNT, "relay_reduce: argument 3 (count = -1)", "negative count");
+  expect(relay_reduce(a.data(), b.data(), 4, MPI_INT, MPI_SUM, size, MPI_COMM_WORLD, &o),
+         RELAY_ERR_ROOT, "argument 6 (root =", "root = size");
+  expect(relay_reduce(a.data(), b.data(), 4, MPI_DATATYPE_NULL, MPI_SUM, 0, MPI_COMM_WORLD, &o),
+         RELAY_ERR_DATATYPE, "argument 4 (datatype)", "null datatype");
+  expect(relay_reduce(a.data(), b.data(), 4, MPI_INT, MPI_OP_NULL, 0, MPI_COMM_WORLD, &o),
+         RELAY_ERR_OP, "argument 5 (op) is MPI_OP_NULL", "null op");
+  expect(relay_reduce(nullptr, b.data(), 4, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, &o),
+         RELAY_ERR_BUFFER, "argument 1 (sendbuf) is NULL", "NULL sendbuf");
+  expect(relay_reduce(a.data(), b.data(), 4, MPI_INT, MPI_SUM, 0, MPI_COMM_NULL, &o),
+         RELAY_ERR_COMM, "argument 7 (comm)", "null communicator");
+  if (size > 1) {
+    // MPI_IN_PLACE everywhere: only the root may pass it, so the others fail -- and the root,
+    // which cannot know, would wait: the collective check makes it fail too.
+    o.check = RELAY_CHECK_COLLECTIVE;
+    expect(relay_reduce(MPI_IN_PLACE, b.data(), 4, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, &o),
+           RELAY_ERR_BUFFER, "", "MPI_IN_PLACE off the root");
+    o.check = RELAY_CHECK_DEFAULT;
+  }
+  auto ao = options(RELAY_ALLREDUCE_RING);
+  expect(relay_allreduce(a.data(), nullptr, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &ao),
+         RELAY_ERR_BUFFER, "relay_allreduce: argument 2 (recvbuf) is NULL", "NULL recvbuf");
+  expect(relay_allreduce(a.data(), MPI_IN_PLACE, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &ao),
+         RELAY_ERR_BUFFER, "argument 2 (recvbuf) is MPI_IN_PLACE", "recvbuf MPI_IN_PLACE");
+  ao.segment_bytes = 6;
+  expect(relay_allreduce(a.data(), b.data(), 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &ao),
+         RELAY_ERR_SEGMENT, "argument 7 (options->segment_bytes = 6) is not a whole number",
+         "segment not whole ints");
+  ao = options(99);
+  expect(relay_allreduce(a.data(), b.data(), 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &ao),
+         RELAY_ERR_ALGORITHM, "options->algorithm = 99) is not a allreduce algorithm",
+         "unknown algorithm");
+  ao = options();
+  ao.max_requests = -1;
+  expect(relay_allreduce(a.data(), b.data(), 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &ao),
+         RELAY_ERR_WINDOW, "options->max_requests = -1", "negative max_requests");
+  // A non-commutative op and an algorithm that reorders operands.
+  MPI_Op op;
+  MPI_Op_create(noncommutative, 0, &op);
+  auto ro = options(RELAY_REDUCE_SCATTER_RING);
+  expect(relay_reduce_scatter_block(a.data(), b.data(), 4, MPI_INT, op, MPI_COMM_WORLD, &ro),
+         RELAY_ERR_OP, "argument 5 (op) is not commutative and reduce_scatter_block ring",
+         "non-commutative op, ring");
+  MPI_Op_free(&op);
+  // A non-contiguous datatype works with mpi only.
+  MPI_Datatype strided;
+  MPI_Type_vector(2, 1, 2, MPI_INT, &strided);
+  MPI_Type_commit(&strided);
+  auto go = options(RELAY_ALLGATHER_RING);
+  expect(relay_allgather(a.data(), b.data(), 1, strided, MPI_COMM_WORLD, &go), RELAY_ERR_DATATYPE,
+         "relay_allgather: argument 4 (datatype) is not contiguous", "non-contiguous type");
+  MPI_Type_free(&strided);
+  relay_request_t* null_request = nullptr;
+  expect(relay_iallgather(a.data(), b.data(), 1, MPI_INT, MPI_COMM_WORLD, &go, null_request),
+         RELAY_ERR_REQUEST, "relay_iallgather: argument 7 (request) is NULL", "NULL request");
+}
+
+TEST(CollApi, DescribeShowsEnvironmentAutoAndRestrictions) {
+  const int size = world_size();
+  char text[256];
+  auto o = options(RELAY_ALLGATHER_RECURSIVE_DOUBLING);
+  ASSERT_EQ(relay_coll_describe(RELAY_COLL_ALLGATHER, 100, MPI_INT, MPI_OP_NULL, 0,
+                                MPI_COMM_WORLD, &o, text, sizeof text),
+            RELAY_SUCCESS);
+  const bool pow2 = (size & (size - 1)) == 0;
+  EXPECT_EQ(std::string(text).find("needs a power-of-two size: ran bruck") != std::string::npos,
+            !pow2)
+      << text;
+  EXPECT_EQ(std::string(text).rfind(pow2 ? "algorithm=recursive_doubling" : "algorithm=bruck", 0),
+            0u)
+      << text;
+  setenv("RELAY_ALLREDUCE_ALGORITHM", "ring", 1);
+  setenv("RELAY_ALLREDUCE_SEGMENT_BYTES", "4KiB", 1);
+  ASSERT_EQ(relay_coll_describe(RELAY_COLL_ALLREDUCE, 1 << 20, MPI_INT, MPI_SUM, 0,
+                                MPI_COMM_WORLD, nullptr, text, sizeof text),
+            RELAY_SUCCESS);
+  EXPECT_EQ(std::string(text).rfind("algorithm=ring policy=nonblocking segment_bytes=4096", 0), 0u)
+      << text;
+  setenv("RELAY_ALLREDUCE_ALGORITHM", "nonsense", 1);
+  EXPECT_EQ(relay_coll_describe(RELAY_COLL_ALLREDUCE, 10, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD,
+                                nullptr, text, sizeof text),
+            RELAY_ERR_OPTIONS);
+  EXPECT_NE(std::string(relay_last_error()).find("RELAY_ALLREDUCE_ALGORITHM='nonsense'"),
+            std::string::npos);
+  unsetenv("RELAY_ALLREDUCE_ALGORITHM");
+  unsetenv("RELAY_ALLREDUCE_SEGMENT_BYTES");
+  // auto: small vectors latency-bound, large ones bandwidth-bound, rank order when needed.
+  ASSERT_EQ(relay_coll_describe(RELAY_COLL_ALLREDUCE, 8, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD,
+                                nullptr, text, sizeof text),
+            RELAY_SUCCESS);
+  EXPECT_EQ(std::string(text).rfind("algorithm=recursive_doubling", 0), 0u) << text;
+  int id = -1;
+  EXPECT_EQ(relay_coll_algorithm_from_name(RELAY_COLL_REDUCE, "rabenseifner", &id), RELAY_SUCCESS);
+  EXPECT_EQ(id, RELAY_REDUCE_RABENSEIFNER);
+  EXPECT_STREQ(relay_coll_algorithm_name(RELAY_COLL_REDUCE_SCATTER_BLOCK,
+                                         RELAY_REDUCE_SCATTER_RECURSIVE_HALVING),
+               "recursive_halving");
+  EXPECT_STREQ(relay_collective_name(RELAY_COLL_ALLGATHER), "allgather");
+}
+
+TEST(CollApi, SeveralNonblockingOperationsInFlight) {
+  const int size = world_size(), rank = world_rank();
+  const int n = 5000;
+  std::vector<double> x(n), sum(n, 0);
+  std::vector<int> mine(n, rank), all(static_cast<std::size_t>(n) * size, -1);
+  std::vector<int> block_in(static_cast<std::size_t>(n) * size, 1), block_out(n, 0);
+  for (int i = 0; i < n; ++i) x[i] = rank + i;
+  relay_request_t r[4] = {};
+  auto o1 = options(RELAY_ALLREDUCE_RABENSEIFNER), o2 = options(RELAY_ALLGATHER_BRUCK),
+       o3 = options(RELAY_REDUCE_SCATTER_RECURSIVE_HALVING), o4 = options(RELAY_REDUCE_MPI);
+  o1.segment_bytes = 1024;
+  ASSERT_EQ(relay_iallreduce(x.data(), sum.data(), n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &o1,
+                             &r[0]), RELAY_SUCCESS);
+  ASSERT_EQ(relay_iallgather(mine.data(), all.data(), n, MPI_INT, MPI_COMM_WORLD, &o2, &r[1]),
+            RELAY_SUCCESS);
+  ASSERT_EQ(relay_ireduce_scatter_block(block_in.data(), block_out.data(), n, MPI_INT, MPI_SUM,
+                                        MPI_COMM_WORLD, &o3, &r[2]), RELAY_SUCCESS);
+  int root_sum = 0;
+  const int one = 1;
+  ASSERT_EQ(relay_ireduce(&one, &root_sum, 1, MPI_INT, MPI_SUM, size - 1, MPI_COMM_WORLD, &o4,
+                          &r[3]), RELAY_SUCCESS);
+  // Complete them in reverse order, progressing all.
+  for (int k = 3; k >= 0; --k) {
+    int flag = 0;
+    while (!flag) {
+      for (int j = 0; j < 4; ++j) ASSERT_EQ(relay_progress(r[j]), RELAY_SUCCESS);
+      ASSERT_EQ(relay_test(&r[k], &flag), RELAY_SUCCESS);
+    }
+    EXPECT_EQ(r[k], RELAY_REQUEST_NULL);
+  }
+  bool ok = true;
+  for (int i = 0; i < n; ++i) {
+    ok = ok && sum[i] == size * (size - 1) / 2.0 + static_cast<double>(size) * i;
+    ok = ok && block_out[i] == size;
+    for (int q = 0; q < size; ++q) ok = ok && all[static_cast<std::size_t>(q) * n + i] == q;
+  }
+  if (rank == size - 1) ok = ok && root_sum == size;
+  EXPECT_TRUE(all_ranks(ok));
+}
+
+}  // namespace

@@ -1,0 +1,344 @@
+// Schedules of every registered reduce, allreduce, allgather and reduce_scatter_block
+// algorithm: consistent across ranks, complete under the nonblocking policy (unlimited and
+// window 1) and the blocking policy with window 1, and correct when executed on symbolic data.
+//
+// The symbolic execution runs every rank's program as eagerly as its declared dependencies
+// allow, with a send's data read when it starts and checked unchanged when it completes one
+// round later (so a combine or receive that overwrites data still being sent is caught), and
+// receives written when they complete. An element's value is the set of ranks it combines
+// (a bitmask: a rank counted twice is an error) and, for non-commutative ops, the range of
+// ranks it spans (combining non-adjacent ranges, or in the wrong order, is an error).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "coll/reduction/reduction.hpp"
+#include "model/replay.hpp"
+#include "schedule/schedule.hpp"
+
+using relay::coll::CollAlgorithm;
+using relay::coll::Collective;
+using relay::coll::CollShape;
+using relay::schedule::RankProgram;
+using relay::schedule::Step;
+using relay::schedule::StepKind;
+
+namespace {
+
+struct Value {
+  std::uint64_t mask = 0;  // 0: garbage
+  int lo = 0, hi = -1;
+  bool operator==(const Value& o) const { return mask == o.mask && lo == o.lo && hi == o.hi; }
+  bool operator!=(const Value& o) const { return !(*this == o); }
+};
+
+Value single(int r) { return Value{std::uint64_t{1} << r, r, r}; }
+
+struct Sim {
+  const relay::schedule::Schedule& s;
+  const CollShape& shape;
+  std::string error;
+  bool gather;  // allgather: only block `rank` holds this rank's data on entry
+  std::vector<std::vector<Value>> buffer, scratch;
+
+  Sim(const relay::schedule::Schedule& schedule, const CollShape& sh, bool is_gather)
+      : s(schedule), shape(sh), gather(is_gather) {}
+
+  Value combine(const Value& left, const Value& right) {
+    if (left.mask == 0 || right.mask == 0) {
+      error = "combines garbage";
+      return {};
+    }
+    if (left.mask & right.mask) {
+      error = "counts a rank twice";
+      return {};
+    }
+    if (!shape.commutative && left.hi + 1 != right.lo) {
+      error = "breaks rank order: [" + std::to_string(left.lo) + "," + std::to_string(left.hi) +
+              "] (op) [" + std::to_string(right.lo) + "," + std::to_string(right.hi) + "]";
+      return {};
+    }
+    return Value{left.mask | right.mask, std::min(left.lo, right.lo), std::max(left.hi, right.hi)};
+  }
+
+  std::string run() {
+    const int P = shape.size;
+    const std::int64_t e = shape.elem_bytes;
+    buffer.assign(P, std::vector<Value>(static_cast<std::size_t>(shape.buffer_bytes() / e)));
+    scratch.resize(P);
+    for (int r = 0; r < P; ++r) {
+      scratch[r].assign(static_cast<std::size_t>(s.ranks[r].scratch_bytes / e), Value{});
+      for (std::size_t i = 0; i < buffer[r].size(); ++i) {
+        const bool own = !gather || static_cast<std::int64_t>(i) / shape.count == r;
+        if (own) buffer[r][i] = single(r);
+      }
+    }
+    struct State {
+      std::int32_t posted = 0, recv_prefix = 0, started = 0, send_prefix = 0, combines = 0;
+      std::vector<char> recv_done, send_done;
+    };
+    std::vector<State> st(P);
+    for (int r = 0; r < P; ++r) {
+      st[r].recv_done.assign(s.ranks[r].recv_count(), 0);
+      st[r].send_done.assign(s.ranks[r].send_count(), 0);
+    }
+    struct InFlight {
+      int from;
+      std::int32_t send;
+      std::vector<Value> data;
+      int round;
+    };
+    std::map<std::pair<int, int>, std::vector<InFlight>> flying;   // (from, to) in order
+    std::map<std::pair<int, int>, std::int32_t> posted_count, delivered;  // per (from, to)
+    std::vector<std::vector<std::int32_t>> posted_recvs(P);  // receive ordinals posted
+    auto ready = [&](const Step& x, const State& t) {
+      return x.needs_recvs <= t.recv_prefix && x.needs_combines <= t.combines &&
+             x.needs_sends <= t.send_prefix;
+    };
+    auto slice = [&](int r, const Step& x, bool to_scratch) -> Value* {
+      return to_scratch ? &scratch[r][x.scratch_offset / e] : &buffer[r][x.offset / e];
+    };
+    for (int round = 0; round < 1000000; ++round) {
+      bool progressed = false;
+      for (int r = 0; r < P; ++r) {
+        const RankProgram& p = s.ranks[r];
+        State& t = st[r];
+        while (t.posted < p.recv_count() && ready(p.steps[p.recv_steps[t.posted]], t)) {
+          ++posted_count[{p.steps[p.recv_steps[t.posted]].peer, r}];
+          posted_recvs[r].push_back(t.posted++);
+          progressed = true;
+        }
+        while (t.combines < p.combine_count() && ready(p.steps[p.combine_steps[t.combines]], t)) {
+          const Step& c = p.steps[p.combine_steps[t.combines]];
+          Value* acc = slice(r, c, false);
+          const Value* in = slice(r, c, true);
+          for (std::int64_t i = 0; i < c.bytes / e; ++i) {
+            acc[i] = c.received_left ? combine(in[i], acc[i]) : combine(acc[i], in[i]);
+          }
+          if (!error.empty()) return "rank " + std::to_string(r) + " " + error;
+          ++t.combines;
+          progressed = true;
+        }
+        while (t.started < p.send_count() && ready(p.steps[p.send_steps[t.started]], t)) {
+          const Step& x = p.steps[p.send_steps[t.started]];
+          const Value* src = slice(r, x, false);
+          flying[{r, x.peer}].push_back(
+              InFlight{r, t.started++, std::vector<Value>(src, src + x.bytes / e), round});
+          progressed = true;
+        }
+      }
+      // Deliver messages started in an earlier round whose receive is posted.
+      for (auto& [pair, list] : flying) {
+        const int from = pair.first, to = pair.second;
+        while (!list.empty() && list.front().round < round &&
+               delivered[pair] < posted_count[pair]) {
+          InFlight m = std::move(list.front());
+          list.erase(list.begin());
+          const Step& x = s.ranks[from].steps[s.ranks[from].send_steps[m.send]];
+          const Value* now = slice(from, x, false);
+          for (std::size_t i = 0; i < m.data.size(); ++i) {
+            if (now[i] != m.data[i]) {
+              return "rank " + std::to_string(from) + " overwrites bytes at " +
+                     std::to_string(x.offset) + " while they are being sent";
+            }
+          }
+          // The k-th message from `from` is the k-th receive from `from`.
+          const RankProgram& q = s.ranks[to];
+          std::int32_t k = delivered[pair]++, ordinal = -1;
+          for (std::int32_t i = 0, seen = 0; i < q.recv_count(); ++i) {
+            if (q.steps[q.recv_steps[i]].peer == from && seen++ == k) {
+              ordinal = i;
+              break;
+            }
+          }
+          const Step& y = q.steps[q.recv_steps[ordinal]];
+          std::copy(m.data.begin(), m.data.end(), slice(to, y, y.to_scratch));
+          st[to].recv_done[ordinal] = 1;
+          st[from].send_done[m.send] = 1;
+          progressed = true;
+        }
+      }
+      for (int r = 0; r < P; ++r) {
+        State& t = st[r];
+        while (t.recv_prefix < s.ranks[r].recv_count() && t.recv_done[t.recv_prefix]) ++t.recv_prefix;
+        while (t.send_prefix < s.ranks[r].send_count() && t.send_done[t.send_prefix]) ++t.send_prefix;
+      }
+      bool pending = false;
+      for (auto& kv : flying) pending = pending || !kv.second.empty();
+      if (!progressed && !pending) break;
+      if (!progressed && round > 0) {
+        bool any_ready = false;
+        for (auto& [pair, list] : flying) {
+          any_ready = any_ready || (!list.empty() && delivered[pair] < posted_count[pair]);
+        }
+        if (!any_ready) return "stuck";
+      }
+    }
+    for (int r = 0; r < P; ++r) {
+      if (st[r].combines != s.ranks[r].combine_count() ||
+          st[r].recv_prefix != s.ranks[r].recv_count() ||
+          st[r].send_prefix != s.ranks[r].send_count()) {
+        return "rank " + std::to_string(r) + " did not finish";
+      }
+    }
+    return {};
+  }
+};
+
+std::string expect_result(Collective c, const Sim& sim, const CollShape& shape) {
+  const int P = shape.size;
+  const Value all{P >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << P) - 1, 0, P - 1};
+  for (int r = 0; r < P; ++r) {
+    const auto& b = sim.buffer[r];
+    for (std::size_t i = 0; i < b.size(); ++i) {
+      const auto block = shape.blocks ? static_cast<int>(static_cast<std::int64_t>(i) / shape.count) : -1;
+      Value want;
+      bool check = true;
+      switch (c) {
+        case Collective::reduce: check = r == shape.root; want = all; break;
+        case Collective::allreduce: want = all; break;
+        case Collective::allgather: want = single(block); break;
+        case Collective::reduce_scatter_block: check = block == r; want = all; break;
+      }
+      if (check && b[i] != want) {
+        return "rank " + std::to_string(r) + " element " + std::to_string(i) +
+               " holds ranks mask " + std::to_string(b[i].mask);
+      }
+    }
+  }
+  return {};
+}
+
+std::string check(const CollAlgorithm& a, const CollShape& shape) {
+  const auto schedule = relay::coll::build_coll_schedule(a, shape);
+  if (auto e = relay::schedule::check_consistency(schedule); !e.empty()) return e;
+  if (auto e = relay::schedule::check_completes(schedule, 0); !e.empty()) return e;
+  if (auto e = relay::schedule::check_completes(schedule, 1); !e.empty()) return "window 1: " + e;
+  if (auto e = relay::schedule::check_completes(schedule, 1, true); !e.empty()) {
+    return "blocking, window 1: " + e;
+  }
+  Sim sim(schedule, shape, a.collective == Collective::allgather);
+  if (auto e = sim.run(); !e.empty()) return e;
+  return expect_result(a.collective, sim, shape);
+}
+
+}  // namespace
+
+TEST(ReductionSchedules, EveryAlgorithmIsConsistentCompleteAndCorrect) {
+  int checked = 0;
+  for (Collective c : {Collective::reduce, Collective::allreduce, Collective::allgather,
+                       Collective::reduce_scatter_block}) {
+    for (const auto& a : relay::coll::coll_algorithms(c)) {
+      if (a.build == nullptr) continue;
+      for (int size : {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16, 17}) {
+        std::vector<int> roots = {0};
+        if (c == Collective::reduce) roots = {0, size / 2, size - 1};
+        if (c == Collective::reduce && size <= 5) {
+          roots.clear();
+          for (int r = 0; r < size; ++r) roots.push_back(r);
+        }
+        roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
+        for (int root : roots) {
+          for (std::int64_t elem : {1, 4}) {
+            for (std::int64_t count : {0LL, 1LL, static_cast<long long>(std::max(1, size - 1)),
+                                       7LL, 50LL}) {
+              for (std::int64_t seg : {std::int64_t{0}, elem, 3 * elem, 64 * elem}) {
+                for (bool commutative : {true, false}) {
+                  if (!commutative && !a.keeps_rank_order) continue;
+                  for (int fanout : {1, 2}) {
+                    if (!a.uses_fanout && fanout != 1) continue;
+                    CollShape shape;
+                    shape.size = size;
+                    shape.root = root;
+                    shape.count = count;
+                    shape.elem_bytes = elem;
+                    shape.segment_bytes = seg;
+                    shape.commutative = commutative;
+                    shape.fanout = fanout;
+                    shape.blocks = c == Collective::allgather ||
+                                   c == Collective::reduce_scatter_block;
+                    const std::string e = check(a, shape);
+                    ASSERT_EQ(e, "") << to_string(c) << " " << a.name << " size " << size
+                                     << " root " << root << " count " << count << " elem "
+                                     << elem << " segment " << seg << " commutative "
+                                     << commutative << " fanout " << fanout;
+                    ++checked;
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 5000);
+}
+
+TEST(ReductionRegistry, NamesAndIdsAreUniqueAndRoundTrip) {
+  for (Collective c : {Collective::reduce, Collective::allreduce, Collective::allgather,
+                       Collective::reduce_scatter_block}) {
+    std::vector<std::string> names;
+    for (const auto& a : relay::coll::coll_algorithms(c)) {
+      EXPECT_EQ(std::count(names.begin(), names.end(), std::string(a.name)), 0) << a.name;
+      names.emplace_back(a.name);
+      EXPECT_EQ(relay::coll::find_coll_algorithm(c, a.name), &a);
+      EXPECT_EQ(relay::coll::find_coll_algorithm(c, a.id), &a);
+      EXPECT_NE(a.id, 0);
+      EXPECT_FALSE(a.summary.empty());
+      if (a.needs_power_of_two) {
+        const auto* f = relay::coll::find_coll_algorithm(c, a.fallback);
+        ASSERT_NE(f, nullptr);
+        EXPECT_FALSE(f->needs_power_of_two);
+      }
+    }
+    EXPECT_NE(relay::coll::find_coll_algorithm(c, "mpi"), nullptr);
+  }
+}
+
+// The volumes the algorithm headers state (S bytes, P ranks).
+TEST(ReductionSchedules, VolumesMatchTheirCostFormulas) {
+  auto sent = [](const CollAlgorithm& a, const CollShape& shape, int rank) {
+    return relay::coll::build_coll_schedule(a, shape).ranks[rank].bytes_sent();
+  };
+  CollShape s;
+  s.size = 8;
+  s.count = 8000;
+  const auto* ring = relay::coll::find_coll_algorithm(Collective::allreduce, "ring");
+  const auto* raben = relay::coll::find_coll_algorithm(Collective::allreduce, "rabenseifner");
+  const auto* rd = relay::coll::find_coll_algorithm(Collective::allreduce, "recursive_doubling");
+  EXPECT_EQ(sent(*ring, s, 3), 2 * 8000 * 7 / 8);   // 2 S (P-1)/P
+  EXPECT_EQ(sent(*raben, s, 3), 2 * 8000 * 7 / 8);  // 2 S (P-1)/P
+  EXPECT_EQ(sent(*rd, s, 3), 3 * 8000);             // S log2 P
+  s.blocks = true;
+  s.count = 1000;
+  const auto* bruck = relay::coll::find_coll_algorithm(Collective::allgather, "bruck");
+  EXPECT_EQ(sent(*bruck, s, 5), 7 * 1000);          // S (P-1)/P with S = P blocks
+  s.size = 7;
+  EXPECT_EQ(sent(*bruck, s, 5), 6 * 1000);
+}
+
+// The model replays reduction schedules too (a combine is local work of zero cost there):
+// ring allreduce on a full-duplex alpha-beta machine takes 2 (P-1)(alpha + beta S/P), and
+// recursive doubling log2 P (alpha + beta S).
+TEST(ReductionSchedules, ReplayMatchesClosedForms) {
+  relay::model::Machine m;
+  m.alpha_s = 1e-6;
+  m.beta_s_per_byte = 1e-9;
+  CollShape s;
+  s.size = 8;
+  s.count = 80000;
+  for (auto policy : {relay::exec::Policy::blocking, relay::exec::Policy::nonblocking}) {
+    const auto ring = relay::coll::build_coll_schedule(
+        *relay::coll::find_coll_algorithm(Collective::allreduce, "ring"), s);
+    EXPECT_NEAR(relay::model::replay(ring, policy, 16, m).time_s, 14 * (1e-6 + 1e-9 * 10000),
+                1e-12);
+    const auto rd = relay::coll::build_coll_schedule(
+        *relay::coll::find_coll_algorithm(Collective::allreduce, "recursive_doubling"), s);
+    EXPECT_NEAR(relay::model::replay(rd, policy, 16, m).time_s, 3 * (1e-6 + 1e-9 * 80000), 1e-12);
+  }
+}
