@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "coll/bcast/bcast.hpp"
+#include "coll/reduction/reduction.hpp"
 
 namespace relay::tune {
 namespace {
@@ -118,6 +119,11 @@ std::vector<std::string> table_algorithms(const std::string& operation) {
   std::vector<std::string> names;
   if (operation == "bcast") {
     for (const auto& a : coll::bcast_algorithms()) names.emplace_back(a.name);
+  }
+  for (auto c : {coll::Collective::reduce, coll::Collective::allreduce, coll::Collective::allgather,
+                 coll::Collective::reduce_scatter_block}) {
+    if (operation != coll::to_string(c)) continue;
+    for (const auto& a : coll::coll_algorithms(c)) names.emplace_back(a.name);
   }
   return names;
 }

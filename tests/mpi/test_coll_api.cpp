@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -156,6 +158,63 @@ TEST(CollApi, DescribeShowsEnvironmentAutoAndRestrictions) {
                                          RELAY_REDUCE_SCATTER_RECURSIVE_HALVING),
                "recursive_halving");
   EXPECT_STREQ(relay_collective_name(RELAY_COLL_ALLGATHER), "allgather");
+}
+
+// auto follows a decision table (relay tune's format) for reductions as for broadcasts; a rule
+// whose algorithm would reorder a non-commutative op is passed over for one that keeps order.
+TEST(CollApi, AutoFollowsTheTuningTable) {
+  const int size = world_size(), rank = world_rank();
+  char path[] = "/tmp/relay_coll_table_XXXXXX";
+  int fd = -1;
+  if (rank == 0) fd = mkstemp(path);
+  MPI_Bcast(path, sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD);
+  if (rank == 0) {
+    const std::string doc = R"({"schema": "relay.tuning/1", "rules": [
+      {"operation": "allreduce", "comm_size": [1, 64], "bytes": [0, 1048576],
+       "algorithm": "ring", "policy": "blocking", "segment_bytes": 2048},
+      {"operation": "reduce", "comm_size": [1, 64], "bytes": [0, 1048576],
+       "algorithm": "rabenseifner", "policy": "nonblocking"}]})";
+    ASSERT_EQ(write(fd, doc.data(), doc.size()), static_cast<ssize_t>(doc.size()));
+    close(fd);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  ASSERT_EQ(relay_tuning_load(path), RELAY_SUCCESS) << relay_last_error();
+  char text[512];
+  ASSERT_EQ(relay_coll_describe(RELAY_COLL_ALLREDUCE, 4096, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD,
+                                nullptr, text, sizeof text), RELAY_SUCCESS);
+  const std::string rule0 = std::string("(auto: table ") + path + " rule 0)";
+  EXPECT_EQ(std::string(text).rfind("algorithm=ring policy=blocking segment_bytes=2048", 0), 0u)
+      << text;
+  EXPECT_NE(std::string(text).find(rule0), std::string::npos) << text;
+  // The result of the call that followed the rule is right.
+  std::vector<int> x(4096, rank + 1), y(4096, 0);
+  ASSERT_EQ(relay_allreduce(x.data(), y.data(), 4096, MPI_INT, MPI_SUM, MPI_COMM_WORLD, nullptr),
+            RELAY_SUCCESS);
+  EXPECT_EQ(y[0], size * (size + 1) / 2);
+  EXPECT_EQ(y[4095], size * (size + 1) / 2);
+  // Beyond the rule's bytes: no rule, the closed forms choose.
+  ASSERT_EQ(relay_coll_describe(RELAY_COLL_ALLREDUCE, 1 << 19, MPI_INT, MPI_SUM, 0,
+                                MPI_COMM_WORLD, nullptr, text, sizeof text), RELAY_SUCCESS);
+  EXPECT_NE(std::string(text).find(std::string("(auto: model, no rule in ") + path + ")"),
+            std::string::npos) << text;
+  // rabenseifner reorders operands: a non-commutative op gets an order-keeping algorithm.
+  MPI_Op noncommutative;
+  MPI_Op_create([](void* in, void* inout, int* len, MPI_Datatype*) {
+    for (int i = 0; i < *len; ++i) static_cast<int*>(inout)[i] += static_cast<int*>(in)[i];
+  }, 0, &noncommutative);
+  ASSERT_EQ(relay_coll_describe(RELAY_COLL_REDUCE, 100, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD,
+                                nullptr, text, sizeof text), RELAY_SUCCESS);
+  EXPECT_EQ(std::string(text).rfind("algorithm=rabenseifner", 0), 0u) << text;
+  ASSERT_EQ(relay_coll_describe(RELAY_COLL_REDUCE, 100, MPI_INT, noncommutative, 0,
+                                MPI_COMM_WORLD, nullptr, text, sizeof text), RELAY_SUCCESS);
+  EXPECT_EQ(std::string(text).find("rabenseifner"), std::string::npos) << text;
+  MPI_Op_free(&noncommutative);
+  ASSERT_EQ(relay_tuning_load(nullptr), RELAY_SUCCESS);
+  ASSERT_EQ(relay_coll_describe(RELAY_COLL_ALLREDUCE, 4096, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD,
+                                nullptr, text, sizeof text), RELAY_SUCCESS);
+  EXPECT_NE(std::string(text).find("(auto: model)"), std::string::npos) << text;
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) unlink(path);
 }
 
 TEST(CollApi, SeveralNonblockingOperationsInFlight) {

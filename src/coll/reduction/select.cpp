@@ -4,12 +4,14 @@
 #include <string>
 
 #include "core/status.hpp"
+#include "tune/active.hpp"
+#include "tune/table.hpp"
 
 namespace relay::coll {
 
 std::string to_string(const CollConfig& c) {
   std::string note;
-  if (c.automatic) note = " (auto)";
+  if (c.automatic) note = " (auto: " + c.origin + ")";
   if (c.requested != nullptr) {
     note += fmt::format(" ({} needs a power-of-two size: ran {})", c.requested->name,
                         c.algorithm->name);
@@ -20,7 +22,7 @@ std::string to_string(const CollConfig& c) {
                      c.segment_bytes, c.fanout, c.max_requests, note);
 }
 
-// Until relay tune covers these collectives (issue 4), `auto` follows the closed forms of
+// Without a tuning table rule, `auto` follows the closed forms of
 // Thakur, Rabenseifner and Gropp (2005): latency-bound algorithms below 64 KiB, bandwidth-bound
 // ones above; a non-commutative op gets an algorithm that keeps rank order.
 const CollAlgorithm& auto_coll_algorithm(const CollCall& call) {
@@ -74,8 +76,32 @@ relay_status_t resolve_coll(const relay_coll_options_t* options, const CollCall&
 
   config = CollConfig{};
   config.automatic = o.algorithm == 0;
-  config.algorithm = config.automatic ? &auto_coll_algorithm(call)
-                                      : find_coll_algorithm(call.collective, o.algorithm);
+  std::int64_t table_segment = RELAY_SEGMENT_DEFAULT;
+  if (config.automatic) {
+    // A tuning table first (a rule whose choice cannot keep a non-commutative op in order is
+    // passed over), then the closed forms.
+    tune::ActiveTable active;
+    if (auto st = tune::active_table(active); st != RELAY_SUCCESS) return st;
+    const tune::Rule* rule = active.table ? active.table->lookup(std::string(to_string(call.collective)),
+                                                                 call.size, call.bytes)
+                                          : nullptr;
+    const CollAlgorithm* chosen =
+        rule != nullptr ? find_coll_algorithm(call.collective, rule->choice.algorithm) : nullptr;
+    if (chosen != nullptr && (call.commutative || chosen->keeps_rank_order)) {
+      config.algorithm = chosen;
+      table_segment = rule->choice.segment_bytes;
+      if (common.policy == RELAY_POLICY_DEFAULT) {
+        common.policy = rule->choice.policy == "blocking" ? RELAY_POLICY_BLOCKING : RELAY_POLICY_NONBLOCKING;
+      }
+      if (common.fanout == 0) common.fanout = rule->choice.fanout;
+      config.origin = fmt::format("table {} rule {}", active.path, rule - active.table->rules.data());
+    } else {
+      config.algorithm = &auto_coll_algorithm(call);
+      config.origin = active.table ? fmt::format("model, no rule in {}", active.path) : "model";
+    }
+  } else {
+    config.algorithm = find_coll_algorithm(call.collective, o.algorithm);
+  }
   if (!call.commutative && !config.algorithm->keeps_rank_order) {
     return core::fail(RELAY_ERR_OP, "{}: argument {} (op) is not commutative and {} {} reorders "
                       "operands (use one that keeps rank order, mpi, or auto)", function,
@@ -88,7 +114,8 @@ relay_status_t resolve_coll(const relay_coll_options_t* options, const CollCall&
   config.policy = common.policy == RELAY_POLICY_BLOCKING ? exec::Policy::blocking
                                                          : exec::Policy::nonblocking;
   if (common.segment_bytes == RELAY_SEGMENT_DEFAULT) {
-    config.segment_bytes = config.algorithm->default_segment_bytes;
+    config.segment_bytes = table_segment != RELAY_SEGMENT_DEFAULT
+                               ? table_segment : config.algorithm->default_segment_bytes;
     if (config.segment_bytes > 0) {
       config.segment_bytes =
           std::max(call.elem_bytes, config.segment_bytes / call.elem_bytes * call.elem_bytes);

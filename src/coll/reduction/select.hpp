@@ -22,6 +22,7 @@ struct CollConfig {
   relay_check_t check = RELAY_CHECK_LOCAL;
   bool automatic = false;
   const CollAlgorithm* requested = nullptr;  ///< set when a restriction ran another algorithm
+  std::string origin;  ///< for auto: "table FILE rule N" or "model"
 };
 
 /// The call a configuration is resolved for.
@@ -41,10 +42,10 @@ relay_status_t resolve_coll(const relay_coll_options_t* options, const CollCall&
                             CollConfig& config);
 
 /// "algorithm=ring policy=nonblocking segment_bytes=0 fanout=1 max_requests=16", plus
-/// " (auto)" or " (recursive_doubling needs a power-of-two size: ran bruck)".
+/// " (auto: table FILE rule N)", " (auto: model)" or " (recursive_doubling needs a power-of-two size: ran bruck)".
 std::string to_string(const CollConfig& config);
 
-/// `auto` until a tuning table exists (docs/collectives.md).
+/// `auto` without a tuning table rule: closed forms (docs/collectives.md).
 const CollAlgorithm& auto_coll_algorithm(const CollCall& call);
 
 }  // namespace relay::coll
