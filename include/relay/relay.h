@@ -143,14 +143,19 @@ RELAY_API relay_status_t relay_bcast_describe(int count, MPI_Datatype datatype, 
                                     const relay_bcast_options_t* options, char* text,
                                     size_t size);
 
-/* ---- Reductions and gathers: reduce, allreduce, allgather, reduce_scatter_block ---------- */
+/* ---- Reductions, gathers and the rest: reduce, allreduce, allgather, reduce_scatter_block,
+ *      gather, scatter, alltoall, barrier ------------------------------------------------- */
 
 /** The collectives other than broadcast, for the functions shared between them. */
 typedef enum relay_collective {
   RELAY_COLL_REDUCE = 1,
   RELAY_COLL_ALLREDUCE = 2,
   RELAY_COLL_ALLGATHER = 3,
-  RELAY_COLL_REDUCE_SCATTER_BLOCK = 4
+  RELAY_COLL_REDUCE_SCATTER_BLOCK = 4,
+  RELAY_COLL_GATHER = 5,
+  RELAY_COLL_SCATTER = 6,
+  RELAY_COLL_ALLTOALL = 7,
+  RELAY_COLL_BARRIER = 8
 } relay_collective_t;
 
 /** relay_reduce algorithms (docs/collectives.md). */
@@ -194,10 +199,42 @@ typedef enum relay_reduce_scatter_algorithm {
   RELAY_REDUCE_SCATTER_MPI = 3                /**< "mpi": MPI_Reduce_scatter_block */
 } relay_reduce_scatter_algorithm_t;
 
+/** relay_gather algorithms. */
+typedef enum relay_gather_algorithm {
+  RELAY_GATHER_AUTO = 0,     /**< "auto" */
+  RELAY_GATHER_LINEAR = 1,   /**< "linear": every rank sends its block to the root */
+  RELAY_GATHER_BINOMIAL = 2, /**< "binomial": subtrees' blocks up a binomial tree */
+  RELAY_GATHER_MPI = 3       /**< "mpi": MPI_Gather */
+} relay_gather_algorithm_t;
+
+/** relay_scatter algorithms. */
+typedef enum relay_scatter_algorithm {
+  RELAY_SCATTER_AUTO = 0,     /**< "auto" */
+  RELAY_SCATTER_LINEAR = 1,   /**< "linear": the root sends every block */
+  RELAY_SCATTER_BINOMIAL = 2, /**< "binomial": subtrees' blocks down a binomial tree */
+  RELAY_SCATTER_MPI = 3       /**< "mpi": MPI_Scatter */
+} relay_scatter_algorithm_t;
+
+/** relay_alltoall algorithms. */
+typedef enum relay_alltoall_algorithm {
+  RELAY_ALLTOALL_AUTO = 0,   /**< "auto" */
+  RELAY_ALLTOALL_LINEAR = 1, /**< "linear": pairwise exchange, P-1 steps */
+  RELAY_ALLTOALL_BRUCK = 2,  /**< "bruck": Bruck's ceil(log2 P) rounds, rotated work buffer */
+  RELAY_ALLTOALL_MPI = 3     /**< "mpi": MPI_Alltoall */
+} relay_alltoall_algorithm_t;
+
+/** relay_barrier algorithms. */
+typedef enum relay_barrier_algorithm {
+  RELAY_BARRIER_AUTO = 0,          /**< "auto" */
+  RELAY_BARRIER_DISSEMINATION = 1, /**< "dissemination": ceil(log2 P) rounds, any P */
+  RELAY_BARRIER_BINOMIAL = 2,      /**< "binomial": binomial gather + broadcast */
+  RELAY_BARRIER_MPI = 3            /**< "mpi": MPI_Barrier */
+} relay_barrier_algorithm_t;
+
 /** Options of the reductions and gathers. Initialise with relay_coll_options_init; NULL means
  *  all defaults. RELAY_<OP>_ALGORITHM, RELAY_<OP>_POLICY, RELAY_<OP>_SEGMENT_BYTES,
  *  RELAY_<OP>_FANOUT and RELAY_<OP>_MAX_REQUESTS (OP = REDUCE, ALLREDUCE, ALLGATHER,
- *  REDUCE_SCATTER_BLOCK) override the fields when set. */
+ *  REDUCE_SCATTER_BLOCK, GATHER, SCATTER, ALLTOALL, BARRIER) override the fields when set. */
 typedef struct relay_coll_options {
   int algorithm;           /**< the collective's enum value (RELAY_REDUCE_BINOMIAL, ...);
                                 0 = auto */
@@ -254,10 +291,43 @@ RELAY_API relay_status_t relay_ireduce_scatter_block(const void* sendbuf, void* 
                                                      const relay_coll_options_t* options,
                                                      relay_request_t* request);
 
+/** Gathers count elements from every rank into recvbuf at root (size x count elements, rank
+ *  order; significant at the root only). sendbuf may be MPI_IN_PLACE at the root (its block is
+ *  already in recvbuf). One count and datatype serve both sides. */
+RELAY_API relay_status_t relay_gather(const void* sendbuf, void* recvbuf, int count,
+                                      MPI_Datatype datatype, int root, MPI_Comm comm,
+                                      const relay_coll_options_t* options);
+RELAY_API relay_status_t relay_igather(const void* sendbuf, void* recvbuf, int count,
+                                       MPI_Datatype datatype, int root, MPI_Comm comm,
+                                       const relay_coll_options_t* options,
+                                       relay_request_t* request);
+/** Scatters block r (count elements) of the root's sendbuf (size x count elements, significant
+ *  at the root only) to rank r's recvbuf. recvbuf may be MPI_IN_PLACE at the root. */
+RELAY_API relay_status_t relay_scatter(const void* sendbuf, void* recvbuf, int count,
+                                       MPI_Datatype datatype, int root, MPI_Comm comm,
+                                       const relay_coll_options_t* options);
+RELAY_API relay_status_t relay_iscatter(const void* sendbuf, void* recvbuf, int count,
+                                        MPI_Datatype datatype, int root, MPI_Comm comm,
+                                        const relay_coll_options_t* options,
+                                        relay_request_t* request);
+/** Sends block d (count elements) of sendbuf to rank d, which stores it as block `rank` of its
+ *  recvbuf (both size x count elements). sendbuf may be MPI_IN_PLACE. */
+RELAY_API relay_status_t relay_alltoall(const void* sendbuf, void* recvbuf, int count,
+                                        MPI_Datatype datatype, MPI_Comm comm,
+                                        const relay_coll_options_t* options);
+RELAY_API relay_status_t relay_ialltoall(const void* sendbuf, void* recvbuf, int count,
+                                         MPI_Datatype datatype, MPI_Comm comm,
+                                         const relay_coll_options_t* options,
+                                         relay_request_t* request);
+/** Returns once every rank of comm has entered the barrier. */
+RELAY_API relay_status_t relay_barrier(MPI_Comm comm, const relay_coll_options_t* options);
+RELAY_API relay_status_t relay_ibarrier(MPI_Comm comm, const relay_coll_options_t* options,
+                                        relay_request_t* request);
+
 /** Writes the configuration a call would run (after defaults, environment, automatic choice
  *  and restrictions) as one line, like relay_bcast_describe. count as in the call (per rank
- *  for allgather and reduce_scatter_block); root is ignored except for reduce. Not
- *  collective. */
+ *  for the block collectives); op is ignored without one, root except for reduce, gather and
+ *  scatter. Not collective. */
 RELAY_API relay_status_t relay_coll_describe(relay_collective_t collective, int count,
                                              MPI_Datatype datatype, MPI_Op op, int root,
                                              MPI_Comm comm, const relay_coll_options_t* options,

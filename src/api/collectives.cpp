@@ -1,12 +1,19 @@
-// relay_reduce, relay_allreduce, relay_allgather, relay_reduce_scatter_block and their
-// nonblocking forms: argument checks (every rank, before any message), the optional
-// collective agreement, then MPI's own call (`mpi`) or a cached schedule run by the executor
-// over an accumulator, with combines done by MPI_Reduce_local.
+// relay_reduce, relay_allreduce, relay_allgather, relay_reduce_scatter_block, relay_gather,
+// relay_scatter, relay_alltoall, relay_barrier and their nonblocking forms: argument checks
+// (every rank, before any message), the optional collective agreement, then MPI's own call
+// (`mpi`) or a cached schedule run by the executor over an accumulator, with combines done by
+// MPI_Reduce_local.
 //
 // The accumulator: reduce -- recvbuf at the root (sendbuf copied in unless MPI_IN_PLACE),
 // sendbuf itself at a rank that only sends (leaves), else a copy; allreduce -- recvbuf;
 // allgather -- recvbuf, this rank's block copied in; reduce_scatter_block -- a copy of sendbuf
-// (or recvbuf in place), whose block `rank` is copied to recvbuf at completion.
+// (or recvbuf in place), whose block `rank` is copied to recvbuf at completion; gather --
+// recvbuf at the root, elsewhere a work buffer of size blocks holding this rank's; scatter --
+// sendbuf at the root, elsewhere a work buffer whose block `rank` is copied out; alltoall --
+// linear: sendbuf (read only; a copy of recvbuf in place), receiving into recvbuf itself as
+// the schedule's scratch; bruck: its work buffer (BruckAlltoallLayout) filled from sendbuf,
+// whose first size blocks are copied to recvbuf at completion, combines being copies
+// (MPI_REPLACE); barrier -- one byte, OR-combined.
 #include <mpi.h>
 
 #include <algorithm>
@@ -53,6 +60,10 @@ Positions positions(Collective c) {
     case Collective::allreduce: return {5, 0, 6, 7};
     case Collective::allgather: return {0, 0, 5, 6};
     case Collective::reduce_scatter_block: return {5, 0, 6, 7};
+    case Collective::gather: return {0, 5, 6, 7};
+    case Collective::scatter: return {0, 5, 6, 7};
+    case Collective::alltoall: return {0, 0, 5, 6};
+    case Collective::barrier: return {0, 0, 1, 2};
   }
   return {0, 0, 0, 0};
 }
@@ -79,18 +90,35 @@ struct Call {
 };
 
 bool blocks(Collective c) {
-  return c == Collective::allgather || c == Collective::reduce_scatter_block;
+  return c != Collective::reduce && c != Collective::allreduce && c != Collective::barrier;
+}
+
+// Which buffers matter on this rank, and where MPI_IN_PLACE is allowed (MPI's rules).
+struct BufferRules {
+  bool send_significant, recv_significant, send_in_place_ok, recv_in_place_ok;
+};
+BufferRules buffer_rules(Collective c, bool is_root) {
+  switch (c) {
+    case Collective::reduce:
+    case Collective::gather: return {true, is_root, is_root, false};
+    case Collective::scatter: return {is_root, true, false, is_root};
+    case Collective::barrier: return {false, false, false, false};
+    default: return {true, true, true, false};
+  }
 }
 
 relay_status_t check_arguments(const char* fn, const Args& a, Call& call) {
   const Positions pos = positions(a.collective);
   if (auto st = relay::api::check_mpi(fn); st != RELAY_SUCCESS) return st;
+  const bool barrier = a.collective == Collective::barrier;
   if (a.count < 0) {
     return fail(RELAY_ERR_COUNT, "{}: argument 3 ({} = {}) is negative", fn,
                 a.collective == Collective::reduce_scatter_block ? "recvcount" : "count", a.count);
   }
-  if (auto st = relay::api::check_datatype(fn, 4, a.datatype, a.count, call.type);
-      st != RELAY_SUCCESS) {
+  if (barrier) {
+    call.type = relay::api::TypeInfo{1, 0, true};  // one byte of "entered"
+  } else if (auto st = relay::api::check_datatype(fn, 4, a.datatype, a.count, call.type);
+             st != RELAY_SUCCESS) {
     return st;
   }
   if (pos.op != 0) {
@@ -113,25 +141,34 @@ relay_status_t check_arguments(const char* fn, const Args& a, Call& call) {
   }
   const bool has_data = a.count > 0 && call.type.size > 0 && call.type.true_lb == 0;
   const bool in_place = a.sendbuf == MPI_IN_PLACE;
-  if (in_place && a.collective == Collective::reduce && call.rank != a.root) {
+  const BufferRules rules = buffer_rules(a.collective, call.rank == a.root);
+  if (rules.send_significant && in_place && !rules.send_in_place_ok) {
+    if (a.collective == Collective::scatter) {
+      return fail(RELAY_ERR_BUFFER, "{}: argument 1 (sendbuf) is MPI_IN_PLACE at the root (the "
+                  "root of a scatter passes recvbuf = MPI_IN_PLACE instead)", fn);
+    }
     return fail(RELAY_ERR_BUFFER, "{}: argument 1 (sendbuf) is MPI_IN_PLACE on rank {}, which "
                 "is not the root ({})", fn, call.rank, a.root);
   }
-  if (!in_place && a.sendbuf == nullptr && has_data) {
+  if (rules.send_significant && !in_place && a.sendbuf == nullptr && has_data) {
     return fail(RELAY_ERR_BUFFER, "{}: argument 1 (sendbuf) is NULL but count = {} > 0", fn,
                 a.count);
   }
-  if (a.recvbuf == MPI_IN_PLACE) {
+  if (rules.recv_significant && a.recvbuf == MPI_IN_PLACE && !rules.recv_in_place_ok) {
+    if (a.collective == Collective::scatter) {
+      return fail(RELAY_ERR_BUFFER, "{}: argument 2 (recvbuf) is MPI_IN_PLACE on rank {}, which "
+                  "is not the root ({})", fn, call.rank, a.root);
+    }
     return fail(RELAY_ERR_BUFFER, "{}: argument 2 (recvbuf) is MPI_IN_PLACE (only sendbuf may "
                 "be)", fn);
   }
-  const bool receives = a.collective != Collective::reduce || call.rank == a.root;
-  if (receives && a.recvbuf == nullptr && has_data) {
+  if (rules.recv_significant && a.recvbuf == nullptr && has_data) {
     return fail(RELAY_ERR_BUFFER, "{}: argument 2 (recvbuf) is NULL but count = {} > 0", fn,
                 a.count);
   }
-  call.bytes = static_cast<std::int64_t>(a.count) * call.type.size *
-               (blocks(a.collective) ? call.size : 1);
+  call.bytes = barrier ? 1
+                      : static_cast<std::int64_t>(a.count) * call.type.size *
+                            (blocks(a.collective) ? call.size : 1);
   const relay::coll::CollCall cc{a.collective, call.size, call.bytes,
                                  std::max<std::int64_t>(1, call.type.size), call.commutative};
   if (auto st = relay::coll::resolve_coll(a.options, cc, fn, pos.options, pos.op, call.config);
@@ -178,6 +215,26 @@ relay_status_t start_mpi(const char* fn, const Args& a, MPI_Comm comm, relay_req
              : MPI_Ireduce_scatter_block(a.sendbuf, a.recvbuf, a.count, a.datatype, a.op, comm,
                                          req);
       break;
+    case Collective::gather:
+      rc = b ? MPI_Gather(a.sendbuf, a.count, a.datatype, a.recvbuf, a.count, a.datatype, a.root,
+                          comm)
+             : MPI_Igather(a.sendbuf, a.count, a.datatype, a.recvbuf, a.count, a.datatype,
+                           a.root, comm, req);
+      break;
+    case Collective::scatter:
+      rc = b ? MPI_Scatter(a.sendbuf, a.count, a.datatype, a.recvbuf, a.count, a.datatype,
+                           a.root, comm)
+             : MPI_Iscatter(a.sendbuf, a.count, a.datatype, a.recvbuf, a.count, a.datatype,
+                            a.root, comm, req);
+      break;
+    case Collective::alltoall:
+      rc = b ? MPI_Alltoall(a.sendbuf, a.count, a.datatype, a.recvbuf, a.count, a.datatype, comm)
+             : MPI_Ialltoall(a.sendbuf, a.count, a.datatype, a.recvbuf, a.count, a.datatype,
+                             comm, req);
+      break;
+    case Collective::barrier:
+      rc = b ? MPI_Barrier(comm) : MPI_Ibarrier(comm, req);
+      break;
   }
   if (rc != MPI_SUCCESS) {
     return fail(RELAY_ERR_MPI, "{}: MPI's {} failed ({})", fn, relay::coll::to_string(a.collective),
@@ -196,36 +253,80 @@ void copy(char* to, const char* from, std::int64_t bytes) {
 char* prepare_accumulator(const Args& a, const Call& call,
                           const relay::schedule::RankProgram& program, relay_request* r) {
   const std::int64_t true_lb = call.type.true_lb;
-  char* recv = a.recvbuf != nullptr ? static_cast<char*>(a.recvbuf) + true_lb : nullptr;
+  const bool recv_in_place = a.recvbuf == MPI_IN_PLACE;
+  char* recv = a.recvbuf != nullptr && !recv_in_place ? static_cast<char*>(a.recvbuf) + true_lb
+                                                      : nullptr;
   const bool in_place = a.sendbuf == MPI_IN_PLACE;
-  const char* send = in_place ? nullptr : static_cast<const char*>(a.sendbuf) + true_lb;
+  char* send = in_place || a.sendbuf == nullptr
+                   ? nullptr
+                   : const_cast<char*>(static_cast<const char*>(a.sendbuf)) + true_lb;
   const std::int64_t block = static_cast<std::int64_t>(a.count) * call.type.size;
-  auto own_copy = [&]() {
-    r->accumulator.reset(new char[static_cast<std::size_t>(std::max<std::int64_t>(1, call.bytes))]);
-    copy(r->accumulator.get(), in_place ? recv : send, call.bytes);
+  auto work = [&](std::int64_t bytes) {  // uninitialized
+    r->accumulator.reset(new char[static_cast<std::size_t>(std::max<std::int64_t>(1, bytes))]);
     return r->accumulator.get();
   };
+  auto copy_at_end = [&](char* to, const char* from, std::int64_t bytes) {
+    r->copies.push_back({to, from, static_cast<std::size_t>(bytes)});
+  };
+  const std::int64_t mine = call.rank * block;
   switch (a.collective) {
     case Collective::reduce:
       if (call.rank == a.root) {
         if (!in_place) copy(recv, send, call.bytes);
         return recv;
       }
-      if (program.recv_count() == 0) return const_cast<char*>(send);  // only read
-      return own_copy();
+      if (program.recv_count() == 0) return send;  // only read
+      copy(work(call.bytes), send, call.bytes);
+      return r->accumulator.get();
     case Collective::allreduce:
       if (!in_place) copy(recv, send, call.bytes);
       return recv;
     case Collective::allgather:
-      if (!in_place) copy(recv + call.rank * block, send, block);
+      if (!in_place) copy(recv + mine, send, block);
       return recv;
     case Collective::reduce_scatter_block: {
-      char* acc = in_place ? recv : own_copy();
-      r->copy_to = recv;
-      r->copy_from = acc + call.rank * block;
-      r->copy_bytes = static_cast<std::size_t>(block);
+      char* acc = recv;
+      if (!in_place) copy(acc = work(call.bytes), send, call.bytes);
+      copy_at_end(recv, acc + mine, block);
       return acc;
     }
+    case Collective::gather:
+      if (call.rank == a.root) {
+        if (!in_place) copy(recv + mine, send, block);
+        return recv;
+      }
+      copy(work(call.bytes) + mine, send, block);
+      return r->accumulator.get();
+    case Collective::scatter:
+      if (call.rank == a.root) {
+        if (!recv_in_place) copy(recv, send + mine, block);
+        return send;  // only read
+      }
+      copy_at_end(recv, work(call.bytes) + mine, block);
+      return r->accumulator.get();
+    case Collective::alltoall: {
+      const char* blocks = in_place ? recv : send;
+      if (call.config.algorithm->id == RELAY_ALLTOALL_BRUCK) {
+        const relay::coll::BruckAlltoallLayout layout(call.size, block);
+        char* acc = work(layout.bytes());
+        copy(acc + mine, blocks + mine, block);
+        for (int i = 1; i < call.size; ++i) {  // block rank + i where its first round sends it
+          copy(acc + layout.at(layout.round_from(0, i), i),
+               blocks + (call.rank + i) % call.size * block, block);
+        }
+        copy_at_end(recv, acc, call.bytes);
+        return acc;
+      }
+      if (in_place) {
+        copy(work(call.bytes), recv, call.bytes);
+        return r->accumulator.get();
+      }
+      copy(recv + mine, send + mine, block);
+      return send;  // only read; receives land in recvbuf
+    }
+    case Collective::barrier:
+      work(1)[0] = 0;
+      return r->accumulator.get();
   }
   return recv;
 }
@@ -254,8 +355,8 @@ relay_status_t start(const char* fn, const Args& a, relay_request* request) {
 
   relay::coll::CollShape shape;
   shape.size = call.size;
-  shape.root = a.collective == Collective::reduce ? a.root : 0;
-  shape.count = a.count;
+  shape.root = positions(a.collective).root != 0 ? a.root : 0;
+  shape.count = a.collective == Collective::barrier ? 1 : a.count;
   shape.elem_bytes = std::max<std::int64_t>(1, call.type.size);
   shape.segment_bytes = c.segment_bytes;
   shape.commutative = call.commutative;
@@ -267,10 +368,18 @@ relay_status_t start(const char* fn, const Args& a, relay_request* request) {
   const relay::coll::CollAlgorithm* algorithm = c.algorithm;
   auto program = coll_cache().get(key, [&] { return algorithm->build(shape, call.rank); });
   char* accumulator = prepare_accumulator(a, call, *program, request);
-  if (program->scratch_bytes > 0) {
+  relay::exec::Combiner combiner{a.op, a.datatype, shape.elem_bytes, nullptr};
+  if (a.collective == Collective::alltoall && c.algorithm->id == RELAY_ALLTOALL_LINEAR) {
+    combiner.scratch = static_cast<char*>(a.recvbuf) + call.type.true_lb;  // receives land there
+  } else if (program->scratch_bytes > 0) {
     request->scratch.reset(new char[static_cast<std::size_t>(program->scratch_bytes)]);
+    combiner.scratch = request->scratch.get();
   }
-  const relay::exec::Combiner combiner{a.op, a.datatype, shape.elem_bytes, request->scratch.get()};
+  if (a.collective == Collective::alltoall) combiner.op = MPI_REPLACE;  // bruck's unpacking
+  if (a.collective == Collective::barrier) {
+    combiner.op = MPI_BOR;
+    combiner.datatype = MPI_BYTE;
+  }
   request->kind = relay_request::Kind::schedule;
   if (request->executor.start(std::move(program), accumulator, state->comm, state->next_tag(),
                               c.policy, c.max_requests, combiner) != RELAY_SUCCESS) {
@@ -302,8 +411,7 @@ relay_status_t run_nonblocking(const char* fn, const Args& a, relay_request_t* r
 }
 
 bool known(relay_collective_t c) {
-  return c == RELAY_COLL_REDUCE || c == RELAY_COLL_ALLREDUCE || c == RELAY_COLL_ALLGATHER ||
-         c == RELAY_COLL_REDUCE_SCATTER_BLOCK;
+  return c >= RELAY_COLL_REDUCE && c <= RELAY_COLL_BARRIER;
 }
 
 }  // namespace
@@ -386,6 +494,62 @@ relay_status_t relay_ireduce_scatter_block(const void* sendbuf, void* recvbuf, i
                          request, 8);
 }
 
+relay_status_t relay_gather(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                            int root, MPI_Comm comm, const relay_coll_options_t* options) {
+  return run("relay_gather", Args{Collective::gather, sendbuf, recvbuf, count, datatype,
+                                  MPI_OP_NULL, root, comm, options});
+}
+
+relay_status_t relay_igather(const void* sendbuf, void* recvbuf, int count,
+                             MPI_Datatype datatype, int root, MPI_Comm comm,
+                             const relay_coll_options_t* options, relay_request_t* request) {
+  return run_nonblocking("relay_igather", Args{Collective::gather, sendbuf, recvbuf, count,
+                                               datatype, MPI_OP_NULL, root, comm, options},
+                         request, 8);
+}
+
+relay_status_t relay_scatter(const void* sendbuf, void* recvbuf, int count,
+                             MPI_Datatype datatype, int root, MPI_Comm comm,
+                             const relay_coll_options_t* options) {
+  return run("relay_scatter", Args{Collective::scatter, sendbuf, recvbuf, count, datatype,
+                                   MPI_OP_NULL, root, comm, options});
+}
+
+relay_status_t relay_iscatter(const void* sendbuf, void* recvbuf, int count,
+                              MPI_Datatype datatype, int root, MPI_Comm comm,
+                              const relay_coll_options_t* options, relay_request_t* request) {
+  return run_nonblocking("relay_iscatter", Args{Collective::scatter, sendbuf, recvbuf, count,
+                                                datatype, MPI_OP_NULL, root, comm, options},
+                         request, 8);
+}
+
+relay_status_t relay_alltoall(const void* sendbuf, void* recvbuf, int count,
+                              MPI_Datatype datatype, MPI_Comm comm,
+                              const relay_coll_options_t* options) {
+  return run("relay_alltoall", Args{Collective::alltoall, sendbuf, recvbuf, count, datatype,
+                                    MPI_OP_NULL, 0, comm, options});
+}
+
+relay_status_t relay_ialltoall(const void* sendbuf, void* recvbuf, int count,
+                               MPI_Datatype datatype, MPI_Comm comm,
+                               const relay_coll_options_t* options, relay_request_t* request) {
+  return run_nonblocking("relay_ialltoall", Args{Collective::alltoall, sendbuf, recvbuf, count,
+                                                 datatype, MPI_OP_NULL, 0, comm, options},
+                         request, 7);
+}
+
+relay_status_t relay_barrier(MPI_Comm comm, const relay_coll_options_t* options) {
+  return run("relay_barrier", Args{Collective::barrier, nullptr, nullptr, 0, MPI_BYTE,
+                                   MPI_OP_NULL, 0, comm, options});
+}
+
+relay_status_t relay_ibarrier(MPI_Comm comm, const relay_coll_options_t* options,
+                              relay_request_t* request) {
+  return run_nonblocking("relay_ibarrier", Args{Collective::barrier, nullptr, nullptr, 0,
+                                                MPI_BYTE, MPI_OP_NULL, 0, comm, options},
+                         request, 3);
+}
+
 relay_status_t relay_coll_describe(relay_collective_t collective, int count,
                                    MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
                                    const relay_coll_options_t* options, char* text,
@@ -401,7 +565,7 @@ relay_status_t relay_coll_describe(relay_collective_t collective, int count,
   const relay_status_t st =
       check_arguments("relay_coll_describe",
                       Args{c, &dummy, &dummy, count, datatype,
-                           c == Collective::allgather ? MPI_OP_NULL : op, root, comm, options},
+                           positions(c).op != 0 ? op : MPI_OP_NULL, root, comm, options},
                       call);
   if (st != RELAY_SUCCESS) return st;
   relay::api::copy_text(relay::coll::to_string(call.config), text, size);

@@ -9,8 +9,10 @@
 using relay::core::fail;
 
 void relay_request::finish_locally() {
-  if (copy_bytes > 0 && copy_to != copy_from) std::memmove(copy_to, copy_from, copy_bytes);
-  copy_bytes = 0;
+  for (const LocalCopy& c : copies) {
+    if (c.bytes > 0 && c.to != c.from) std::memmove(c.to, c.from, c.bytes);
+  }
+  copies.clear();
 }
 
 relay_status_t relay_request_finish(relay_request* request, const char* fn) {

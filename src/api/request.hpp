@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <vector>
 
 #include "exec/executor.hpp"
 #include "relay/relay.h"
@@ -16,14 +17,18 @@ struct relay_request {
   relay::exec::Executor executor;
   MPI_Request mpi_request = MPI_REQUEST_NULL;
   bool mpi_done = false;
-  // Reductions: memory the schedule uses (freed with the request), and one local copy to make
-  // when the schedule has completed (reduce_scatter_block's own block into recvbuf).
+  // Reductions: memory the schedule uses (freed with the request), and the local copies to
+  // make when the schedule has completed (reduce_scatter_block's and scatter's own block into
+  // recvbuf; alltoall bruck's blocks out of its rotated work buffer).
+  struct LocalCopy {
+    char* to;
+    const char* from;
+    std::size_t bytes;
+  };
   std::unique_ptr<char[]> scratch;
   std::unique_ptr<char[]> accumulator;
-  char* copy_to = nullptr;
-  const char* copy_from = nullptr;
-  std::size_t copy_bytes = 0;
-  /// Makes the pending local copy, once.
+  std::vector<LocalCopy> copies;
+  /// Makes the pending local copies, once.
   void finish_locally();
 };
 

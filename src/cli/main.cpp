@@ -40,9 +40,7 @@ void add_algorithms(CLI::App& app, int& exit_code) {
       std::printf("  %-18s %s%s\n", std::string(a.name).c_str(), std::string(a.summary).c_str(),
                   a.default_segment_bytes > 0 ? " [segmented by default]" : "");
     }
-    for (coll::Collective c : {coll::Collective::reduce, coll::Collective::allreduce,
-                               coll::Collective::allgather,
-                               coll::Collective::reduce_scatter_block}) {
+    for (coll::Collective c : coll::kCollectives) {
       std::printf("\n%s algorithms (options, RELAY_%s_ALGORITHM):\n",
                   std::string(coll::to_string(c)).c_str(), std::string(coll::env_prefix(c)).c_str());
       std::printf("  %-18s %s\n", "auto", "relay chooses (docs/collectives.md)");

@@ -159,10 +159,15 @@ void Executor::send_completed(std::int32_t ordinal) {
 }
 
 // buffer = received (op) buffer, or buffer (op) received (then through the scratch slot: MPI
-// has no reduction into its first operand).
+// has no reduction into its first operand); with MPI_REPLACE, buffer = received.
 relay_status_t Executor::combine(const Step& s) {
   char* accumulator = buffer_ + s.offset;
   char* received = combiner_.scratch + s.scratch_offset;
+  if (combiner_.op == MPI_REPLACE) {
+    std::memcpy(accumulator, received, static_cast<std::size_t>(s.bytes));
+    ++combines_done_;
+    return RELAY_SUCCESS;
+  }
   const int count = static_cast<int>(s.bytes / combiner_.elem_bytes);
   const int rc = s.received_left ? MPI_Reduce_local(received, accumulator, count,
                                                     combiner_.datatype, combiner_.op)

@@ -28,7 +28,8 @@ namespace relay::exec {
 enum class Policy { blocking, nonblocking };
 
 /// What combine steps need: the operation, its datatype (elem_bytes each, contiguous) and the
-/// scratch memory (program.scratch_bytes) that receives of operands land in.
+/// scratch memory (program.scratch_bytes) that receives of operands land in. MPI_REPLACE (which
+/// MPI_Reduce_local does not take) makes a combine a plain copy of the received bytes.
 struct Combiner {
   MPI_Op op = MPI_OP_NULL;
   MPI_Datatype datatype = MPI_DATATYPE_NULL;

@@ -57,21 +57,33 @@ void ProgramBuilder::send_piece(int peer, std::int64_t offset, std::int64_t byte
   mark(offset, bytes, &Marks::send, program_.send_count());
 }
 
-void ProgramBuilder::recv_piece(int peer, std::int64_t offset, std::int64_t bytes, bool combine,
-                                bool left) {
+void ProgramBuilder::recv_piece(int peer, std::int64_t offset, std::int64_t bytes, Into into,
+                                bool left, std::int64_t scratch_offset) {
   const Marks m = query(offset, bytes);
   Step r;
   r.kind = StepKind::recv;
   r.peer = peer;
   r.offset = offset;
   r.bytes = bytes;
-  if (!combine) {
+  if (into == Into::scratch) {
+    r.to_scratch = true;
+    r.scratch_offset = scratch_offset;
+    program_.add(r);
+    program_.scratch_bytes = std::max(program_.scratch_bytes, scratch_offset + bytes);
+    return;
+  }
+  if (into == Into::buffer) {
     r.needs_sends = m.send;
     r.needs_combines = m.combine;
     program_.add(r);
     mark(offset, bytes, &Marks::recv, program_.recv_count());
     return;
   }
+  const int slot = recv_to_slot(r);
+  combine_from_slot(slot, 0, offset, bytes, left);
+}
+
+int ProgramBuilder::recv_to_slot(Step r) {
   const int slot = next_slot_;
   next_slot_ = (next_slot_ + 1) % slots_;
   r.to_scratch = true;
@@ -79,6 +91,12 @@ void ProgramBuilder::recv_piece(int peer, std::int64_t offset, std::int64_t byte
   r.needs_combines = slot_free_after_[slot];
   program_.add(r);
   program_.scratch_bytes = std::max(program_.scratch_bytes, (slot + 1) * slot_bytes_);
+  return slot;
+}
+
+void ProgramBuilder::combine_from_slot(int slot, std::int64_t from, std::int64_t offset,
+                                       std::int64_t bytes, bool left) {
+  const Marks m = query(offset, bytes);
   Step c;
   c.kind = StepKind::combine;
   c.peer = -1;
@@ -88,28 +106,52 @@ void ProgramBuilder::recv_piece(int peer, std::int64_t offset, std::int64_t byte
   c.needs_combines = m.combine;
   c.offset = offset;
   c.bytes = bytes;
-  c.scratch_offset = r.scratch_offset;
+  c.scratch_offset = slot * slot_bytes_ + from;
   program_.add(c);
   mark(offset, bytes, &Marks::combine, program_.combine_count());
   slot_free_after_[slot] = program_.combine_count();
 }
 
+void ProgramBuilder::exchange_unpack(int send_peer, std::int64_t send_offset, int recv_peer,
+                                     std::int64_t recv_offset, std::int64_t bytes,
+                                     const std::vector<Piece>& pieces) {
+  for (std::int64_t done = 0; done < bytes; done += segment_) {
+    const std::int64_t n = std::min(segment_, bytes - done);
+    send_piece(send_peer, send_offset + done, n);
+    Step r;
+    r.kind = StepKind::recv;
+    r.peer = recv_peer;
+    r.offset = recv_offset + done;
+    r.bytes = n;
+    const int slot = recv_to_slot(r);
+    for (const Piece& p : pieces) {  // the part of each piece inside [done, done + n)
+      const std::int64_t lo = std::max(p.from, done), hi = std::min(p.from + p.bytes, done + n);
+      if (lo < hi) combine_from_slot(slot, lo - done, p.to + (lo - p.from), hi - lo, true);
+    }
+  }
+}
+
 void ProgramBuilder::send(int peer, std::int64_t offset, std::int64_t bytes) {
-  exchange(peer, offset, bytes, -1, 0, 0, false, true);
+  exchange(peer, offset, bytes, -1, 0, 0, Into::buffer);
 }
 
 void ProgramBuilder::recv(int peer, std::int64_t offset, std::int64_t bytes) {
-  exchange(-1, 0, 0, peer, offset, bytes, false, true);
+  exchange(-1, 0, 0, peer, offset, bytes, Into::buffer);
 }
 
 void ProgramBuilder::recv_combine(int peer, std::int64_t offset, std::int64_t bytes,
                                   bool received_left) {
-  exchange(-1, 0, 0, peer, offset, bytes, true, received_left);
+  exchange(-1, 0, 0, peer, offset, bytes, Into::combine, received_left);
+}
+
+void ProgramBuilder::recv_to_scratch(int peer, std::int64_t offset, std::int64_t scratch_offset,
+                                     std::int64_t bytes) {
+  exchange(-1, 0, 0, peer, offset, bytes, Into::scratch, true, scratch_offset);
 }
 
 void ProgramBuilder::exchange(int send_peer, std::int64_t send_offset, std::int64_t send_bytes,
                               int recv_peer, std::int64_t recv_offset, std::int64_t recv_bytes,
-                              bool combine, bool received_left) {
+                              Into into, bool received_left, std::int64_t scratch_offset) {
   if (send_peer < 0) send_bytes = 0;
   if (recv_peer < 0) recv_bytes = 0;
   for (std::int64_t done = 0; done < send_bytes || done < recv_bytes; done += segment_) {
@@ -117,8 +159,8 @@ void ProgramBuilder::exchange(int send_peer, std::int64_t send_offset, std::int6
       send_piece(send_peer, send_offset + done, std::min(segment_, send_bytes - done));
     }
     if (done < recv_bytes) {
-      recv_piece(recv_peer, recv_offset + done, std::min(segment_, recv_bytes - done), combine,
-                 received_left);
+      recv_piece(recv_peer, recv_offset + done, std::min(segment_, recv_bytes - done), into,
+                 received_left, scratch_offset + done);
     }
   }
 }

@@ -36,11 +36,32 @@ class ProgramBuilder {
   /// From peer into scratch, then combined into buffer[offset, +bytes): buffer = received (op)
   /// buffer when received_left (or the op is commutative), else buffer (op) received.
   void recv_combine(int peer, std::int64_t offset, std::int64_t bytes, bool received_left);
-  /// A send and a receive (combined or not) at once, their segments interleaved so that the
-  /// blocking policy and small windows cannot deadlock a ring or a pairwise exchange.
+  /// From peer into scratch[scratch_offset, +bytes), never combined: scratch is then a second
+  /// output buffer (alltoall receives into recvbuf this way). `offset` is the sender's range.
+  void recv_to_scratch(int peer, std::int64_t offset, std::int64_t scratch_offset,
+                       std::int64_t bytes);
+
+  /// Part of a received message copied into the buffer: received[from, +bytes) to
+  /// buffer[to, +bytes).
+  struct Piece {
+    std::int64_t from, to, bytes;
+  };
+  /// buffer[send_offset, +bytes) to send_peer, and from recv_peer the bytes it sends from its
+  /// range [recv_offset, +bytes): into scratch slots, then spread over the buffer by one
+  /// combine step per piece (and segment) -- unpacking, with a combiner whose op is
+  /// MPI_REPLACE (a copy; alltoall bruck). Segments interleaved as in exchange().
+  void exchange_unpack(int send_peer, std::int64_t send_offset, int recv_peer,
+                       std::int64_t recv_offset, std::int64_t bytes,
+                       const std::vector<Piece>& pieces);
+
+  /// Where a receive lands.
+  enum class Into { buffer, combine, scratch };
+  /// A send and a receive at once, their segments interleaved so that the blocking policy and
+  /// small windows cannot deadlock a ring or a pairwise exchange. scratch_offset is used with
+  /// Into::scratch.
   void exchange(int send_peer, std::int64_t send_offset, std::int64_t send_bytes, int recv_peer,
-                std::int64_t recv_offset, std::int64_t recv_bytes, bool combine,
-                bool received_left);
+                std::int64_t recv_offset, std::int64_t recv_bytes, Into into,
+                bool received_left = true, std::int64_t scratch_offset = 0);
 
   RankProgram finish() { return std::move(program_); }
 
@@ -55,7 +76,11 @@ class ProgramBuilder {
             std::int32_t value);
   void split(std::int64_t at);
   void send_piece(int peer, std::int64_t offset, std::int64_t bytes);
-  void recv_piece(int peer, std::int64_t offset, std::int64_t bytes, bool combine, bool left);
+  void recv_piece(int peer, std::int64_t offset, std::int64_t bytes, Into into, bool left,
+                  std::int64_t scratch_offset);
+  int recv_to_slot(Step recv);  // appends the receive into the next slot; returns the slot
+  void combine_from_slot(int slot, std::int64_t from, std::int64_t offset, std::int64_t bytes,
+                         bool left);
 
   RankProgram program_;
   std::int64_t segment_;

@@ -9,7 +9,9 @@
 //              belongs to: what the consistency check compares with the sender's range);
 //   combine -- buffer[offset, +bytes) = scratch[scratch_offset, +bytes) (op) buffer[...]
 //              with MPI_Reduce_local (`received_left`), or buffer (op) scratch when the received
-//              operand must stay on the right (non-commutative ops in rank order).
+//              operand must stay on the right (non-commutative ops in rank order); a copy of
+//              the scratch range when the executor's combiner is MPI_REPLACE (alltoall bruck
+//              unpacks a received message this way, into several places of the buffer).
 // Dependencies are prefixes, one counter each, so the executor stays allocation-free per step:
 // a step may start once this rank's first `needs_recvs` receives, first `needs_combines`
 // combines and first `needs_sends` sends (each in program order) have completed. Broadcasts

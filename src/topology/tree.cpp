@@ -27,6 +27,13 @@ int ceil_log2(int size) {
   return k;
 }
 
+std::vector<int> by_virtual_rank(std::vector<int> ranks, int root, int size) {
+  std::sort(ranks.begin(), ranks.end(), [&](int a, int b) {
+    return virtual_rank(a, root, size) < virtual_rank(b, root, size);
+  });
+  return ranks;
+}
+
 int binomial_subtree_size(int vrank, int size) {
   if (vrank == 0) return size;
   const int lowbit = vrank & -vrank;

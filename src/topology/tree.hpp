@@ -34,6 +34,10 @@ inline int real_rank(int vrank, int root, int size) { return (vrank + root) % si
 /// number of chains for `chain` and k for `kary`; it is ignored otherwise and must be >= 1.
 TreeNode tree_node(TreeKind kind, int size, int root, int rank, int fanout = 1);
 
+/// `ranks` (real ranks) sorted by ascending virtual rank: the order to receive from a binomial
+/// node's children so that the smallest subtree, which finishes first, comes first.
+std::vector<int> by_virtual_rank(std::vector<int> ranks, int root, int size);
+
 /// Number of vranks in the binomial subtree rooted at vrank `vrank` (the root's is `size`).
 /// The subtree of vrank v is the contiguous vrank range [v, v + subtree_size).
 int binomial_subtree_size(int vrank, int size);

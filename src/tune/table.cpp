@@ -120,8 +120,7 @@ std::vector<std::string> table_algorithms(const std::string& operation) {
   if (operation == "bcast") {
     for (const auto& a : coll::bcast_algorithms()) names.emplace_back(a.name);
   }
-  for (auto c : {coll::Collective::reduce, coll::Collective::allreduce, coll::Collective::allgather,
-                 coll::Collective::reduce_scatter_block}) {
+  for (auto c : coll::kCollectives) {
     if (operation != coll::to_string(c)) continue;
     for (const auto& a : coll::coll_algorithms(c)) names.emplace_back(a.name);
   }

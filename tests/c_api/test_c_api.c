@@ -1,8 +1,9 @@
 /* The C API, compiled by a C compiler: a broadcast of ints with every algorithm, an error
  * status with its message, a nonblocking broadcast, and the reductions and gathers (an
  * allreduce with every algorithm, a nonblocking reduce, an allgather, a reduce_scatter_block,
- * an op error). Exit status 0 on every rank iff all
- * checks passed on every rank. */
+ * an op error), a gather, a nonblocking scatter, an alltoall with each schedule, a barrier and
+ * a nonblocking barrier, and a gather error. Exit status 0 on every rank iff all checks passed
+ * on every rank. */
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
@@ -93,6 +94,47 @@ int main(int argc, char** argv) {
     if (relay_allreduce(in, out, 4, MPI_INT, MPI_OP_NULL, MPI_COMM_WORLD, NULL) != RELAY_ERR_OP ||
         strstr(relay_last_error(), "argument 5 (op)") == NULL) {
       fprintf(stderr, "rank %d: null op not reported: %s\n", rank, relay_last_error());
+      ++failures;
+    }
+  }
+  if (size <= 8) {
+    relay_coll_options_t copt;
+    int mine[3], all[3 * 8], part[3], a2a_in[2 * 8], a2a_out[2 * 8], q, ok = 1;
+    int a2a_algorithms[] = {RELAY_ALLTOALL_LINEAR, RELAY_ALLTOALL_BRUCK};
+    for (i = 0; i < 3; ++i) mine[i] = rank * 10 + i;
+    for (i = 0; i < 3 * size; ++i) all[i] = -1;
+    if (relay_gather(mine, all, 3, MPI_INT, size - 1, MPI_COMM_WORLD, NULL) != RELAY_SUCCESS) ok = 0;
+    for (i = 0; rank == size - 1 && i < 3 * size; ++i) ok = ok && all[i] == (i / 3) * 10 + i % 3;
+    for (i = 0; i < 3 * size; ++i) all[i] = 100 + i;
+    if (relay_iscatter(all, part, 3, MPI_INT, 0, MPI_COMM_WORLD, NULL, &request) != RELAY_SUCCESS ||
+        relay_wait(&request) != RELAY_SUCCESS) {
+      ok = 0;
+    }
+    for (i = 0; i < 3; ++i) ok = ok && part[i] == 100 + rank * 3 + i;
+    for (a = 0; a < 2; ++a) {
+      relay_coll_options_init(&copt);
+      copt.algorithm = a2a_algorithms[a];
+      for (q = 0; q < size; ++q) {
+        a2a_out[2 * q] = rank;
+        a2a_out[2 * q + 1] = q;
+        a2a_in[2 * q] = a2a_in[2 * q + 1] = -1;
+      }
+      if (relay_alltoall(a2a_out, a2a_in, 2, MPI_INT, MPI_COMM_WORLD, &copt) != RELAY_SUCCESS) ok = 0;
+      for (q = 0; q < size; ++q) ok = ok && a2a_in[2 * q] == q && a2a_in[2 * q + 1] == rank;
+    }
+    if (relay_barrier(MPI_COMM_WORLD, NULL) != RELAY_SUCCESS ||
+        relay_ibarrier(MPI_COMM_WORLD, NULL, &request) != RELAY_SUCCESS ||
+        relay_wait(&request) != RELAY_SUCCESS) {
+      ok = 0;
+    }
+    if (!ok) {
+      fprintf(stderr, "rank %d: gather/scatter/alltoall/barrier failed: %s\n", rank,
+              relay_last_error());
+      ++failures;
+    }
+    if (relay_gather(mine, all, 3, MPI_INT, -1, MPI_COMM_WORLD, NULL) != RELAY_ERR_ROOT ||
+        strstr(relay_last_error(), "argument 5 (root = -1)") == NULL) {
+      fprintf(stderr, "rank %d: bad gather root not reported: %s\n", rank, relay_last_error());
       ++failures;
     }
   }

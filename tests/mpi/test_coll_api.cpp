@@ -1,7 +1,8 @@
 // The reduction and gather API: bad input fails on every rank naming the argument (and the
 // communicator stays usable), RELAY_<OP>_* environment overrides, restrictions that run
 // another algorithm say so, several nonblocking operations in flight at once complete in any
-// order, and the collective check catches arguments only some ranks get wrong.
+// order, and the collective check catches arguments only some ranks get wrong. Covers gather,
+// scatter, alltoall and barrier as well as the reductions.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -48,8 +49,20 @@ void noncommutative(void* in, void* inout, int* len, MPI_Datatype*) {
   for (int i = 0; i < *len; ++i) b[i] = a[i] * 3 + b[i];
 }
 
+// Completes requests r[n-1], ..., r[0] in that order, progressing all of them meanwhile.
+void complete_in_reverse(relay_request_t* r, int n) {
+  for (int k = n - 1; k >= 0; --k) {
+    int flag = 0;
+    while (!flag) {
+      for (int j = 0; j < n; ++j) ASSERT_EQ(relay_progress(r[j]), RELAY_SUCCESS);
+      ASSERT_EQ(relay_test(&r[k], &flag), RELAY_SUCCESS);
+    }
+    EXPECT_EQ(r[k], RELAY_REQUEST_NULL);
+  }
+}
+
 TEST(CollApi, BadArgumentsFailOnEveryRankNamingTheArgument) {
-  const int size = world_size();
+  const int size = world_size(), rank = world_rank();
   std::vector<int> a(64 * size, 1), b(64 * size, 0);
   auto expect = [&](relay_status_t got, relay_status_t want, const char* part, const char* what) {
     const std::string msg = relay_last_error();
@@ -115,6 +128,76 @@ TEST(CollApi, BadArgumentsFailOnEveryRankNamingTheArgument) {
   relay_request_t* null_request = nullptr;
   expect(relay_iallgather(a.data(), b.data(), 1, MPI_INT, MPI_COMM_WORLD, &go, null_request),
          RELAY_ERR_REQUEST, "relay_iallgather: argument 7 (request) is NULL", "NULL request");
+
+  // gather, scatter, alltoall, barrier.
+  auto gat = options(RELAY_GATHER_BINOMIAL);
+  expect(relay_gather(a.data(), b.data(), -2, MPI_INT, 0, MPI_COMM_WORLD, &gat), RELAY_ERR_COUNT,
+         "relay_gather: argument 3 (count = -2) is negative", "gather negative count");
+  expect(relay_gather(a.data(), b.data(), 4, MPI_INT, -1, MPI_COMM_WORLD, &gat), RELAY_ERR_ROOT,
+         "relay_gather: argument 5 (root = -1) is not a rank", "gather root -1");
+  expect(relay_gather(nullptr, b.data(), 4, MPI_INT, 0, MPI_COMM_WORLD, &gat), RELAY_ERR_BUFFER,
+         "relay_gather: argument 1 (sendbuf) is NULL", "gather NULL sendbuf");
+  expect(relay_gather(a.data(), b.data(), 4, MPI_INT, 0, MPI_COMM_NULL, &gat), RELAY_ERR_COMM,
+         "relay_gather: argument 6 (comm)", "gather null communicator");
+  gat.segment_bytes = 3;
+  expect(relay_gather(a.data(), b.data(), 4, MPI_INT, 0, MPI_COMM_WORLD, &gat), RELAY_ERR_SEGMENT,
+         "relay_gather: argument 7 (options->segment_bytes = 3)", "gather segment");
+  gat = options(42);
+  expect(relay_igather(a.data(), b.data(), 4, MPI_INT, 0, MPI_COMM_WORLD, &gat, null_request),
+         RELAY_ERR_REQUEST, "relay_igather: argument 8 (request) is NULL", "igather NULL request");
+  relay_request_t req = RELAY_REQUEST_NULL;
+  expect(relay_igather(a.data(), b.data(), 4, MPI_INT, 0, MPI_COMM_WORLD, &gat, &req),
+         RELAY_ERR_ALGORITHM, "relay_igather: argument 7 (options->algorithm = 42) is not a "
+         "gather algorithm", "igather unknown algorithm");
+  EXPECT_EQ(req, RELAY_REQUEST_NULL);
+  auto sco = options(RELAY_SCATTER_BINOMIAL);
+  expect(relay_scatter(a.data(), nullptr, 4, MPI_INT, size - 1, MPI_COMM_WORLD, &sco),
+         RELAY_ERR_BUFFER, "relay_scatter: argument 2 (recvbuf) is NULL", "scatter NULL recvbuf");
+  expect(relay_scatter(a.data(), b.data(), 4, MPI_INT, size, MPI_COMM_WORLD, &sco),
+         RELAY_ERR_ROOT, "relay_scatter: argument 5 (root = ", "scatter root = size");
+  expect(relay_iscatter(a.data(), b.data(), 4, MPI_DATATYPE_NULL, 0, MPI_COMM_WORLD, &sco, &req),
+         RELAY_ERR_DATATYPE, "relay_iscatter: argument 4 (datatype)", "iscatter null datatype");
+  // sendbuf matters at the root only (NULL elsewhere is fine); MPI_IN_PLACE at the root must be
+  // recvbuf: every rank fails here (the others through the collective check).
+  sco.check = RELAY_CHECK_COLLECTIVE;
+  expect(relay_scatter(rank == 0 ? MPI_IN_PLACE : nullptr, b.data(), 4, MPI_INT, 0,
+                       MPI_COMM_WORLD, &sco),
+         RELAY_ERR_BUFFER, rank == 0 ? "relay_scatter: argument 1 (sendbuf) is MPI_IN_PLACE at "
+                                       "the root"
+                                     : "",
+         "scatter MPI_IN_PLACE sendbuf at the root");
+  if (size > 1) {
+    expect(relay_scatter(a.data(), MPI_IN_PLACE, 4, MPI_INT, 0, MPI_COMM_WORLD, &sco),
+           RELAY_ERR_BUFFER, rank != 0 ? "argument 2 (recvbuf) is MPI_IN_PLACE on rank" : "",
+           "scatter MPI_IN_PLACE recvbuf off the root");
+  }
+  auto ato = options(RELAY_ALLTOALL_BRUCK);
+  expect(relay_alltoall(a.data(), MPI_IN_PLACE, 4, MPI_INT, MPI_COMM_WORLD, &ato),
+         RELAY_ERR_BUFFER, "relay_alltoall: argument 2 (recvbuf) is MPI_IN_PLACE",
+         "alltoall recvbuf MPI_IN_PLACE");
+  expect(relay_alltoall(a.data(), b.data(), 4, MPI_INT, MPI_COMM_NULL, &ato), RELAY_ERR_COMM,
+         "relay_alltoall: argument 5 (comm)", "alltoall null communicator");
+  MPI_Datatype strided_a2a;
+  MPI_Type_vector(2, 1, 2, MPI_INT, &strided_a2a);
+  MPI_Type_commit(&strided_a2a);
+  expect(relay_alltoall(a.data(), b.data(), 1, strided_a2a, MPI_COMM_WORLD, &ato),
+         RELAY_ERR_DATATYPE, "relay_alltoall: argument 4 (datatype) is not contiguous",
+         "alltoall non-contiguous type");
+  MPI_Type_free(&strided_a2a);
+  expect(relay_ialltoall(a.data(), b.data(), 4, MPI_INT, MPI_COMM_WORLD, &ato, null_request),
+         RELAY_ERR_REQUEST, "relay_ialltoall: argument 7 (request) is NULL",
+         "ialltoall NULL request");
+  auto bo = options(RELAY_BARRIER_DISSEMINATION);
+  expect(relay_barrier(MPI_COMM_NULL, &bo), RELAY_ERR_COMM, "relay_barrier: argument 1 (comm)",
+         "barrier null communicator");
+  bo.max_requests = -3;
+  expect(relay_barrier(MPI_COMM_WORLD, &bo), RELAY_ERR_WINDOW,
+         "relay_barrier: argument 2 (options->max_requests = -3)", "barrier max_requests");
+  bo = options(7);
+  expect(relay_barrier(MPI_COMM_WORLD, &bo), RELAY_ERR_ALGORITHM,
+         "argument 2 (options->algorithm = 7) is not a barrier algorithm", "barrier algorithm");
+  expect(relay_ibarrier(MPI_COMM_WORLD, nullptr, null_request), RELAY_ERR_REQUEST,
+         "relay_ibarrier: argument 3 (request) is NULL", "ibarrier NULL request");
 }
 
 TEST(CollApi, DescribeShowsEnvironmentAutoAndRestrictions) {
@@ -158,6 +241,30 @@ TEST(CollApi, DescribeShowsEnvironmentAutoAndRestrictions) {
                                          RELAY_REDUCE_SCATTER_RECURSIVE_HALVING),
                "recursive_halving");
   EXPECT_STREQ(relay_collective_name(RELAY_COLL_ALLGATHER), "allgather");
+  // The new collectives: names, auto, and describe's root check where there is a root.
+  EXPECT_STREQ(relay_collective_name(RELAY_COLL_BARRIER), "barrier");
+  EXPECT_STREQ(relay_coll_algorithm_name(RELAY_COLL_ALLTOALL, RELAY_ALLTOALL_BRUCK), "bruck");
+  EXPECT_EQ(relay_coll_algorithm_from_name(RELAY_COLL_SCATTER, "binomial", &id), RELAY_SUCCESS);
+  EXPECT_EQ(id, RELAY_SCATTER_BINOMIAL);
+  EXPECT_EQ(relay_coll_algorithm_from_name(RELAY_COLL_GATHER, "bruck", &id), RELAY_ERR_ALGORITHM);
+  ASSERT_EQ(relay_coll_describe(RELAY_COLL_GATHER, 100, MPI_INT, MPI_OP_NULL, size - 1,
+                                MPI_COMM_WORLD, nullptr, text, sizeof text),
+            RELAY_SUCCESS);
+  EXPECT_EQ(std::string(text).rfind("algorithm=binomial", 0), 0u) << text;
+  EXPECT_EQ(relay_coll_describe(RELAY_COLL_SCATTER, 100, MPI_INT, MPI_OP_NULL, size,
+                                MPI_COMM_WORLD, nullptr, text, sizeof text),
+            RELAY_ERR_ROOT);
+  ASSERT_EQ(relay_coll_describe(RELAY_COLL_ALLTOALL, 8, MPI_INT, MPI_OP_NULL, 0, MPI_COMM_WORLD,
+                                nullptr, text, sizeof text),
+            RELAY_SUCCESS);
+  EXPECT_EQ(std::string(text).rfind(size >= 8 ? "algorithm=bruck" : "algorithm=linear", 0), 0u)
+      << text;
+  setenv("RELAY_BARRIER_ALGORITHM", "binomial", 1);
+  ASSERT_EQ(relay_coll_describe(RELAY_COLL_BARRIER, 0, MPI_BYTE, MPI_OP_NULL, 0, MPI_COMM_WORLD,
+                                nullptr, text, sizeof text),
+            RELAY_SUCCESS);
+  EXPECT_EQ(std::string(text).rfind("algorithm=binomial", 0), 0u) << text;
+  unsetenv("RELAY_BARRIER_ALGORITHM");
 }
 
 // auto follows a decision table (relay tune's format) for reductions as for broadcasts; a rule
@@ -238,15 +345,7 @@ TEST(CollApi, SeveralNonblockingOperationsInFlight) {
   const int one = 1;
   ASSERT_EQ(relay_ireduce(&one, &root_sum, 1, MPI_INT, MPI_SUM, size - 1, MPI_COMM_WORLD, &o4,
                           &r[3]), RELAY_SUCCESS);
-  // Complete them in reverse order, progressing all.
-  for (int k = 3; k >= 0; --k) {
-    int flag = 0;
-    while (!flag) {
-      for (int j = 0; j < 4; ++j) ASSERT_EQ(relay_progress(r[j]), RELAY_SUCCESS);
-      ASSERT_EQ(relay_test(&r[k], &flag), RELAY_SUCCESS);
-    }
-    EXPECT_EQ(r[k], RELAY_REQUEST_NULL);
-  }
+  complete_in_reverse(r, 4);
   bool ok = true;
   for (int i = 0; i < n; ++i) {
     ok = ok && sum[i] == size * (size - 1) / 2.0 + static_cast<double>(size) * i;
@@ -254,6 +353,49 @@ TEST(CollApi, SeveralNonblockingOperationsInFlight) {
     for (int q = 0; q < size; ++q) ok = ok && all[static_cast<std::size_t>(q) * n + i] == q;
   }
   if (rank == size - 1) ok = ok && root_sum == size;
+  EXPECT_TRUE(all_ranks(ok));
+}
+
+// Gather, scatter, alltoall (both schedules) and barrier started together, completed in
+// reverse order while all are progressed.
+TEST(CollApi, GatherScatterAlltoallBarrierInFlight) {
+  const int size = world_size(), rank = world_rank();
+  const int n = 3000, root = size / 2;
+  std::vector<int> mine(n), gathered(static_cast<std::size_t>(n) * size, -1);
+  std::vector<int> parts(static_cast<std::size_t>(n) * size), part(n, -1);
+  std::vector<int> out(static_cast<std::size_t>(n) * size), in(out.size(), -1), in2(out.size(), -1);
+  for (int i = 0; i < n; ++i) mine[i] = rank * n + i;
+  for (int q = 0; q < size; ++q) {
+    for (int i = 0; i < n; ++i) {
+      parts[static_cast<std::size_t>(q) * n + i] = (q + 1) * 7 + i;          // at the root
+      out[static_cast<std::size_t>(q) * n + i] = rank * 1000 + q * 10 + i % 10;  // for rank q
+    }
+  }
+  relay_request_t r[5] = {};
+  auto o1 = options(RELAY_GATHER_BINOMIAL), o2 = options(RELAY_SCATTER_LINEAR),
+       o3 = options(RELAY_ALLTOALL_BRUCK), o4 = options(RELAY_ALLTOALL_LINEAR),
+       o5 = options(RELAY_BARRIER_DISSEMINATION);
+  o1.segment_bytes = 1024;
+  o3.segment_bytes = 4096;
+  ASSERT_EQ(relay_igather(mine.data(), gathered.data(), n, MPI_INT, root, MPI_COMM_WORLD, &o1,
+                          &r[0]), RELAY_SUCCESS);
+  ASSERT_EQ(relay_iscatter(parts.data(), part.data(), n, MPI_INT, root, MPI_COMM_WORLD, &o2,
+                           &r[1]), RELAY_SUCCESS);
+  ASSERT_EQ(relay_ialltoall(out.data(), in.data(), n, MPI_INT, MPI_COMM_WORLD, &o3, &r[2]),
+            RELAY_SUCCESS);
+  ASSERT_EQ(relay_ialltoall(out.data(), in2.data(), n, MPI_INT, MPI_COMM_WORLD, &o4, &r[3]),
+            RELAY_SUCCESS);
+  ASSERT_EQ(relay_ibarrier(MPI_COMM_WORLD, &o5, &r[4]), RELAY_SUCCESS);
+  complete_in_reverse(r, 5);
+  bool ok = true;
+  for (int q = 0; q < size; ++q) {
+    for (int i = 0; i < n; ++i) {
+      const auto at = static_cast<std::size_t>(q) * n + i;
+      if (rank == root) ok = ok && gathered[at] == q * n + i;
+      ok = ok && in[at] == q * 1000 + rank * 10 + i % 10 && in2[at] == in[at];
+    }
+  }
+  for (int i = 0; i < n; ++i) ok = ok && part[i] == (rank + 1) * 7 + i;
   EXPECT_TRUE(all_ranks(ok));
 }
 

@@ -1,15 +1,19 @@
-// The reduction and gather matrix, generated from the registries: every algorithm of reduce,
-// allreduce, allgather and reduce_scatter_block x root {0, middle, last} (reduce) x count
-// {0, 1, < P, odd, ~1 MiB} x segment {one element, 7 elements, ~1000 bytes, 64 KiB,
-// unsegmented} x datatype {MPI_INT, MPI_DOUBLE} x op {SUM, MAX, MIN, PROD, a user-defined
-// commutative op; SUM and the user op at the roots other than 0} x policy, compared with the MPI library's own collective on the same data:
-// exactly for MPI_INT, MAX and MIN; within the reassociation bound for MPI_DOUBLE SUM, PROD and
-// the user op (two orders of summing P terms differ by at most 2 (P-1) u sum|x_i|, u = 2^-53).
+// The collectives matrix, generated from the registries: every algorithm of reduce, allreduce,
+// allgather, reduce_scatter_block, gather, scatter and alltoall x root {0, middle, last}
+// (reduce, gather, scatter) x count {0, 1, < P, odd, ~1 MiB} x segment {one element, 7
+// elements, ~1000 bytes, 64 KiB, unsegmented} x datatype {MPI_INT, MPI_DOUBLE} x op {SUM, MAX,
+// MIN, PROD, a user-defined commutative op; SUM and the user op at the roots other than 0; the
+// reductions only} x policy, compared with the MPI library's own collective on the same data:
+// exactly for MPI_INT, MAX and MIN and the data-moving collectives; within the reassociation
+// bound for MPI_DOUBLE SUM, PROD and the user op (two orders of summing P terms differ by at
+// most 2 (P-1) u sum|x_i|, u = 2^-53).
 // Also: MPI_IN_PLACE, the nonblocking forms progressed with relay_test between slices of other
 // work, a non-commutative user op (composition of affine maps, exact) that the rank-order
 // algorithms reduce in rank order and the others refuse with RELAY_ERR_OP, allreduce results
-// identical to the bit on every rank, and guard bytes around every receive buffer that must
-// stay untouched.
+// identical to the bit on every rank, guard bytes around every receive buffer that must stay
+// untouched, and send buffers left as they were. The barrier: no rank leaves before every
+// rank has arrived, with one rank arriving late (checked through one-sided puts made before
+// arriving, read after leaving).
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -19,6 +23,8 @@
 #include <cstring>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include "coll/reduction/reduction.hpp"
 #include "mpi_test.hpp"
@@ -107,10 +113,26 @@ struct Case {
 
 std::int64_t elem_bytes(MPI_Datatype t) { return t == MPI_DOUBLE || t == MPI_2INT ? 8 : 4; }
 
-// Element i of rank r's input.
+bool reduction(Collective c) {
+  return c == Collective::reduce || c == Collective::allreduce ||
+         c == Collective::reduce_scatter_block;
+}
+bool rooted(Collective c) {
+  return c == Collective::reduce || c == Collective::gather || c == Collective::scatter;
+}
+bool blocks(Collective c) { return c != Collective::reduce && c != Collective::allreduce; }
+
+// Element i of rank r's input. The data-moving collectives get values unique across ranks and
+// elements, so a block in the wrong place shows.
 void fill(const Case& c, int r, std::int64_t n, unsigned char* out) {
   for (std::int64_t i = 0; i < n; ++i) {
-    if (c.type == MPI_INT) {
+    if (!reduction(c.collective)) {
+      const int v = r * (1 << 24) + static_cast<int>(i);
+      const double d = v + 0.5;
+      std::memcpy(out + elem_bytes(c.type) * i, c.type == MPI_INT ? static_cast<const void*>(&v)
+                                                                  : static_cast<const void*>(&d),
+                  static_cast<std::size_t>(elem_bytes(c.type)));
+    } else if (c.type == MPI_INT) {
       int v = static_cast<int>((r * 37 + i * 13) % 101) - 50;
       if (c.op == Op::prod) v = (r + i) % 5 == 0 ? -1 : ((r * 3 + i) % 4 == 0 ? 2 : 1);
       std::memcpy(out + 4 * i, &v, 4);
@@ -156,10 +178,14 @@ std::vector<double> bounds(const Case& c, int size, std::int64_t n) {
 
 // Input elements per rank, result elements per rank's receive buffer.
 std::int64_t send_elems(const Case& c, int size) {
-  return c.collective == Collective::reduce_scatter_block ? std::int64_t{c.count} * size : c.count;
+  const bool all = c.collective == Collective::reduce_scatter_block ||
+                   c.collective == Collective::scatter || c.collective == Collective::alltoall;
+  return all ? std::int64_t{c.count} * size : c.count;
 }
 std::int64_t recv_elems(const Case& c, int size) {
-  return c.collective == Collective::allgather ? std::int64_t{c.count} * size : c.count;
+  const bool all = c.collective == Collective::allgather || c.collective == Collective::gather ||
+                   c.collective == Collective::alltoall;
+  return all ? std::int64_t{c.count} * size : c.count;
 }
 
 relay_status_t call_relay(const Case& c, const void* send, void* recv,
@@ -179,6 +205,17 @@ relay_status_t call_relay(const Case& c, const void* send, void* recv,
       return req ? relay_ireduce_scatter_block(send, recv, c.count, c.type, op, MPI_COMM_WORLD, o,
                                                req)
                  : relay_reduce_scatter_block(send, recv, c.count, c.type, op, MPI_COMM_WORLD, o);
+    case Collective::gather:
+      return req ? relay_igather(send, recv, c.count, c.type, c.root, MPI_COMM_WORLD, o, req)
+                 : relay_gather(send, recv, c.count, c.type, c.root, MPI_COMM_WORLD, o);
+    case Collective::scatter:
+      return req ? relay_iscatter(send, recv, c.count, c.type, c.root, MPI_COMM_WORLD, o, req)
+                 : relay_scatter(send, recv, c.count, c.type, c.root, MPI_COMM_WORLD, o);
+    case Collective::alltoall:
+      return req ? relay_ialltoall(send, recv, c.count, c.type, MPI_COMM_WORLD, o, req)
+                 : relay_alltoall(send, recv, c.count, c.type, MPI_COMM_WORLD, o);
+    case Collective::barrier:
+      return req ? relay_ibarrier(MPI_COMM_WORLD, o, req) : relay_barrier(MPI_COMM_WORLD, o);
   }
   return RELAY_ERR_INTERNAL;
 }
@@ -198,6 +235,18 @@ void call_mpi(const Case& c, const void* send, void* recv) {
     case Collective::reduce_scatter_block:
       MPI_Reduce_scatter_block(send, recv, c.count, c.type, op, MPI_COMM_WORLD);
       break;
+    case Collective::gather:
+      MPI_Gather(send, c.count, c.type, recv, c.count, c.type, c.root, MPI_COMM_WORLD);
+      break;
+    case Collective::scatter:
+      MPI_Scatter(send, c.count, c.type, recv, c.count, c.type, c.root, MPI_COMM_WORLD);
+      break;
+    case Collective::alltoall:
+      MPI_Alltoall(send, c.count, c.type, recv, c.count, c.type, MPI_COMM_WORLD);
+      break;
+    case Collective::barrier:
+      MPI_Barrier(MPI_COMM_WORLD);
+      break;
   }
 }
 
@@ -214,15 +263,22 @@ void run_case(const Case& c, bool expect_refusal, relay::test::Failures& failure
   const std::int64_t ns = send_elems(c, size), nr = recv_elems(c, size);
   std::vector<unsigned char> send(static_cast<std::size_t>(std::max<std::int64_t>(1, ns * e)));
   fill(c, rank, ns, send.data());
-  // In place: the input goes where MPI_IN_PLACE says (recvbuf; allgather: block `rank`).
+  const std::vector<unsigned char> sent = send;
+  // In place: the input goes where MPI_IN_PLACE says (recvbuf; allgather and gather: block
+  // `rank`); a scatter's root passes recvbuf = MPI_IN_PLACE and keeps its block in sendbuf.
+  const bool scatter_root_in_place = c.in_place && c.collective == Collective::scatter;
   const std::int64_t in_place_elems = c.collective == Collective::reduce_scatter_block ? ns : nr;
-  const std::int64_t recv_bytes = (c.in_place ? std::max(nr, in_place_elems) : nr) * e;
+  const std::int64_t recv_bytes =
+      (c.in_place && !scatter_root_in_place ? std::max(nr, in_place_elems) : nr) * e;
   std::vector<unsigned char> storage(static_cast<std::size_t>(recv_bytes + 2 * kGuard), kGuardByte);
   unsigned char* recv = storage.data() + kGuard;
   const void* send_arg = send.data();
-  if (c.in_place) {
+  void* recv_arg = recv;
+  if (scatter_root_in_place) {
+    recv_arg = MPI_IN_PLACE;
+  } else if (c.in_place) {
     send_arg = MPI_IN_PLACE;
-    if (c.collective == Collective::allgather) {
+    if (c.collective == Collective::allgather || c.collective == Collective::gather) {
       std::memcpy(recv + rank * c.count * e, send.data(), static_cast<std::size_t>(c.count * e));
     } else {
       std::memcpy(recv, send.data(), static_cast<std::size_t>(ns * e));
@@ -236,14 +292,14 @@ void run_case(const Case& c, bool expect_refusal, relay::test::Failures& failure
   relay_status_t st;
   if (c.nonblocking) {
     relay_request_t req = RELAY_REQUEST_NULL;
-    st = call_relay(c, send_arg, recv, &o, &req);
+    st = call_relay(c, send_arg, recv_arg, &o, &req);
     int flag = 0;
     while (st == RELAY_SUCCESS && !flag) {
       other_work();
       st = relay_test(&req, &flag);
     }
   } else {
-    st = call_relay(c, send_arg, recv, &o, nullptr);
+    st = call_relay(c, send_arg, recv_arg, &o, nullptr);
   }
   if (expect_refusal) {
     if (st != RELAY_ERR_OP || std::strstr(relay_last_error(), "(op) is not commutative") == nullptr) {
@@ -258,8 +314,11 @@ void run_case(const Case& c, bool expect_refusal, relay::test::Failures& failure
   }
   std::vector<unsigned char> reference(static_cast<std::size_t>(std::max<std::int64_t>(1, nr * e)));
   call_mpi(c, send.data(), reference.data());
-  const bool significant = c.collective != Collective::reduce || rank == c.root;
-  const bool exact = c.type != MPI_DOUBLE || c.collective == Collective::allgather;
+  if (send != sent) failures.add(c.name() + ": the send buffer was written");
+  const bool significant = (!rooted(c.collective) || c.collective == Collective::scatter ||
+                            rank == c.root) &&
+                           !scatter_root_in_place;
+  const bool exact = c.type != MPI_DOUBLE || !reduction(c.collective);
   const std::vector<double> bound = exact || !significant ? std::vector<double>{}
                                                           : bounds(c, size, ns);
   for (std::int64_t i = 0; significant && i < nr; ++i) {
@@ -310,12 +369,10 @@ TEST_P(CollMatrix, MatchesMpi) {
   const auto* algorithm = relay::coll::find_coll_algorithm(p.collective, p.algorithm);
   const bool schedule_based = algorithm->build != nullptr;
   std::vector<int> roots = {0};
-  if (p.collective == Collective::reduce) roots = {0, size / 2, size - 1};
+  if (rooted(p.collective)) roots = {0, size / 2, size - 1};
   roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
-  const int large = p.collective == Collective::allgather ||
-                            p.collective == Collective::reduce_scatter_block
-                        ? (1 << 18) / size + 1
-                        : (1 << 18) + 1;  // ~1 MiB of ints in the buffer the schedule moves
+  // ~1 MiB of ints in the buffer the schedule moves.
+  const int large = blocks(p.collective) ? (1 << 18) / size + 1 : (1 << 18) + 1;
   relay::test::Failures failures;
   int ran = 0, variant = 0;
   for (int root : roots) {
@@ -325,7 +382,7 @@ TEST_P(CollMatrix, MatchesMpi) {
         for (long long segment : {e, 7 * e, 1000 / e * e, 0LL}) {
           if (segment == e && count > 64) continue;  // thousands of messages test nothing new
           for (Op op : {Op::sum, Op::max, Op::min, Op::prod, Op::plus_one}) {
-            if (p.collective == Collective::allgather && op != Op::sum) continue;
+            if (!reduction(p.collective) && op != Op::sum) continue;
             // Other roots: the ops that catch wrong data (sum) and wrong combine counts.
             if (root != 0 && op != Op::sum && op != Op::plus_one) continue;
             if (!schedule_based && segment != 0) continue;
@@ -333,7 +390,7 @@ TEST_P(CollMatrix, MatchesMpi) {
             ++variant;
             c.policy = variant % 2 ? RELAY_POLICY_BLOCKING : RELAY_POLICY_NONBLOCKING;
             c.nonblocking = variant % 3 == 0;
-            c.in_place = variant % 5 == 0 && (p.collective != Collective::reduce ||
+            c.in_place = variant % 5 == 0 && (!rooted(p.collective) ||
                                               relay::test::world_rank() == root);
             run_case(c, false, failures);
             ++ran;
@@ -353,7 +410,7 @@ TEST_P(CollMatrix, MatchesMpi) {
       }
     }
     // A non-commutative op: rank order, or a clear refusal.
-    if (p.collective != Collective::allgather) {
+    if (reduction(p.collective)) {
       for (int count : {1, 1001}) {
         for (long long segment : {0LL, 8 * 37LL}) {
           Case c{p.collective, p.algorithm, root, count, schedule_based ? segment : 0, MPI_2INT,
@@ -370,8 +427,8 @@ TEST_P(CollMatrix, MatchesMpi) {
 
 std::vector<Param> registered() {
   std::vector<Param> out;
-  for (Collective c : {Collective::reduce, Collective::allreduce, Collective::allgather,
-                       Collective::reduce_scatter_block}) {
+  for (Collective c : relay::coll::kCollectives) {
+    if (c == Collective::barrier) continue;  // moves no data: its own test below
     for (const auto& a : relay::coll::coll_algorithms(c)) out.push_back({c, a.id});
   }
   return out;
@@ -385,6 +442,85 @@ INSTANTIATE_TEST_SUITE_P(Registry, CollMatrix, testing::ValuesIn(registered()),
                                       static_cast<relay_collective_t>(param_info.param.collective),
                                       param_info.param.algorithm);
                          });
+
+// The barrier: before arriving, every rank puts a 1 into its slot of every other rank's window
+// (completed at the target by MPI_Win_unlock); after leaving, each rank reads its window, which
+// must hold a 1 from every rank. One rank arrives 20 ms late, so a barrier that let a rank
+// leave before the last arrival would be caught reading a 0. Every algorithm (and auto), both
+// policies, blocking and nonblocking calls, the late rank first, middle and last.
+TEST(Barrier, NoRankLeavesBeforeEveryRankHasArrived) {
+  const int rank = relay::test::world_rank(), size = relay::test::world_size();
+  int* slots = nullptr;
+  MPI_Win win;
+  MPI_Win_allocate(static_cast<MPI_Aint>(size * sizeof(int)), sizeof(int), MPI_INFO_NULL,
+                   MPI_COMM_WORLD, &slots, &win);
+  std::vector<int> algorithms = {RELAY_BARRIER_AUTO};
+  for (const auto& a : relay::coll::coll_algorithms(Collective::barrier)) {
+    algorithms.push_back(a.id);
+  }
+  std::vector<int> late_ranks = {0, size / 2, size - 1};
+  late_ranks.erase(std::unique(late_ranks.begin(), late_ranks.end()), late_ranks.end());
+  relay::test::Failures failures;
+  int ran = 0, variant = 0;
+  for (int algorithm : algorithms) {
+    for (relay_policy_t policy : {RELAY_POLICY_BLOCKING, RELAY_POLICY_NONBLOCKING}) {
+      for (int late : late_ranks) {
+        const bool nonblocking = variant++ % 2 == 1;
+        const std::string name =
+            std::string("barrier/") +
+            relay_coll_algorithm_name(RELAY_COLL_BARRIER, algorithm) + " " +
+            relay_policy_name(policy) + (nonblocking ? " nonblocking-call" : "") + " late rank " +
+            std::to_string(late);
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, win);
+        std::fill(slots, slots + size, 0);
+        MPI_Win_unlock(rank, win);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == late) usleep(20000);
+        const int one = 1;
+        for (int t = 0; t < size; ++t) {
+          if (t == rank) continue;
+          MPI_Win_lock(MPI_LOCK_SHARED, t, 0, win);
+          MPI_Put(&one, 1, MPI_INT, t, rank, 1, MPI_INT, win);
+          MPI_Win_unlock(t, win);
+        }
+        relay_coll_options_t o;
+        relay_coll_options_init(&o);
+        o.algorithm = algorithm;
+        o.policy = policy;
+        relay_status_t st;
+        if (nonblocking) {
+          relay_request_t req = RELAY_REQUEST_NULL;
+          st = relay_ibarrier(MPI_COMM_WORLD, &o, &req);
+          int flag = 0;
+          while (st == RELAY_SUCCESS && !flag) {
+            other_work();
+            st = relay_test(&req, &flag);
+          }
+        } else {
+          st = relay_barrier(MPI_COMM_WORLD, &o);
+        }
+        std::vector<int> seen(static_cast<std::size_t>(size), 0);
+        MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, win);
+        MPI_Get(seen.data(), size, MPI_INT, rank, 0, size, MPI_INT, win);
+        MPI_Win_unlock(rank, win);
+        if (st != RELAY_SUCCESS) {
+          failures.add(name + ": status " + relay_status_string(st) + ": " + relay_last_error());
+        }
+        for (int from = 0; from < size; ++from) {
+          if (from != rank && seen[static_cast<std::size_t>(from)] != 1) {
+            failures.add(name + ": left before rank " + std::to_string(from) + " arrived");
+            break;
+          }
+        }
+        ++ran;
+      }
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);  // nobody still reads a window that is freed
+  MPI_Win_free(&win);
+  failures.report();
+  EXPECT_EQ(ran, static_cast<int>(algorithms.size() * 2 * late_ranks.size()));
+}
 
 class OpEnvironment : public testing::Environment {
  public:

@@ -1,13 +1,16 @@
-// Schedules of every registered reduce, allreduce, allgather and reduce_scatter_block
-// algorithm: consistent across ranks, complete under the nonblocking policy (unlimited and
-// window 1) and the blocking policy with window 1, and correct when executed on symbolic data.
+// Schedules of every registered algorithm of reduce, allreduce, allgather,
+// reduce_scatter_block, gather, scatter, alltoall and barrier: consistent across ranks, complete
+// under the nonblocking policy (unlimited and window 1) and the blocking policy with window 1,
+// and correct when executed on symbolic data.
 //
 // The symbolic execution runs every rank's program as eagerly as its declared dependencies
 // allow, with a send's data read when it starts and checked unchanged when it completes one
 // round later (so a combine or receive that overwrites data still being sent is caught), and
 // receives written when they complete. An element's value is the set of ranks it combines
-// (a bitmask: a rank counted twice is an error) and, for non-commutative ops, the range of
-// ranks it spans (combining non-adjacent ranges, or in the wrong order, is an error).
+// (a bitmask: a rank counted twice is an error), the element of the input it is (combining
+// different elements is an error) and, for non-commutative ops, the range of ranks it spans
+// (combining non-adjacent ranges, or in the wrong order, is an error). A barrier's combine is
+// an OR (a rank may be heard from twice); alltoall's is a copy (bruck's unpacking).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -32,26 +35,82 @@ namespace {
 struct Value {
   std::uint64_t mask = 0;  // 0: garbage
   int lo = 0, hi = -1;
-  bool operator==(const Value& o) const { return mask == o.mask && lo == o.lo && hi == o.hi; }
+  std::int64_t element = -1;  // which element of the ranks' inputs
+  bool operator==(const Value& o) const {
+    return mask == o.mask && lo == o.lo && hi == o.hi && element == o.element;
+  }
   bool operator!=(const Value& o) const { return !(*this == o); }
 };
 
-Value single(int r) { return Value{std::uint64_t{1} << r, r, r}; }
+Value single(int r, std::int64_t element) { return Value{std::uint64_t{1} << r, r, r, element}; }
+Value everyone(int P, std::int64_t element) {
+  return Value{P >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << P) - 1, 0, P - 1, element};
+}
+
+bool is_bruck_alltoall(const CollAlgorithm& a) {
+  return a.collective == Collective::alltoall && a.id == RELAY_ALLTOALL_BRUCK;
+}
+
+// What rank r's buffer holds on entry (the API's accumulator, see reduction.hpp).
+std::vector<Value> initial_buffer(const CollAlgorithm& a, const CollShape& s, int r) {
+  const std::int64_t n = s.blocks ? s.size * s.count : s.count;
+  std::vector<Value> b(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int64_t block = s.blocks ? i / s.count : -1;
+    switch (a.collective) {
+      case Collective::allgather:
+      case Collective::gather:
+        if (block == r) b[i] = single(r, i);
+        break;
+      case Collective::scatter:
+        if (r == s.root) b[i] = single(r, i);
+        break;
+      default: b[i] = single(r, i);
+    }
+  }
+  if (is_bruck_alltoall(a)) {  // own block in place, block r + i in the area of its first round
+    const relay::coll::BruckAlltoallLayout layout(s.size, s.count * s.elem_bytes);
+    std::vector<Value> w(static_cast<std::size_t>(layout.bytes() / s.elem_bytes));
+    for (int i = 0; i < s.size; ++i) {
+      const std::int64_t at = i == 0 ? r * s.count
+                                     : layout.at(layout.round_from(0, i), i) / s.elem_bytes;
+      for (std::int64_t j = 0; j < s.count; ++j) {
+        w[at + j] = single(r, (r + i) % s.size * s.count + j);
+      }
+    }
+    return w;
+  }
+  return b;
+}
 
 struct Sim {
   const relay::schedule::Schedule& s;
+  const CollAlgorithm& algorithm;
   const CollShape& shape;
   std::string error;
-  bool gather;  // allgather: only block `rank` holds this rank's data on entry
   std::vector<std::vector<Value>> buffer, scratch;
 
-  Sim(const relay::schedule::Schedule& schedule, const CollShape& sh, bool is_gather)
-      : s(schedule), shape(sh), gather(is_gather) {}
+  Sim(const relay::schedule::Schedule& schedule, const CollAlgorithm& a, const CollShape& sh)
+      : s(schedule), algorithm(a), shape(sh) {}
 
-  Value combine(const Value& left, const Value& right) {
+  // received is on the left when `received_left`; `in` is the received operand.
+  Value combine(const Value& left, const Value& right, const Value& in) {
+    if (algorithm.collective == Collective::alltoall) {  // a copy
+      if (in.mask == 0) error = "copies garbage";
+      return in;
+    }
     if (left.mask == 0 || right.mask == 0) {
       error = "combines garbage";
       return {};
+    }
+    if (left.element != right.element) {
+      error = "combines elements " + std::to_string(left.element) + " and " +
+              std::to_string(right.element);
+      return {};
+    }
+    if (algorithm.collective == Collective::barrier) {  // OR: idempotent
+      return Value{left.mask | right.mask, std::min(left.lo, right.lo),
+                   std::max(left.hi, right.hi), left.element};
     }
     if (left.mask & right.mask) {
       error = "counts a rank twice";
@@ -62,20 +121,23 @@ struct Sim {
               "] (op) [" + std::to_string(right.lo) + "," + std::to_string(right.hi) + "]";
       return {};
     }
-    return Value{left.mask | right.mask, std::min(left.lo, right.lo), std::max(left.hi, right.hi)};
+    return Value{left.mask | right.mask, std::min(left.lo, right.lo), std::max(left.hi, right.hi),
+                 left.element};
   }
 
   std::string run() {
     const int P = shape.size;
     const std::int64_t e = shape.elem_bytes;
-    buffer.assign(P, std::vector<Value>(static_cast<std::size_t>(shape.buffer_bytes() / e)));
+    buffer.resize(P);
     scratch.resize(P);
     for (int r = 0; r < P; ++r) {
-      scratch[r].assign(static_cast<std::size_t>(s.ranks[r].scratch_bytes / e), Value{});
-      for (std::size_t i = 0; i < buffer[r].size(); ++i) {
-        const bool own = !gather || static_cast<std::int64_t>(i) / shape.count == r;
-        if (own) buffer[r][i] = single(r);
-      }
+      buffer[r] = initial_buffer(algorithm, shape, r);
+      // alltoall linear receives into recvbuf, the scratch: as large as P blocks.
+      const std::int64_t scratch_bytes =
+          algorithm.collective == Collective::alltoall
+              ? std::max(s.ranks[r].scratch_bytes, shape.buffer_bytes())
+              : s.ranks[r].scratch_bytes;
+      scratch[r].assign(static_cast<std::size_t>(scratch_bytes / e), Value{});
     }
     struct State {
       std::int32_t posted = 0, recv_prefix = 0, started = 0, send_prefix = 0, combines = 0;
@@ -117,7 +179,8 @@ struct Sim {
           Value* acc = slice(r, c, false);
           const Value* in = slice(r, c, true);
           for (std::int64_t i = 0; i < c.bytes / e; ++i) {
-            acc[i] = c.received_left ? combine(in[i], acc[i]) : combine(acc[i], in[i]);
+            acc[i] = c.received_left ? combine(in[i], acc[i], in[i])
+                                     : combine(acc[i], in[i], in[i]);
           }
           if (!error.empty()) return "rank " + std::to_string(r) + " " + error;
           ++t.combines;
@@ -189,24 +252,37 @@ struct Sim {
   }
 };
 
-std::string expect_result(Collective c, const Sim& sim, const CollShape& shape) {
+std::string expect_result(const Sim& sim, const CollShape& shape) {
   const int P = shape.size;
-  const Value all{P >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << P) - 1, 0, P - 1};
+  const Collective c = sim.algorithm.collective;
   for (int r = 0; r < P; ++r) {
-    const auto& b = sim.buffer[r];
-    for (std::size_t i = 0; i < b.size(); ++i) {
-      const auto block = shape.blocks ? static_cast<int>(static_cast<std::int64_t>(i) / shape.count) : -1;
+    // alltoall linear leaves its result in the scratch (recvbuf), without its own block.
+    const bool linear_alltoall = c == Collective::alltoall && !is_bruck_alltoall(sim.algorithm);
+    const auto& b = linear_alltoall ? sim.scratch[r] : sim.buffer[r];
+    const std::int64_t n = shape.blocks ? P * shape.count : shape.count;
+    for (std::int64_t i = 0; i < n; ++i) {
+      const int block = shape.blocks ? static_cast<int>(i / shape.count) : -1;
+      const std::int64_t j = shape.blocks ? i % shape.count : i;
       Value want;
       bool check = true;
       switch (c) {
-        case Collective::reduce: check = r == shape.root; want = all; break;
-        case Collective::allreduce: want = all; break;
-        case Collective::allgather: want = single(block); break;
-        case Collective::reduce_scatter_block: check = block == r; want = all; break;
+        case Collective::reduce: check = r == shape.root; want = everyone(P, i); break;
+        case Collective::allreduce: want = everyone(P, i); break;
+        case Collective::allgather: want = single(block, i); break;
+        case Collective::reduce_scatter_block: check = block == r; want = everyone(P, i); break;
+        case Collective::gather: check = r == shape.root; want = single(block, i); break;
+        case Collective::scatter: check = block == r; want = single(shape.root, i); break;
+        case Collective::alltoall:
+          check = !linear_alltoall || block != r;
+          want = single(block, r * shape.count + j);
+          break;
+        case Collective::barrier: want = everyone(P, i); break;
       }
-      if (check && b[i] != want) {
+      if (check && b[static_cast<std::size_t>(i)] != want) {
+        const Value& got = b[static_cast<std::size_t>(i)];
         return "rank " + std::to_string(r) + " element " + std::to_string(i) +
-               " holds ranks mask " + std::to_string(b[i].mask);
+               " holds ranks mask " + std::to_string(got.mask) + " element " +
+               std::to_string(got.element);
       }
     }
   }
@@ -221,23 +297,29 @@ std::string check(const CollAlgorithm& a, const CollShape& shape) {
   if (auto e = relay::schedule::check_completes(schedule, 1, true); !e.empty()) {
     return "blocking, window 1: " + e;
   }
-  Sim sim(schedule, shape, a.collective == Collective::allgather);
+  Sim sim(schedule, a, shape);
   if (auto e = sim.run(); !e.empty()) return e;
-  return expect_result(a.collective, sim, shape);
+  return expect_result(sim, shape);
+}
+
+bool has_blocks(Collective c) {
+  return c != Collective::reduce && c != Collective::allreduce && c != Collective::barrier;
+}
+bool rooted(Collective c) {
+  return c == Collective::reduce || c == Collective::gather || c == Collective::scatter;
 }
 
 }  // namespace
 
 TEST(ReductionSchedules, EveryAlgorithmIsConsistentCompleteAndCorrect) {
   int checked = 0;
-  for (Collective c : {Collective::reduce, Collective::allreduce, Collective::allgather,
-                       Collective::reduce_scatter_block}) {
+  for (Collective c : relay::coll::kCollectives) {
     for (const auto& a : relay::coll::coll_algorithms(c)) {
       if (a.build == nullptr) continue;
       for (int size : {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16, 17}) {
         std::vector<int> roots = {0};
-        if (c == Collective::reduce) roots = {0, size / 2, size - 1};
-        if (c == Collective::reduce && size <= 5) {
+        if (rooted(c)) roots = {0, size / 2, size - 1};
+        if (rooted(c) && size <= 5) {
           roots.clear();
           for (int r = 0; r < size; ++r) roots.push_back(r);
         }
@@ -246,9 +328,12 @@ TEST(ReductionSchedules, EveryAlgorithmIsConsistentCompleteAndCorrect) {
           for (std::int64_t elem : {1, 4}) {
             for (std::int64_t count : {0LL, 1LL, static_cast<long long>(std::max(1, size - 1)),
                                        7LL, 50LL}) {
+              // A barrier is one byte (relay_barrier's shape), whatever the loops say.
+              if (c == Collective::barrier && (elem != 1 || count != 1)) continue;
               for (std::int64_t seg : {std::int64_t{0}, elem, 3 * elem, 64 * elem}) {
                 for (bool commutative : {true, false}) {
                   if (!commutative && !a.keeps_rank_order) continue;
+                  if (!commutative && c == Collective::barrier) continue;  // always OR
                   for (int fanout : {1, 2}) {
                     if (!a.uses_fanout && fanout != 1) continue;
                     CollShape shape;
@@ -259,8 +344,7 @@ TEST(ReductionSchedules, EveryAlgorithmIsConsistentCompleteAndCorrect) {
                     shape.segment_bytes = seg;
                     shape.commutative = commutative;
                     shape.fanout = fanout;
-                    shape.blocks = c == Collective::allgather ||
-                                   c == Collective::reduce_scatter_block;
+                    shape.blocks = has_blocks(c);
                     const std::string e = check(a, shape);
                     ASSERT_EQ(e, "") << to_string(c) << " " << a.name << " size " << size
                                      << " root " << root << " count " << count << " elem "
@@ -276,12 +360,11 @@ TEST(ReductionSchedules, EveryAlgorithmIsConsistentCompleteAndCorrect) {
       }
     }
   }
-  EXPECT_GT(checked, 5000);
+  EXPECT_GT(checked, 10000);
 }
 
 TEST(ReductionRegistry, NamesAndIdsAreUniqueAndRoundTrip) {
-  for (Collective c : {Collective::reduce, Collective::allreduce, Collective::allgather,
-                       Collective::reduce_scatter_block}) {
+  for (Collective c : relay::coll::kCollectives) {
     std::vector<std::string> names;
     for (const auto& a : relay::coll::coll_algorithms(c)) {
       EXPECT_EQ(std::count(names.begin(), names.end(), std::string(a.name)), 0) << a.name;
@@ -320,6 +403,33 @@ TEST(ReductionSchedules, VolumesMatchTheirCostFormulas) {
   EXPECT_EQ(sent(*bruck, s, 5), 7 * 1000);          // S (P-1)/P with S = P blocks
   s.size = 7;
   EXPECT_EQ(sent(*bruck, s, 5), 6 * 1000);
+  // Rooted: the root of a scatter sends, and that of a gather receives, S (P-1)/P whatever the
+  // tree; a binomial leaf sends one block, an inner vrank v its subtree.
+  s.size = 8;
+  s.root = 3;
+  const auto* scatter_binomial = relay::coll::find_coll_algorithm(Collective::scatter, "binomial");
+  const auto* scatter_linear = relay::coll::find_coll_algorithm(Collective::scatter, "linear");
+  const auto* gather_binomial = relay::coll::find_coll_algorithm(Collective::gather, "binomial");
+  EXPECT_EQ(sent(*scatter_binomial, s, 3), 7 * 1000);
+  EXPECT_EQ(sent(*scatter_linear, s, 3), 7 * 1000);
+  EXPECT_EQ(sent(*gather_binomial, s, 4), 1000);      // vrank 1's subtree: 1 block
+  EXPECT_EQ(sent(*gather_binomial, s, 7), 4 * 1000);  // vrank 4's subtree: 4 blocks
+  s.root = 0;
+  // alltoall: pairwise exchange sends S (P-1)/P, Bruck S/2 in each of log2 P rounds (P = 8),
+  // and at P = 6 the blocks with bit k set in 1..5: 3 + 2 + 2.
+  const auto* pairwise = relay::coll::find_coll_algorithm(Collective::alltoall, "linear");
+  const auto* bruck_a2a = relay::coll::find_coll_algorithm(Collective::alltoall, "bruck");
+  EXPECT_EQ(sent(*pairwise, s, 2), 7 * 1000);
+  EXPECT_EQ(sent(*bruck_a2a, s, 2), 3 * 4 * 1000);
+  EXPECT_EQ(relay::coll::build_coll_schedule(*bruck_a2a, s).ranks[2].send_count(), 3);
+  s.size = 6;
+  EXPECT_EQ(sent(*bruck_a2a, s, 2), 7 * 1000);
+  // barrier dissemination: one byte in each of ceil(log2 P) rounds.
+  CollShape one;
+  one.size = 6;
+  one.count = 1;
+  EXPECT_EQ(sent(*relay::coll::find_coll_algorithm(Collective::barrier, "dissemination"), one, 4),
+            3);
 }
 
 // The model replays reduction schedules too (a combine is local work of zero cost there):

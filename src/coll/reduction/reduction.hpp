@@ -1,5 +1,6 @@
-// The reduction and gather catalogue: reduce, allreduce, allgather and reduce_scatter_block,
-// every algorithm a schedule builder registered by name, like the broadcasts (coll/bcast).
+// The catalogue of collectives other than broadcast: reduce, allreduce, allgather,
+// reduce_scatter_block, gather, scatter, alltoall and barrier, every algorithm a schedule
+// builder registered by name, like the broadcasts (coll/bcast).
 //
 // Dispatch, `relay algorithms`, the test matrix and the model read the registry, so a newly
 // registered algorithm is executed, listed, tested and costed without new code.
@@ -9,6 +10,14 @@
 //   allgather               size blocks of count elements; on entry block `rank` is this rank's
 //   reduce_scatter_block    size blocks of count elements (the input); on exit block `rank`
 //                           is reduced (the API copies it out)
+//   gather, scatter         size blocks of count elements: on entry this rank's block
+//                           (gather) or, at the root, all blocks (scatter)
+//   alltoall                linear: size blocks to send (read only); received blocks land
+//                           in the scratch, which the API points at recvbuf. bruck: its own
+//                           work buffer (BruckAlltoallLayout), which the API fills from
+//                           sendbuf and whose first size blocks it copies to recvbuf
+//   barrier                 one byte, OR-combined: a barrier is an allreduce of "who has
+//                           entered", so the schedule checks verify it like any reduction
 // Combine order (deterministic for a given size and root; docs/collectives.md):
 // with a commutative op every combine is received (op) accumulated, in the order the algorithm
 // header states; with a non-commutative op the algorithms that keep rank order combine so that
@@ -30,10 +39,20 @@ enum class Collective {
   reduce = RELAY_COLL_REDUCE,
   allreduce = RELAY_COLL_ALLREDUCE,
   allgather = RELAY_COLL_ALLGATHER,
-  reduce_scatter_block = RELAY_COLL_REDUCE_SCATTER_BLOCK
+  reduce_scatter_block = RELAY_COLL_REDUCE_SCATTER_BLOCK,
+  gather = RELAY_COLL_GATHER,
+  scatter = RELAY_COLL_SCATTER,
+  alltoall = RELAY_COLL_ALLTOALL,
+  barrier = RELAY_COLL_BARRIER
 };
 
-/// "reduce", "allreduce", "allgather", "reduce_scatter_block".
+/// Every collective of this catalogue, in enum order.
+inline constexpr Collective kCollectives[] = {
+    Collective::reduce,  Collective::allreduce, Collective::allgather,
+    Collective::reduce_scatter_block, Collective::gather, Collective::scatter,
+    Collective::alltoall, Collective::barrier};
+
+/// "reduce", "allreduce", "allgather", "reduce_scatter_block", "gather", ...
 std::string_view to_string(Collective collective);
 /// "REDUCE", ... as in the RELAY_<OP>_* environment variables.
 std::string_view env_prefix(Collective collective);
@@ -41,15 +60,44 @@ std::string_view env_prefix(Collective collective);
 /// Everything a program depends on (the cache key, less the rank).
 struct CollShape {
   int size = 1;
-  int root = 0;                    ///< reduce only
+  int root = 0;                    ///< reduce, gather, scatter
   std::int64_t count = 0;          ///< elements: the vector (reduce, allreduce), a block (others)
   std::int64_t elem_bytes = 1;
   std::int64_t segment_bytes = 0;  ///< 0 = unsegmented
   bool commutative = true;
   int fanout = 1;                  ///< chains of reduce `chain`
-  bool blocks = false;             ///< allgather, reduce_scatter_block: size blocks of count
+  bool blocks = false;             ///< size blocks of count (all but reduce, allreduce, barrier)
   /// Bytes of the buffer the program addresses.
   std::int64_t buffer_bytes() const { return (blocks ? size : 1) * count * elem_bytes; }
+};
+
+/// alltoall bruck's work buffer at `rank` (rooted.cpp), of blocks of block_bytes. Position i
+/// (1 <= i < size) is the block that travels i ranks forward, in round k (distance 2^k) for each
+/// bit k of i. It consists of:
+///   final    size blocks in recvbuf's order: block s is the one from rank s (s = rank on entry,
+///            the others as their last round delivers them);
+///   area(k)  for round k, the positions with bit k set in ascending order: what round k sends
+///            as one message. On entry the positions whose lowest set bit is k hold this rank's
+///            block (rank + i) % size; the others are filled as earlier rounds deliver them.
+struct BruckAlltoallLayout {
+  BruckAlltoallLayout(int size, std::int64_t block_bytes);
+  int rounds() const { return rounds_; }
+  /// Positions with bit k set (round k's message, in blocks).
+  std::int64_t count(int k) const;
+  std::int64_t area(int k) const { return area_[static_cast<std::size_t>(k)]; }
+  /// The byte offset of position i in area(k) (bit k of i set).
+  std::int64_t at(int k, int position) const;
+  /// The first round >= k that moves position i (its lowest set bit >= k), -1 if none.
+  static int round_from(int k, int position);
+  /// The whole work buffer.
+  std::int64_t bytes() const { return area_.back(); }
+
+  int size;
+  std::int64_t block;
+
+ private:
+  int rounds_ = 0;
+  std::vector<std::int64_t> area_;  // rounds_ + 1 offsets
 };
 
 using CollBuilder = schedule::RankProgram (*)(const CollShape& shape, int rank);
@@ -90,6 +138,14 @@ schedule::RankProgram allreduce_rabenseifner(const CollShape& shape, int rank);
 schedule::RankProgram allreduce_recursive_doubling(const CollShape& shape, int rank);
 schedule::RankProgram reduce_scatter_recursive_halving(const CollShape& shape, int rank);
 schedule::RankProgram allgather_recursive_doubling(const CollShape& shape, int rank);
+// Gather, scatter, alltoall, barrier (rooted.cpp).
+schedule::RankProgram gather_linear(const CollShape& shape, int rank);
+schedule::RankProgram gather_binomial(const CollShape& shape, int rank);
+schedule::RankProgram scatter_linear(const CollShape& shape, int rank);
+schedule::RankProgram scatter_binomial(const CollShape& shape, int rank);
+schedule::RankProgram alltoall_linear(const CollShape& shape, int rank);
+schedule::RankProgram alltoall_bruck(const CollShape& shape, int rank);
+schedule::RankProgram barrier_dissemination(const CollShape& shape, int rank);
 // Rings and Bruck (reduction_ring.cpp).
 schedule::RankProgram allreduce_ring(const CollShape& shape, int rank);
 schedule::RankProgram reduce_scatter_ring(const CollShape& shape, int rank);

@@ -91,7 +91,7 @@ class Halving {
       const int send_lo = upper ? lo : lo + half, keep_lo = upper ? lo + half : lo;
       const int peer = fold_.real(partner);
       b_.exchange(peer, begin(send_lo), length(send_lo, send_lo + half), peer, begin(keep_lo),
-                  length(keep_lo, keep_lo + half), true, partner < nr_);
+                  length(keep_lo, keep_lo + half), ProgramBuilder::Into::combine, partner < nr_);
       lo = keep_lo;
       hi = keep_lo + half;
     }
@@ -104,7 +104,7 @@ class Halving {
       const int mine = nr_ & ~(mask - 1), theirs = partner & ~(mask - 1);
       const int peer = fold_.real(partner);
       b_.exchange(peer, begin(mine), length(mine, mine + mask), peer, begin(theirs),
-                  length(theirs, theirs + mask), false, true);
+                  length(theirs, theirs + mask), ProgramBuilder::Into::buffer);
     }
   }
 
@@ -173,7 +173,7 @@ schedule::RankProgram allreduce_recursive_doubling(const CollShape& s, int rank)
     for (int mask = 1; mask < h.fold().pow2; mask *= 2) {
       const int partner = h.new_rank() ^ mask;
       const int peer = h.fold().real(partner);
-      h.builder().exchange(peer, 0, h.bytes(), peer, 0, h.bytes(), true,
+      h.builder().exchange(peer, 0, h.bytes(), peer, 0, h.bytes(), ProgramBuilder::Into::combine,
                            partner < h.new_rank());
     }
   }

@@ -40,7 +40,7 @@ void ring_reduce_scatter(ProgramBuilder& b, const Ring& r) {
   for (int step = 0; step + 1 < r.size; ++step) {
     const int out = r.block(r.rank - step - 1), in = r.block(r.rank - step - 2);
     b.exchange(r.right(), r.begin(out), r.length(out), r.left(), r.begin(in), r.length(in),
-               true, true);
+               ProgramBuilder::Into::combine);
   }
 }
 
@@ -48,7 +48,7 @@ void ring_allgather(ProgramBuilder& b, const Ring& r) {
   for (int step = 0; step + 1 < r.size; ++step) {
     const int out = r.block(r.rank - step), in = r.block(r.rank - step - 1);
     b.exchange(r.right(), r.begin(out), r.length(out), r.left(), r.begin(in), r.length(in),
-               false, true);
+               ProgramBuilder::Into::buffer);
   }
 }
 
@@ -108,7 +108,7 @@ schedule::RankProgram allgather_bruck(const CollShape& s, int rank) {
     pieces(rank + d, m, ro, rl);
     const int to = (rank - d + P) % P, from = (rank + d) % P;
     for (int i = 0; i < 2; ++i) {
-      b.exchange(to, so[i], sl[i], from, ro[i], rl[i], false, true);
+      b.exchange(to, so[i], sl[i], from, ro[i], rl[i], ProgramBuilder::Into::buffer);
     }
   }
   return b.finish();

@@ -21,14 +21,8 @@ namespace relay::coll {
 namespace {
 
 using schedule::ProgramBuilder;
+using topology::by_virtual_rank;
 using topology::TreeKind;
-
-std::vector<int> by_virtual_rank(std::vector<int> ranks, int root, int size) {
-  std::sort(ranks.begin(), ranks.end(), [&](int a, int b) {
-    return topology::virtual_rank(a, root, size) < topology::virtual_rank(b, root, size);
-  });
-  return ranks;
-}
 
 // Reduces buffer[0, bytes) to `root` over a tree of `kind`, segment by segment.
 void tree_reduce(ProgramBuilder& b, TreeKind kind, int size, int root, int rank, int fanout,

@@ -1,6 +1,7 @@
-// The registries of reduce, allreduce, allgather and reduce_scatter_block. Each entry: name,
-// what it is, builder, default segment, restrictions. Costs and combine orders are in the
-// builders' headers (reduction_tree.cpp, reduction_halving.cpp, reduction_ring.cpp).
+// The registries of reduce, allreduce, allgather, reduce_scatter_block, gather, scatter,
+// alltoall and barrier. Each entry: name, what it is, builder, default segment, restrictions.
+// Costs and combine orders are in the builders' headers (reduction_tree.cpp,
+// reduction_halving.cpp, reduction_ring.cpp, rooted.cpp).
 #include "coll/reduction/reduction.hpp"
 
 namespace relay::coll {
@@ -11,6 +12,10 @@ std::string_view to_string(Collective c) {
     case Collective::allreduce: return "allreduce";
     case Collective::allgather: return "allgather";
     case Collective::reduce_scatter_block: return "reduce_scatter_block";
+    case Collective::gather: return "gather";
+    case Collective::scatter: return "scatter";
+    case Collective::alltoall: return "alltoall";
+    case Collective::barrier: return "barrier";
   }
   return "unknown";
 }
@@ -21,6 +26,10 @@ std::string_view env_prefix(Collective c) {
     case Collective::allreduce: return "ALLREDUCE";
     case Collective::allgather: return "ALLGATHER";
     case Collective::reduce_scatter_block: return "REDUCE_SCATTER_BLOCK";
+    case Collective::gather: return "GATHER";
+    case Collective::scatter: return "SCATTER";
+    case Collective::alltoall: return "ALLTOALL";
+    case Collective::barrier: return "BARRIER";
   }
   return "UNKNOWN";
 }
@@ -101,6 +110,59 @@ const std::vector<CollAlgorithm>& reduce_scatter_registry() {
   return r;
 }
 
+const std::vector<CollAlgorithm>& gather_registry() {
+  using C = Collective;
+  static const std::vector<CollAlgorithm> r = {
+      {C::gather, RELAY_GATHER_LINEAR, "linear", "every rank sends its block to the root",
+       gather_linear, 0, true, false, 0, false},
+      {C::gather, RELAY_GATHER_BINOMIAL, "binomial", "subtrees' blocks up a binomial tree",
+       gather_binomial, 0, true, false, 0, false},
+      {C::gather, RELAY_GATHER_MPI, "mpi", "the MPI library's MPI_Gather (baseline)", nullptr, 0,
+       true, false, 0, false},
+  };
+  return r;
+}
+
+const std::vector<CollAlgorithm>& scatter_registry() {
+  using C = Collective;
+  static const std::vector<CollAlgorithm> r = {
+      {C::scatter, RELAY_SCATTER_LINEAR, "linear", "the root sends every rank its block",
+       scatter_linear, 0, true, false, 0, false},
+      {C::scatter, RELAY_SCATTER_BINOMIAL, "binomial", "subtrees' blocks down a binomial tree",
+       scatter_binomial, 0, true, false, 0, false},
+      {C::scatter, RELAY_SCATTER_MPI, "mpi", "the MPI library's MPI_Scatter (baseline)", nullptr,
+       0, true, false, 0, false},
+  };
+  return r;
+}
+
+const std::vector<CollAlgorithm>& alltoall_registry() {
+  using C = Collective;
+  static const std::vector<CollAlgorithm> r = {
+      {C::alltoall, RELAY_ALLTOALL_LINEAR, "linear", "pairwise exchange in P-1 steps",
+       alltoall_linear, 0, true, false, 0, false},
+      {C::alltoall, RELAY_ALLTOALL_BRUCK, "bruck", "Bruck's ceil(log2 P) rounds of about half "
+       "the blocks, any P (small blocks)", alltoall_bruck, 0, true, false, 0, false},
+      {C::alltoall, RELAY_ALLTOALL_MPI, "mpi", "the MPI library's MPI_Alltoall (baseline)",
+       nullptr, 0, true, false, 0, false},
+  };
+  return r;
+}
+
+const std::vector<CollAlgorithm>& barrier_registry() {
+  using C = Collective;
+  static const std::vector<CollAlgorithm> r = {
+      {C::barrier, RELAY_BARRIER_DISSEMINATION, "dissemination", "ceil(log2 P) rounds of one "
+       "byte to rank + 2^k, any P", barrier_dissemination, 0, true, false, 0, false},
+      {C::barrier, RELAY_BARRIER_BINOMIAL, "binomial", "binomial gather to rank 0 + binomial "
+       "broadcast (allreduce reduce_bcast of one byte)", allreduce_reduce_bcast, 0, true, false,
+       0, false},
+      {C::barrier, RELAY_BARRIER_MPI, "mpi", "the MPI library's MPI_Barrier (baseline)", nullptr,
+       0, true, false, 0, false},
+  };
+  return r;
+}
+
 }  // namespace
 
 const std::vector<CollAlgorithm>& coll_algorithms(Collective c) {
@@ -109,6 +171,10 @@ const std::vector<CollAlgorithm>& coll_algorithms(Collective c) {
     case Collective::allreduce: return allreduce_registry();
     case Collective::allgather: return allgather_registry();
     case Collective::reduce_scatter_block: return reduce_scatter_registry();
+    case Collective::gather: return gather_registry();
+    case Collective::scatter: return scatter_registry();
+    case Collective::alltoall: return alltoall_registry();
+    case Collective::barrier: return barrier_registry();
   }
   return reduce_registry();
 }

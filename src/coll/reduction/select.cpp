@@ -24,7 +24,8 @@ std::string to_string(const CollConfig& c) {
 
 // Without a tuning table rule, `auto` follows the closed forms of
 // Thakur, Rabenseifner and Gropp (2005): latency-bound algorithms below 64 KiB, bandwidth-bound
-// ones above; a non-commutative op gets an algorithm that keeps rank order.
+// ones above; a non-commutative op gets an algorithm that keeps rank order. Gather and scatter
+// are binomial at every size, barrier dissemination.
 const CollAlgorithm& auto_coll_algorithm(const CollCall& call) {
   constexpr std::int64_t kSmall = 64 * 1024;
   const bool small = call.bytes < kSmall || call.size <= 2;
@@ -43,6 +44,12 @@ const CollAlgorithm& auto_coll_algorithm(const CollCall& call) {
     case Collective::reduce_scatter_block:
       if (!call.commutative) return pick(RELAY_REDUCE_SCATTER_MPI);
       return pick(small ? RELAY_REDUCE_SCATTER_RECURSIVE_HALVING : RELAY_REDUCE_SCATTER_RING);
+    case Collective::gather: return pick(RELAY_GATHER_BINOMIAL);
+    case Collective::scatter: return pick(RELAY_SCATTER_BINOMIAL);
+    case Collective::alltoall:  // MPICH's rule: Bruck for blocks of at most 256 bytes, P >= 8
+      return pick(call.size >= 8 && call.bytes / call.size <= 256 ? RELAY_ALLTOALL_BRUCK
+                                                                  : RELAY_ALLTOALL_LINEAR);
+    case Collective::barrier: return pick(RELAY_BARRIER_DISSEMINATION);
   }
   return pick(0);
 }
