@@ -94,14 +94,9 @@ relay_status_t check_arguments(const char* fn, const Args& a, Call& call) {
     return st;
   }
   if (pos.op != 0) {
-    if (a.op == MPI_OP_NULL) {
-      return fail(RELAY_ERR_OP, "{}: argument {} (op) is MPI_OP_NULL", fn, pos.op);
+    if (auto st = relay::api::check_op(fn, pos.op, a.op, call.commutative); st != RELAY_SUCCESS) {
+      return st;
     }
-    int commute = 1;
-    if (MPI_Op_commutative(a.op, &commute) != MPI_SUCCESS) {
-      return fail(RELAY_ERR_OP, "{}: argument {} (op) is not a valid MPI_Op", fn, pos.op);
-    }
-    call.commutative = commute != 0;
   }
   if (auto st = relay::api::check_comm(fn, pos.comm, a.comm, call.size, call.rank);
       st != RELAY_SUCCESS) {
@@ -112,23 +107,12 @@ relay_status_t check_arguments(const char* fn, const Args& a, Call& call) {
                 "(size {})", fn, pos.root, a.root, call.size);
   }
   const bool has_data = a.count > 0 && call.type.size > 0 && call.type.true_lb == 0;
-  const bool in_place = a.sendbuf == MPI_IN_PLACE;
-  if (in_place && a.collective == Collective::reduce && call.rank != a.root) {
-    return fail(RELAY_ERR_BUFFER, "{}: argument 1 (sendbuf) is MPI_IN_PLACE on rank {}, which "
-                "is not the root ({})", fn, call.rank, a.root);
-  }
-  if (!in_place && a.sendbuf == nullptr && has_data) {
-    return fail(RELAY_ERR_BUFFER, "{}: argument 1 (sendbuf) is NULL but count = {} > 0", fn,
-                a.count);
-  }
-  if (a.recvbuf == MPI_IN_PLACE) {
-    return fail(RELAY_ERR_BUFFER, "{}: argument 2 (recvbuf) is MPI_IN_PLACE (only sendbuf may "
-                "be)", fn);
-  }
-  const bool receives = a.collective != Collective::reduce || call.rank == a.root;
-  if (receives && a.recvbuf == nullptr && has_data) {
-    return fail(RELAY_ERR_BUFFER, "{}: argument 2 (recvbuf) is NULL but count = {} > 0", fn,
-                a.count);
+  const bool reduce = a.collective == Collective::reduce;
+  if (auto st = relay::api::check_reduction_buffers(
+          fn, {a.sendbuf, a.recvbuf, a.count, has_data, call.rank, reduce ? a.root : -1,
+               !reduce || call.rank == a.root});
+      st != RELAY_SUCCESS) {
+    return st;
   }
   call.bytes = static_cast<std::int64_t>(a.count) * call.type.size *
                (blocks(a.collective) ? call.size : 1);
