@@ -2,6 +2,8 @@
 // reduce bandwidth against message size for
 //   blocking -- one collective call on the whole message, one rank per node (n_dup = 1 of
 //               relay_overlap_*, which is exactly the plain call);
+//   nonblocking -- one nonblocking call on the whole message, waited for at once (on
+//               duplicate 0: what a single MPI_Ibcast/MPI_Ireduce costs, their Fig. 6 (b));
 //   overlap  -- the message in n_dup parts, each a nonblocking collective on its own
 //               duplicated communicator (relay_overlap_*), one rank per node;
 //   ppn      -- with --ranks-per-node K > 1: "multiple processes per node", rank l of every
@@ -55,7 +57,7 @@ struct Args {
 
 struct Config {
   std::string operation;  // bcast, reduce, allreduce
-  std::string mode;       // blocking, overlap, ppn
+  std::string mode;       // blocking, nonblocking, overlap, ppn
   std::string parts;      // mpi, relay
   int n_dup = 1;
 };
@@ -138,26 +140,44 @@ relay_status_t Bench::run_op(const Config& c, int count, relay_overlap_part_time
   const MPI_Comm comm = comm_for(c);
   if (comm == MPI_COMM_NULL) return RELAY_SUCCESS;  // a rank idle in this mode
   const bool mpi = c.parts == "mpi";
+  // "nonblocking": the whole message in one nonblocking call, waited for at once (huang2018
+  // Fig. 6's "single nonblocking call"); every other mode through the blocking API.
+  relay_request_t request = RELAY_REQUEST_NULL;
+  relay_request_t* nonblocking = c.mode == "nonblocking" ? &request : nullptr;
+  relay_status_t st = RELAY_SUCCESS;
   if (c.operation == "bcast") {
     relay_bcast_options_t o;
     relay_bcast_options_init(&o);
     relay_bcast_algorithm_from_name(mpi ? "mpi" : a_.bcast_algorithm.c_str(), &o.algorithm);
-    return relay_overlap_bcast(recv_.get(), count, type_, 0, comm, c.n_dup, &o, times);
+    st = nonblocking
+             ? relay_overlap_ibcast(recv_.get(), count, type_, 0, comm, c.n_dup, &o, times,
+                                    nonblocking)
+             : relay_overlap_bcast(recv_.get(), count, type_, 0, comm, c.n_dup, &o, times);
+  } else {
+    const bool reduce = c.operation == "reduce";
+    relay_coll_options_t o;
+    relay_coll_options_init(&o);
+    relay_coll_algorithm_from_name(reduce ? RELAY_COLL_REDUCE : RELAY_COLL_ALLREDUCE,
+                                   mpi ? "mpi"
+                                   : reduce ? a_.reduce_algorithm.c_str()
+                                            : a_.allreduce_algorithm.c_str(),
+                                   &o.algorithm);
+    const void* in = send_.get();
+    void* out = recv_.get();
+    if (reduce) {
+      st = nonblocking ? relay_overlap_ireduce(in, out, count, type_, MPI_SUM, 0, comm, c.n_dup,
+                                               &o, times, nonblocking)
+                       : relay_overlap_reduce(in, out, count, type_, MPI_SUM, 0, comm, c.n_dup,
+                                              &o, times);
+    } else {
+      st = nonblocking ? relay_overlap_iallreduce(in, out, count, type_, MPI_SUM, comm, c.n_dup,
+                                                  &o, times, nonblocking)
+                       : relay_overlap_allreduce(in, out, count, type_, MPI_SUM, comm, c.n_dup,
+                                                 &o, times);
+    }
   }
-  const bool reduce = c.operation == "reduce";
-  relay_coll_options_t o;
-  relay_coll_options_init(&o);
-  relay_coll_algorithm_from_name(reduce ? RELAY_COLL_REDUCE : RELAY_COLL_ALLREDUCE,
-                                 mpi ? "mpi"
-                                 : reduce ? a_.reduce_algorithm.c_str()
-                                          : a_.allreduce_algorithm.c_str(),
-                                 &o.algorithm);
-  if (reduce) {
-    return relay_overlap_reduce(send_.get(), recv_.get(), count, type_, MPI_SUM, 0, comm,
-                                c.n_dup, &o, times);
-  }
-  return relay_overlap_allreduce(send_.get(), recv_.get(), count, type_, MPI_SUM, comm,
-                                 c.n_dup, &o, times);
+  if (st == RELAY_SUCCESS && nonblocking) st = relay_wait(nonblocking);
+  return st;
 }
 
 // One operation on known data, checked where the result lands: a broadcast's element g (of
@@ -310,7 +330,7 @@ void Bench::check_placement(nlohmann::json& doc) {
 void print_summary(const nlohmann::json& rows, const std::vector<std::int64_t>& sizes) {
   std::printf("# Summary: fastest first; x blocking = time of the blocking call with the same "
               "kind of parts / time\n");
-  std::printf("%-10s %-10s %-9s %-6s %6s %4s %12s %10s %10s %11s\n", "# Op", "Size", "Mode",
+  std::printf("%-10s %-10s %-11s %-6s %6s %4s %12s %10s %10s %11s\n", "# Op", "Size", "Mode",
               "Parts", "n_dup", "PPN", "Avg(us)", "MB/s", "BW(MB/s)", "x blocking");
   for (const std::string op : {"bcast", "reduce", "allreduce"}) {
     for (auto size : sizes) {
@@ -331,7 +351,7 @@ void print_summary(const nlohmann::json& rows, const std::vector<std::int64_t>& 
             blocking = (*b)["avg_us"].get<double>();
           }
         }
-        std::printf("%-10s %-10s %-9s %-6s %6d %4d %12.2f %10.2f %10.2f %11s\n", op.c_str(),
+        std::printf("%-10s %-10s %-11s %-6s %6d %4d %12.2f %10.2f %10.2f %11s\n", op.c_str(),
                     core::format_bytes(size).c_str(), (*r)["mode"].get<std::string>().c_str(),
                     (*r)["parts"].get<std::string>().c_str(), (*r)["n_dup"].get<int>(),
                     (*r)["ranks_per_node"].get<int>(), (*r)["avg_us"].get<double>(),
@@ -381,6 +401,7 @@ int Bench::run() {
   for (const auto& op : operations) {
     for (const auto& p : parts) {
       configs.push_back({op, "blocking", p, 1});
+      configs.push_back({op, "nonblocking", p, 1});
       for (int n : n_dups) configs.push_back({op, "overlap", p, n});
       if (k_ == 1) continue;
       configs.push_back({op, "ppn", p, 1});
@@ -470,7 +491,8 @@ void add_bench_overlap(CLI::App& bench, int& exit_code) {
       "  relay bench overlap --sizes 8MiB --cluster\n"
       "  relay cluster down && relay cluster up --nodes 4 --rate 250mbit --ranks-per-node 4\n"
       "  relay bench overlap --sizes 8MiB --ranks-per-node 4 --cluster\n"
-      "Rows: blocking = one collective call on the whole message (n_dup = 1); overlap = n_dup\n"
+      "Rows: blocking = one collective call on the whole message (n_dup = 1); nonblocking = one\n"
+      "nonblocking call on the whole message, waited for at once; overlap = n_dup\n"
       "parts, each a nonblocking collective on its own duplicated communicator; ppn (with\n"
       "--ranks-per-node K > 1) = rank l of every node in column l, every column on 1/K of the\n"
       "message at once, with n_dup 1 and the --n-dup values. Parts: mpi = MPI_Ibcast/MPI_Ireduce,\n"
