@@ -8,12 +8,10 @@ algorithm and policy.
 
 usage: plot_bcast.py RESULTS.json -o PLOT.png
 """
-import argparse
-import json
 import sys
 from collections import defaultdict
 
-from relay_plot import human, plt, save_atomically
+from relay_plot import human, plt, read_results, save_atomically
 
 def style_axes(ax, xlabel, ylabel, title):
     ax.set_xscale("log", base=2)
@@ -37,17 +35,7 @@ def series_name(row):
     return row["algorithm"] if policy in ("-", "") else f"{row['algorithm']}/{policy}"
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("results", help="JSON written by relay bench bcast --json")
-    parser.add_argument("-o", "--output", required=True, help="PNG to write")
-    args = parser.parse_args()
-
-    with open(args.results, encoding="utf-8") as f:
-        doc = json.load(f)
-    rows = [r for r in doc.get("rows", []) if "avg_us" in r]
-    if not rows:
-        print(f"plot_bcast.py: no measured rows in {args.results}", file=sys.stderr)
-        return 1
+    args, doc, rows = read_results(__doc__.splitlines()[0], "relay bench bcast")
     machine = doc.get("machine", {})
     ranks = machine.get("ranks", rows[0].get("ranks", "?"))
 

@@ -1,5 +1,9 @@
-"""Shared helpers of relay's plot scripts: byte-size labels and atomic PNG writes."""
+"""Shared helpers of relay's plot scripts: command line, results, byte-size labels, atomic PNG
+writes."""
+import argparse
+import json
 import os
+import sys
 
 import matplotlib
 
@@ -20,3 +24,18 @@ def save_atomically(fig, path, dpi):
     tmp = path + ".tmp.png"
     fig.savefig(tmp, dpi=dpi)
     os.replace(tmp, path)
+
+
+def read_results(description, command):
+    """Parses `SCRIPT RESULTS.json -o PLOT.png`; returns (args, doc, measured rows) or exits
+    with a message when no row was measured."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("results", help=f"JSON written by {command} --json")
+    parser.add_argument("-o", "--output", required=True, help="PNG to write")
+    args = parser.parse_args()
+    with open(args.results, encoding="utf-8") as f:
+        doc = json.load(f)
+    rows = [r for r in doc.get("rows", []) if "avg_us" in r]
+    if not rows:
+        sys.exit(f"{os.path.basename(sys.argv[0])}: no measured rows in {args.results}")
+    return args, doc, rows

@@ -56,8 +56,10 @@ typedef enum relay_status {
   RELAY_ERR_INTERNAL = 16, /**< a bug in relay: please report it */
   RELAY_ERR_ARGUMENT = 17, /**< invalid argument of a matrix operation (PBLAS INFO code) */
   RELAY_ERR_TUNING = 18,   /**< a tuning table that cannot be read or does not validate */
-  RELAY_ERR_OP = 19        /**< null MPI_Op, or a non-commutative op given to an algorithm that
+  RELAY_ERR_OP = 19,       /**< null MPI_Op, or a non-commutative op given to an algorithm that
                                 reorders operands */
+  RELAY_ERR_NDUP = 20      /**< n_dup of an overlapped operation outside 1..RELAY_OVERLAP_MAX_DUP
+                                (relay/overlap.h) */
 } relay_status_t;
 
 /** Broadcast algorithms. Canonical names (relay_bcast_algorithm_name) are used identically in
@@ -371,5 +373,8 @@ RELAY_API const char* relay_version(void);
 #ifdef __cplusplus
 }
 #endif
+
+/* Overlapped collectives (huang2018's nonblocking overlap); also usable standalone. */
+#include "relay/overlap.h"
 
 #endif /* RELAY_RELAY_H */

@@ -53,6 +53,39 @@ relay_status_t check_comm(const char* fn, int position, MPI_Comm comm, int& size
   return RELAY_SUCCESS;
 }
 
+relay_status_t check_op(const char* fn, int position, MPI_Op op, bool& commutative) {
+  if (op == MPI_OP_NULL) {
+    return fail(RELAY_ERR_OP, "{}: argument {} (op) is MPI_OP_NULL", fn, position);
+  }
+  int commute = 1;
+  if (MPI_Op_commutative(op, &commute) != MPI_SUCCESS) {
+    return fail(RELAY_ERR_OP, "{}: argument {} (op) is not a valid MPI_Op", fn, position);
+  }
+  commutative = commute != 0;
+  return RELAY_SUCCESS;
+}
+
+relay_status_t check_reduction_buffers(const char* fn, const ReductionBuffers& b) {
+  const bool in_place = b.sendbuf == MPI_IN_PLACE;
+  if (in_place && b.root >= 0 && b.rank != b.root) {
+    return fail(RELAY_ERR_BUFFER, "{}: argument 1 (sendbuf) is MPI_IN_PLACE on rank {}, which "
+                "is not the root ({})", fn, b.rank, b.root);
+  }
+  if (!in_place && b.sendbuf == nullptr && b.has_data) {
+    return fail(RELAY_ERR_BUFFER, "{}: argument 1 (sendbuf) is NULL but count = {} > 0", fn,
+                b.count);
+  }
+  if (b.recvbuf == MPI_IN_PLACE) {
+    return fail(RELAY_ERR_BUFFER, "{}: argument 2 (recvbuf) is MPI_IN_PLACE (only sendbuf may "
+                "be)", fn);
+  }
+  if (b.receives && b.recvbuf == nullptr && b.has_data) {
+    return fail(RELAY_ERR_BUFFER, "{}: argument 2 (recvbuf) is NULL but count = {} > 0", fn,
+                b.count);
+  }
+  return RELAY_SUCCESS;
+}
+
 bool wants_collective_check(relay_check_t option) {
   if (option != RELAY_CHECK_DEFAULT) return option == RELAY_CHECK_COLLECTIVE;
   const char* v = std::getenv("RELAY_CHECK");

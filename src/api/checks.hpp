@@ -27,6 +27,23 @@ relay_status_t check_datatype(const char* function, int position, MPI_Datatype d
 relay_status_t check_comm(const char* function, int position, MPI_Comm comm, int& size,
                           int& rank);
 
+/// Not MPI_OP_NULL and valid (argument `position`); sets commutative.
+relay_status_t check_op(const char* function, int position, MPI_Op op, bool& commutative);
+
+/// The buffers of a reduction, arguments 1 (sendbuf) and 2 (recvbuf).
+struct ReductionBuffers {
+  const void* sendbuf;
+  void* recvbuf;
+  int count;
+  bool has_data;   ///< count > 0 elements of a type with data (a NULL buffer is then wrong)
+  int rank;
+  int root;        ///< the one rank that may pass sendbuf = MPI_IN_PLACE; -1: every rank may
+  bool receives;   ///< recvbuf is significant on this rank
+};
+/// sendbuf MPI_IN_PLACE only where allowed, neither buffer NULL where it carries data, recvbuf
+/// never MPI_IN_PLACE.
+relay_status_t check_reduction_buffers(const char* function, const ReductionBuffers& b);
+
 /// Whether to agree collectively on the arguments (RELAY_CHECK_COLLECTIVE in the options, or
 /// RELAY_CHECK=collective when the options leave it to the environment). Decided before any
 /// other check, so that ranks whose arguments are wrong still join the agreement.

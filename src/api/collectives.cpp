@@ -122,14 +122,9 @@ relay_status_t check_arguments(const char* fn, const Args& a, Call& call) {
     return st;
   }
   if (pos.op != 0) {
-    if (a.op == MPI_OP_NULL) {
-      return fail(RELAY_ERR_OP, "{}: argument {} (op) is MPI_OP_NULL", fn, pos.op);
+    if (auto st = relay::api::check_op(fn, pos.op, a.op, call.commutative); st != RELAY_SUCCESS) {
+      return st;
     }
-    int commute = 1;
-    if (MPI_Op_commutative(a.op, &commute) != MPI_SUCCESS) {
-      return fail(RELAY_ERR_OP, "{}: argument {} (op) is not a valid MPI_Op", fn, pos.op);
-    }
-    call.commutative = commute != 0;
   }
   if (auto st = relay::api::check_comm(fn, pos.comm, a.comm, call.size, call.rank);
       st != RELAY_SUCCESS) {

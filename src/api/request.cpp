@@ -16,6 +16,7 @@ void relay_request::finish_locally() {
 }
 
 relay_status_t relay_request_finish(relay_request* request, const char* fn) {
+  if (request->kind == relay_request::Kind::overlap) return request->overlap->wait();
   if (request->kind == relay_request::Kind::mpi) {
     if (!request->mpi_done && MPI_Wait(&request->mpi_request, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
       return fail(RELAY_ERR_MPI, "{}: MPI_Wait failed", fn);
@@ -30,9 +31,15 @@ relay_status_t relay_request_finish(relay_request* request, const char* fn) {
   return RELAY_SUCCESS;
 }
 
+std::int64_t relay_request_events(const relay_request* request) {
+  if (request == nullptr || request->kind != relay_request::Kind::schedule) return 0;
+  return request->executor.events();
+}
+
 namespace {
 
 relay_status_t advance(relay_request* request, bool& done, const char* fn) {
+  if (request->kind == relay_request::Kind::overlap) return request->overlap->progress(done);
   if (request->kind == relay_request::Kind::mpi) {
     int flag = 1;
     if (!request->mpi_done && MPI_Test(&request->mpi_request, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
@@ -153,6 +160,7 @@ const char* relay_status_string(relay_status_t status) {
     case RELAY_ERR_ARGUMENT: return "invalid argument (PBLAS INFO)";
     case RELAY_ERR_TUNING: return "tuning table cannot be used";
     case RELAY_ERR_OP: return "invalid or unsupported reduction operation";
+    case RELAY_ERR_NDUP: return "invalid n_dup (number of overlapped parts)";
   }
   return "unknown status";
 }

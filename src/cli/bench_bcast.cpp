@@ -13,7 +13,6 @@
 #include <fmt/format.h>
 #include <functional>
 #include <memory>
-#include <numeric>
 #include <optional>
 #include <stdexcept>
 #include <vector>
@@ -22,6 +21,7 @@
 #include "cli/model_tools.hpp"
 #include "cli/results.hpp"
 #include "cli/sweep.hpp"
+#include "cli/timing.hpp"
 #include "coll/bcast/bcast.hpp"
 #include "core/units.hpp"
 #include "model/params.hpp"
@@ -39,10 +39,7 @@ struct Args {
   int fanout = 0;
   int window = 16;
   int root = 0;
-  int iterations = 0;
-  int warmup = 2;
-  double min_time = 0.2;
-  int max_iterations = 1000;
+  IterationArgs timing;
   int rounds = 1;
   std::string json_path;
   std::string plot_path;
@@ -188,33 +185,8 @@ nlohmann::json Bench::measure(const Config& c, std::int64_t bytes) {
     return row;
   }
   auto op = operation(c, buffer_.data(), bytes);
-  // Warm-up; its slowest-rank time decides the iteration count (on rank 0, then shared).
-  double warm = 0;
-  for (int i = 0; i < a_.warmup; ++i) {
-    MPI_Barrier(comm_);
-    const double t0 = MPI_Wtime();
-    op();
-    warm = std::max(warm, MPI_Wtime() - t0);
-  }
-  double slowest = 0;
-  MPI_Allreduce(&warm, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm_);
-  int n = a_.iterations > 0 ? a_.iterations
-                            : static_cast<int>(std::clamp(a_.min_time / std::max(slowest, 1e-7), 5.0,
-                                                          static_cast<double>(a_.max_iterations)));
-  MPI_Bcast(&n, 1, MPI_INT, 0, comm_);
-  std::vector<double> t(n), tmax(n);
-  for (int i = 0; i < n; ++i) {
-    MPI_Barrier(comm_);
-    const double t0 = MPI_Wtime();
-    op();
-    t[i] = MPI_Wtime() - t0;
-  }
-  MPI_Allreduce(t.data(), tmax.data(), n, MPI_DOUBLE, MPI_MAX, comm_);
-  const double avg = std::accumulate(tmax.begin(), tmax.end(), 0.0) / n;
-  row["avg_us"] = avg * 1e6;
-  row["min_us"] = *std::min_element(tmax.begin(), tmax.end()) * 1e6;
-  row["max_us"] = *std::max_element(tmax.begin(), tmax.end()) * 1e6;
-  row["iterations"] = n;
+  add_times(row, time_iterations(comm_, a_.timing, [&op](bool) { op(); }));
+  const double avg = row["avg_us"].get<double>() * 1e-6;
   row["bandwidth_MBps"] = avg > 0 ? static_cast<double>(bytes) / avg / 1e6 : 0.0;
   return row;
 }
@@ -399,20 +371,8 @@ int Bench::run() {
   if (rank_ != 0) return rc;
   print_summary(doc["rows"]);
   if (failed > 0) std::fprintf(stderr, "relay bench bcast: %d configurations failed (ERROR rows above)\n", static_cast<int>(failed));
-  if (!a_.json_path.empty()) {
-    write_json_atomic(a_.json_path, doc);
-    std::printf("# wrote %s\n", a_.json_path.c_str());
-    if (!a_.plot_path.empty()) {
-      const std::string err = run_plot_script("plot_bcast.py", a_.json_path, a_.plot_path);
-      if (err.empty()) {
-        std::printf("# wrote %s\n", a_.plot_path.c_str());
-      } else {
-        std::fprintf(stderr, "relay bench bcast: %s\n", err.c_str());
-        rc = 1;
-      }
-    }
-  }
-  return rc;
+  return std::max(rc, write_results(doc, a_.json_path, a_.plot_path, "plot_bcast.py",
+                                     "relay bench bcast"));
 }
 
 }  // namespace
@@ -434,10 +394,10 @@ void add_bench_bcast(CLI::App& bench, int& exit_code) {
   cmd->add_option("--fanout", args->fanout, "fanout for chain/kary (0 = default)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--window", args->window, "max requests in flight per direction")->check(CLI::Range(1, 65536))->capture_default_str();
   cmd->add_option("--root", args->root, "root rank")->capture_default_str();
-  cmd->add_option("--iterations", args->iterations, "timed iterations (0 = enough for --min-time)")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--warmup", args->warmup, "untimed iterations first")->check(CLI::NonNegativeNumber)->capture_default_str();
-  cmd->add_option("--min-time", args->min_time, "seconds of timed iterations per row when --iterations is 0")->capture_default_str();
-  cmd->add_option("--max-iterations", args->max_iterations, "cap on automatic iterations")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--iterations", args->timing.iterations, "timed iterations (0 = enough for --min-time)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--warmup", args->timing.warmup, "untimed iterations first")->check(CLI::NonNegativeNumber)->capture_default_str();
+  cmd->add_option("--min-time", args->timing.min_time_s, "seconds of timed iterations per row when --iterations is 0")->capture_default_str();
+  cmd->add_option("--max-iterations", args->timing.max_iterations, "cap on automatic iterations")->check(CLI::PositiveNumber)->capture_default_str();
   cmd->add_option("--rounds", args->rounds, "measure every configuration this many times, interleaved; report the median")->check(CLI::PositiveNumber)->capture_default_str();
   cmd->add_option("--json", args->json_path, "write rows as JSON here");
   cmd->add_option("--plot", args->plot_path, "draw a PNG here (needs --json and matplotlib)");

@@ -125,6 +125,7 @@ int main(int argc, char** argv) {
   bench->require_subcommand(1);
   relay::cli::add_bench_bcast(*bench, exit_code);
   relay::cli::add_bench_gemm(*bench, exit_code);
+  relay::cli::add_bench_overlap(*bench, exit_code);
   relay::cli::add_algorithms(app, exit_code);
   relay::cli::add_model(app, exit_code);
   relay::cli::add_tune(app, exit_code);

@@ -116,4 +116,20 @@ std::string run_plot_script(const std::string& script, const std::string& json_p
          "RELAY_PYTHON)";
 }
 
+int write_results(const nlohmann::json& doc, const std::string& json_path,
+                  const std::string& plot_path, const std::string& script,
+                  const std::string& command) {
+  if (json_path.empty()) return 0;
+  write_json_atomic(json_path, doc);
+  std::printf("# wrote %s\n", json_path.c_str());
+  if (plot_path.empty()) return 0;
+  const std::string err = run_plot_script(script, json_path, plot_path);
+  if (!err.empty()) {
+    std::fprintf(stderr, "%s: %s\n", command.c_str(), err.c_str());
+    return 1;
+  }
+  std::printf("# wrote %s\n", plot_path.c_str());
+  return 0;
+}
+
 }  // namespace relay::cli

@@ -22,4 +22,11 @@ void write_json_atomic(const std::string& path, const nlohmann::json& doc);
 std::string run_plot_script(const std::string& script, const std::string& json_path,
                             const std::string& png_path);
 
+/// A command's results: doc to json_path (if not empty, atomically), then the PNG plot_path (if
+/// not empty) drawn by python/<script>; prints "# wrote PATH" for each. Returns 0, or 1 when
+/// the plot failed (the reason on stderr, prefixed with `command`).
+int write_results(const nlohmann::json& doc, const std::string& json_path,
+                  const std::string& plot_path, const std::string& script,
+                  const std::string& command);
+
 }  // namespace relay::cli

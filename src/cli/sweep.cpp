@@ -67,4 +67,18 @@ std::vector<std::string> parse_name_list(const std::string& text,
   return names;
 }
 
+std::vector<int> parse_int_list(const std::string& text, int min, int max, const std::string& what) {
+  std::vector<int> values;
+  for (const auto& item : split(text, ',')) {
+    const auto v = core::parse_integer(item, min, max);
+    if (!v) {
+      throw std::invalid_argument("'" + item + "' is not a " + what + " (an integer in " +
+                                  std::to_string(min) + ".." + std::to_string(max) + ")");
+    }
+    values.push_back(static_cast<int>(*v));
+  }
+  if (values.empty()) throw std::invalid_argument("empty " + what + " list");
+  return values;
+}
+
 }  // namespace relay::cli

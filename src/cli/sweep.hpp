@@ -17,4 +17,7 @@ std::vector<std::string> parse_name_list(const std::string& text,
                                          const std::vector<std::string>& all,
                                          const std::string& what);
 
+/// Integers in min..max from a comma-separated list ("2,4,8"). Throws std::invalid_argument.
+std::vector<int> parse_int_list(const std::string& text, int min, int max, const std::string& what);
+
 }  // namespace relay::cli

@@ -350,21 +350,7 @@ int Tuner::run() {
   table.save(a_.output);
   std::printf("# wrote %s (%zu rules; load with RELAY_TUNING_FILE=%s or relay_tuning_load)\n",
               a_.output.c_str(), table.rules.size(), a_.output.c_str());
-  int rc = 0;
-  if (!a_.json_path.empty()) {
-    write_json_atomic(a_.json_path, results);
-    std::printf("# wrote %s\n", a_.json_path.c_str());
-    if (!a_.plot_path.empty()) {
-      const std::string err = run_plot_script("plot_tune.py", a_.json_path, a_.plot_path);
-      if (err.empty()) {
-        std::printf("# wrote %s\n", a_.plot_path.c_str());
-      } else {
-        std::fprintf(stderr, "relay tune: %s\n", err.c_str());
-        rc = 1;
-      }
-    }
-  }
-  return rc;
+  return write_results(results, a_.json_path, a_.plot_path, "plot_tune.py", "relay tune");
 }
 
 // Without a parameter file: a short relay model measure at the sizes the replay will cost

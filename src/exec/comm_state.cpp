@@ -1,58 +1,21 @@
 #include "exec/comm_state.hpp"
 
-#include <mutex>
-#include <set>
+#include "exec/comm_attribute.hpp"
 
 namespace relay::exec {
 namespace {
 
-int g_keyval = MPI_KEYVAL_INVALID;
-std::mutex g_mutex;
-std::set<CommState*> g_live;  // states not freed yet: freed at MPI_Finalize at the latest
-
-void free_state(CommState* state) {
-  {
-    std::lock_guard<std::mutex> lock(g_mutex);
-    if (g_live.erase(state) == 0) return;  // already freed by the finalize hook
-  }
+void free_state(void* value) {
+  auto* state = static_cast<CommState*>(value);
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized && state->comm != MPI_COMM_NULL) MPI_Comm_free(&state->comm);
   delete state;
 }
 
-int delete_state(MPI_Comm, int, void* value, void*) {
-  free_state(static_cast<CommState*>(value));
-  return MPI_SUCCESS;
-}
-
-// MPI_Finalize deletes MPI_COMM_SELF's attributes first, while MPI still works: free every
-// duplicate there rather than in MPI_COMM_WORLD's callbacks, which may run too late.
-int finalize_hook(MPI_Comm, int, void*, void*) {
-  std::set<CommState*> live;
-  {
-    std::lock_guard<std::mutex> lock(g_mutex);
-    live = g_live;
-  }
-  for (CommState* s : live) free_state(s);
-  return MPI_SUCCESS;
-}
-
-relay_status_t init_keyval(std::string& error) {
-  static std::once_flag once;
-  static int rc = MPI_SUCCESS;
-  std::call_once(once, [] {
-    rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &g_keyval, nullptr);
-    if (rc != MPI_SUCCESS) return;
-    int self_key = MPI_KEYVAL_INVALID;
-    rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_hook, &self_key, nullptr);
-    if (rc == MPI_SUCCESS) rc = MPI_Comm_set_attr(MPI_COMM_SELF, self_key, nullptr);
-  });
-  if (rc != MPI_SUCCESS) {
-    error = "could not create relay's communicator attribute";
-    return RELAY_ERR_MPI;
-  }
-  return RELAY_SUCCESS;
+CommAttribute& states() {
+  static CommAttribute attribute(free_state);
+  return attribute;
 }
 
 }  // namespace
@@ -63,14 +26,9 @@ int CommState::next_tag() {
 }
 
 relay_status_t comm_state(MPI_Comm user_comm, CommState** state, std::string& error) {
-  if (auto st = init_keyval(error); st != RELAY_SUCCESS) return st;
   void* value = nullptr;
-  int found = 0;
-  if (MPI_Comm_get_attr(user_comm, g_keyval, &value, &found) != MPI_SUCCESS) {
-    error = "MPI_Comm_get_attr failed";
-    return RELAY_ERR_MPI;
-  }
-  if (found) {
+  if (auto st = states().get(user_comm, &value, error); st != RELAY_SUCCESS) return st;
+  if (value != nullptr) {
     *state = static_cast<CommState*>(value);
     return RELAY_SUCCESS;
   }
@@ -82,15 +40,7 @@ relay_status_t comm_state(MPI_Comm user_comm, CommState** state, std::string& er
   }
   MPI_Comm_size(s->comm, &s->size);
   MPI_Comm_rank(s->comm, &s->rank);
-  {
-    std::lock_guard<std::mutex> lock(g_mutex);
-    g_live.insert(s);
-  }
-  if (MPI_Comm_set_attr(user_comm, g_keyval, s) != MPI_SUCCESS) {
-    free_state(s);
-    error = "MPI_Comm_set_attr failed";
-    return RELAY_ERR_MPI;
-  }
+  if (auto st = states().set(user_comm, s, error); st != RELAY_SUCCESS) return st;
   *state = s;
   return RELAY_SUCCESS;
 }

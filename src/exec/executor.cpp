@@ -45,6 +45,10 @@ void idle_sleep() {
 
 }  // namespace
 
+void idle_pause() {
+  if (idle_sleep_ns() > 0) idle_sleep();
+}
+
 using schedule::Step;
 using schedule::StepKind;
 
@@ -284,10 +288,10 @@ relay_status_t Executor::wait() {
   if (idle_sleep_ns() > 0) {
     for (;;) {
       bool now_done = false;
-      const std::int32_t before = recv_prefix_ + sends_done_ + cursor_ + combines_done_;
+      const std::int64_t before = events();
       if (auto st = progress(now_done); st != RELAY_SUCCESS) return st;
       if (now_done) return RELAY_SUCCESS;
-      if (recv_prefix_ + sends_done_ + cursor_ + combines_done_ == before) idle_sleep();
+      if (events() == before) idle_sleep();
     }
   }
   if (policy_ == Policy::blocking) {

@@ -27,6 +27,10 @@ namespace relay::exec {
 
 enum class Policy { blocking, nonblocking };
 
+/// Sleeps RELAY_IDLE_SLEEP_US microseconds when that is set (> 0), else returns at once: what
+/// a rank waiting for messages does between polls that found nothing to do.
+void idle_pause();
+
 /// What combine steps need: the operation, its datatype (elem_bytes each, contiguous) and the
 /// scratch memory (program.scratch_bytes) that receives of operands land in. MPI_REPLACE (which
 /// MPI_Reduce_local does not take) makes a combine a plain copy of the received bytes.
@@ -49,6 +53,10 @@ class Executor {
   /// Blocks until every step has completed.
   relay_status_t wait();
   bool done() const;
+  /// Steps completed so far (receives, sends, combines): grows whenever progress advanced.
+  std::int64_t events() const {
+    return static_cast<std::int64_t>(recv_prefix_) + sends_done_ + cursor_ + combines_done_;
+  }
   const std::string& error() const { return error_; }
 
  private:

@@ -2,8 +2,8 @@
  * status with its message, a nonblocking broadcast, and the reductions and gathers (an
  * allreduce with every algorithm, a nonblocking reduce, an allgather, a reduce_scatter_block,
  * an op error), a gather, a nonblocking scatter, an alltoall with each schedule, a barrier and
- * a nonblocking barrier, and a gather error. Exit status 0 on every rank iff all checks passed
- * on every rank. */
+ * a nonblocking barrier, a gather error, and overlapped collectives. Exit status 0 on every
+ * rank iff all checks passed on every rank. */
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
@@ -135,6 +135,32 @@ int main(int argc, char** argv) {
     if (relay_gather(mine, all, 3, MPI_INT, -1, MPI_COMM_WORLD, NULL) != RELAY_ERR_ROOT ||
         strstr(relay_last_error(), "argument 5 (root = -1)") == NULL) {
       fprintf(stderr, "rank %d: bad gather root not reported: %s\n", rank, relay_last_error());
+      ++failures;
+    }
+  }
+  {
+    /* Overlapped collectives (relay/overlap.h, included by relay.h). */
+    relay_overlap_part_times_t times[3];
+    int in[257], out[257];
+    for (i = 0; i < 257; ++i) in[i] = rank + i;
+    if (relay_overlap_allreduce(in, out, 257, MPI_INT, MPI_SUM, MPI_COMM_WORLD, 3, NULL, times) !=
+            RELAY_SUCCESS ||
+        out[256] != size * (size - 1) / 2 + 256 * size || times[0].count != 86 ||
+        times[2].count != 85) {
+      fprintf(stderr, "rank %d: overlapped allreduce failed: %s\n", rank, relay_last_error());
+      ++failures;
+    }
+    for (i = 0; i < 257; ++i) data[i] = rank == 0 ? 5 : 0;
+    if (relay_overlap_ibcast(data, 257, MPI_INT, 0, MPI_COMM_WORLD, 4, NULL, NULL, &request) !=
+            RELAY_SUCCESS ||
+        relay_wait(&request) != RELAY_SUCCESS || data[256] != 5) {
+      fprintf(stderr, "rank %d: overlapped ibcast failed: %s\n", rank, relay_last_error());
+      ++failures;
+    }
+    if (relay_overlap_bcast(data, 257, MPI_INT, 0, MPI_COMM_WORLD, 0, NULL, NULL) !=
+            RELAY_ERR_NDUP ||
+        strstr(relay_last_error(), "argument 6 (n_dup = 0)") == NULL) {
+      fprintf(stderr, "rank %d: n_dup 0 not reported: %s\n", rank, relay_last_error());
       ++failures;
     }
   }

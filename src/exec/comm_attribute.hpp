@@ -1,0 +1,46 @@
+// Values that hang off communicators as MPI attributes (relay's private duplicate, the
+// duplicates of the overlap helper): set on first use, freed when the user frees the
+// communicator, and at MPI_Finalize at the latest -- MPI deletes MPI_COMM_SELF's attributes
+// first, while MPI still works, and that is where the values still alive are freed, rather
+// than in MPI_COMM_WORLD's callbacks, which may run too late.
+#pragma once
+
+#include <mpi.h>
+
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "relay/relay.h"
+
+namespace relay::exec {
+
+class CommAttribute {
+ public:
+  /// Frees one value (MPI may already be finalized: check MPI_Finalized before MPI calls).
+  using Release = void (*)(void* value);
+  explicit CommAttribute(Release free_value) : release_(free_value) {}
+  CommAttribute(const CommAttribute&) = delete;
+  CommAttribute& operator=(const CommAttribute&) = delete;
+
+  /// The value set on comm, or nullptr.
+  relay_status_t get(MPI_Comm comm, void** value, std::string& error);
+  /// Sets value on comm; from now on it is freed with comm or at MPI_Finalize. On error the
+  /// value has been freed already.
+  relay_status_t set(MPI_Comm comm, void* value, std::string& error);
+
+ private:
+  relay_status_t init(std::string& error);
+  void release(void* value);  // once per value, whoever comes first
+  static int delete_fn(MPI_Comm, int, void* value, void* self);
+  static int finalize_fn(MPI_Comm, int, void*, void* self);
+
+  Release release_;
+  std::once_flag once_;
+  int init_rc_ = MPI_SUCCESS;
+  int keyval_ = MPI_KEYVAL_INVALID;
+  std::mutex mutex_;
+  std::set<void*> live_;  // values not freed yet
+};
+
+}  // namespace relay::exec
