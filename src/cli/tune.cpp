@@ -51,8 +51,11 @@ struct TuneArgs {
   int window = 16;
   int root = 0;
   int top_k = 3;
-  double threshold = 1.5;
+  double threshold = 1.2;
+  double noise = 0.03;
+  int variant_top = 2;
   int patience = 2;
+  bool smgd_gradient = false;
   bool quiet = false;
 };
 
@@ -61,9 +64,35 @@ struct Axis {
   std::vector<std::int64_t> segments;  // ascending; the last (0) is unsegmented
 };
 
+// One configuration's measurement: the slowest rank's time of every timed iteration and the
+// wall time each took (barrier included), so that a search which would have stopped early
+// can be charged what stopping early costs, also when it reads a measurement another method
+// made in full.
 struct Measured {
   double time_s = 0;
-  double cost_s = 0;
+  double setup_s = 0;               // barrier, warm-up, agreeing on the count
+  std::vector<double> iterations;   // slowest rank's time per timed iteration
+  std::vector<double> walls;        // wall seconds per timed iteration, barrier included
+  bool partial = false;             // stopped early above a bound
+
+  // Timed iterations before a race against bound_s stops: the first i >= 3 at which the median
+  // of the first i exceeds the bound (all of them if none).
+  std::size_t stop_after(double bound_s) const {
+    for (std::size_t i = 3; i <= iterations.size(); ++i) {
+      if (measure::median({iterations.begin(), iterations.begin() + static_cast<long>(i)}) > bound_s) return i;
+    }
+    return iterations.size();
+  }
+  // What a measurement raced against bound_s reports and costs.
+  double time_under(double bound_s) const {
+    const auto k = stop_after(bound_s);
+    return k == iterations.size() ? time_s : measure::median({iterations.begin(), iterations.begin() + static_cast<long>(k)});
+  }
+  double cost_under(double bound_s) const {
+    double c = setup_s;
+    for (std::size_t i = 0; i < stop_after(bound_s); ++i) c += walls[i];
+    return c;
+  }
 };
 
 class Tuner {
@@ -77,7 +106,7 @@ class Tuner {
   int run();
 
  private:
-  Measured measure(const Axis& axis, std::int64_t segment, std::int64_t bytes);
+  Measured measure(const Axis& axis, std::int64_t segment, std::int64_t bytes, double bound_s);
   void progress(const std::string& what);
 
   const TuneArgs& a_;
@@ -90,8 +119,9 @@ class Tuner {
 
 // One configuration: warm-up, then enough barrier-separated iterations for --min-time; its
 // time is the median over iterations of the slowest rank, its cost the wall time spent. Both
-// are agreed over ranks, so every rank takes the same search decisions.
-Measured Tuner::measure(const Axis& axis, std::int64_t segment, std::int64_t bytes) {
+// are agreed over ranks, so every rank takes the same search decisions. With a finite bound
+// (SMGD's racing), it stops once the median of 3 or more iterations is above the bound.
+Measured Tuner::measure(const Axis& axis, std::int64_t segment, std::int64_t bytes, double bound_s) {
   relay_bcast_options_t o;
   relay_bcast_options_init(&o);
   relay_bcast_algorithm_from_name(axis.algorithm.c_str(), &o.algorithm);
@@ -110,17 +140,31 @@ Measured Tuner::measure(const Axis& axis, std::int64_t segment, std::int64_t byt
   MPI_Allreduce(&warm, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm_);
   int n = static_cast<int>(std::clamp(a_.min_time / std::max(slowest, 1e-7), 3.0, 200.0));
   MPI_Bcast(&n, 1, MPI_INT, 0, comm_);
-  std::vector<double> t(n), tmax(n);
+  Measured m;
+  m.setup_s = MPI_Wtime() - t_start;
   for (int i = 0; i < n; ++i) {
+    const double w0 = MPI_Wtime();
     MPI_Barrier(comm_);
     const double t0 = MPI_Wtime();
     relay_bcast(buffer_.data(), count, MPI_BYTE, a_.root, comm_, &o);
-    t[i] = MPI_Wtime() - t0;
+    double t = MPI_Wtime() - t0, tmax = 0;
+    MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm_);  // outside the timed part
+    m.iterations.push_back(tmax);
+    m.walls.push_back(MPI_Wtime() - w0);
+    if (std::isfinite(bound_s) && m.iterations.size() >= 3 && measure::median(m.iterations) > bound_s) {
+      m.partial = i + 1 < n;
+      break;
+    }
   }
-  MPI_Allreduce(t.data(), tmax.data(), n, MPI_DOUBLE, MPI_MAX, comm_);
-  double cost = MPI_Wtime() - t_start, agreed = 0;
-  MPI_Allreduce(&cost, &agreed, 1, MPI_DOUBLE, MPI_MAX, comm_);
-  return {measure::median(tmax), agreed};
+  // Every rank charges the slowest rank's walls, so that all agree on every cost.
+  std::vector<double> agreed(m.walls.size() + 1);
+  m.walls.push_back(m.setup_s);
+  MPI_Allreduce(m.walls.data(), agreed.data(), static_cast<int>(agreed.size()), MPI_DOUBLE, MPI_MAX, comm_);
+  m.setup_s = agreed.back();
+  agreed.pop_back();
+  m.walls = agreed;
+  m.time_s = measure::median(m.iterations);
+  return m;
 }
 
 void Tuner::progress(const std::string& what) {
@@ -164,17 +208,26 @@ int Tuner::run() {
   }
   const bool need_model = !predict_ranks.empty() ||
                           std::count(methods.begin(), methods.end(), "model") ||
+                          (!a_.smgd_gradient && std::count(methods.begin(), methods.end(), "smgd")) ||
                           std::count(methods.begin(), methods.end(), "guided");
   model::Machine machine;
   std::string model_source = "none";
+  double model_seconds = 0;
   if (need_model) {
     if (!a_.params.empty()) {
       machine = model::machine_from_json(model::read_params_file(a_.params), true);
       model_source = a_.params;
     } else {
       if (rank_ == 0 && !a_.quiet) std::fprintf(stderr, "relay tune: no --params: measuring point-to-point parameters first\n");
+      const double t0 = MPI_Wtime();
       machine = quick_model(comm_, sizes, candidate_segments, a_.quiet);
+      model_seconds = MPI_Wtime() - t0;
       model_source = "measured by relay tune (quick)";
+      // Once per machine, for every size, operation and method: not charged to one search.
+      if (rank_ == 0) {
+        std::printf("# model parameters measured in %.1f s (once; `relay model measure` + --params "
+                    "reuses them)\n", model_seconds);
+      }
     }
   }
   buffer_.assign(static_cast<std::size_t>(sizes.back()), 1);
@@ -185,7 +238,7 @@ int Tuner::run() {
     expected_ += (algorithms.size() * policies.size()) * (per + 1);
   }
   nlohmann::json results = {{"schema", "relay.tune/1"}, {"machine", machine_description(comm_)},
-                            {"ranks", size_}, {"model", model_source}, {"sizes", nlohmann::json::array()}};
+                            {"ranks", size_}, {"model", model_source}, {"model_measuring_s", model_seconds}, {"sizes", nlohmann::json::array()}};
   tune::Table table;
   table.machine = results["machine"];
   {
@@ -199,6 +252,8 @@ int Tuner::run() {
   tune::SearchOptions so;
   so.patience = a_.patience;
   so.threshold = a_.threshold;
+  so.noise = a_.noise;
+  so.variant_top = a_.variant_top;
   so.top_k = a_.top_k;
 
   for (auto bytes : sizes) {
@@ -219,27 +274,35 @@ int Tuner::run() {
         axes.push_back(axis);
       }
     }
+    // The blocking policy of an algorithm is a variant of its nonblocking one (SMGD searches
+    // it near the nonblocking curve's minimum), when both are asked for.
     std::vector<tune::Axis> search_axes;
-    for (const auto& ax : axes) search_axes.push_back({ax.algorithm + "/" + ax.policy, ax.segments});
+    for (const auto& ax : axes) {
+      tune::Axis sa{ax.algorithm + "/" + ax.policy, ax.segments, -1};
+      if (ax.policy == "blocking") {
+        for (std::size_t b = 0; b < axes.size(); ++b) {
+          if (axes[b].algorithm == ax.algorithm && axes[b].policy == "nonblocking") sa.variant_of = static_cast<int>(b);
+        }
+      }
+      search_axes.push_back(sa);
+    }
+    // Measurements are shared between the methods; each method is charged what its own
+    // measurement would have cost ("as if measured alone"), racing included.
     std::map<std::pair<int, int>, Measured> cache;
-    auto measured = [&](int axis, int seg) -> Measured {
+    const tune::Measure live = [&](int axis, int seg, double bound, double& cost) {
       auto key = std::make_pair(axis, seg);
-      if (auto it = cache.find(key); it != cache.end()) return it->second;
-      const Measured m = measure(axes[axis], axes[axis].segments[seg], bytes);
-      progress(fmt::format("{} {}", core::format_bytes(bytes), describe(axes[axis], axes[axis].segments[seg])));
-      cache[key] = m;
-      return m;
+      auto it = cache.find(key);
+      if (it == cache.end() || (it->second.partial && it->second.time_s <= bound)) {
+        const Measured m = measure(axes[axis], axes[axis].segments[seg], bytes, bound);
+        progress(fmt::format("{} {}", core::format_bytes(bytes), describe(axes[axis], axes[axis].segments[seg])));
+        it = cache.insert_or_assign(key, m).first;
+      }
+      cost = it->second.cost_under(bound);
+      return it->second.time_under(bound);
     };
-    const tune::Measure live = [&](int axis, int seg, double& cost) {
-      const Measured m = measured(axis, seg);
-      cost = m.cost_s;  // as if measured alone, also when another method measured it first
-      return m.time_s;
-    };
-    const tune::Measure predict = [&](int axis, int seg, double& cost) {
-      cost = 0;
-      const double t = predict_bcast(machine, axes[axis].algorithm, axes[axis].policy, size_, a_.root,
-                                     bytes, axes[axis].segments[seg], a_.window);
-      return t < 0 ? 1e300 : t;  // mpi: no schedule, never the model's pick
+    const tune::Predict predict = [&](int axis, int seg) {
+      return predict_bcast(machine, axes[axis].algorithm, axes[axis].policy, size_, a_.root,
+                           bytes, axes[axis].segments[seg], a_.window);  // mpi: -1, none
     };
     nlohmann::json size_doc = {{"size_bytes", bytes}, {"methods", nlohmann::json::array()},
                                {"axes", nlohmann::json::array()}};
@@ -248,12 +311,17 @@ int Tuner::run() {
       tune::SearchResult r;
       if (method == "exhaustive") r = tune::search_exhaustive(search_axes, live);
       if (method == "mgd") r = tune::search_mgd(search_axes, live, so);
-      if (method == "smgd") r = tune::search_smgd(search_axes, live, so);
+      if (method == "smgd") r = tune::search_smgd(search_axes, live, so, !a_.smgd_gradient ? predict : nullptr);
       if (method == "guided") r = tune::search_model_guided(search_axes, predict, live, so);
       if (method == "model") {
-        r = tune::search_exhaustive(search_axes, predict);  // free: the model's own best
-        const Measured m = measured(r.best.axis, r.best.segment);  // to report how good it is
-        r.best.time_s = m.time_s;
+        // Free: the model's own best, measured once to report how good it is.
+        r = tune::search_exhaustive(search_axes, [&](int axis, int seg, double, double& cost) {
+          cost = 0;
+          const double t = predict(axis, seg);
+          return t < 0 ? 1e300 : t;
+        });
+        double ignored = 0;
+        r.best.time_s = live(r.best.axis, r.best.segment, tune::kNoBound, ignored);
         r.experiments = 0;
         r.cost_s = 0;
       }
@@ -311,6 +379,7 @@ int Tuner::run() {
         nlohmann::json p = {{"segment_bytes", seg}};
         if (auto it = cache.find({static_cast<int>(ai), static_cast<int>(si)}); it != cache.end()) {
           p["time_us"] = it->second.time_s * 1e6;
+          if (it->second.partial) p["stopped_early"] = true;  // SMGD raced it: an estimate
         }
         if (need_model) {
           const double t = predict_bcast(machine, axes[ai].algorithm, axes[ai].policy, size_, a_.root, bytes, seg, a_.window);
@@ -416,7 +485,10 @@ void add_tune(CLI::App& app, int& exit_code) {
   cmd->add_option("--window", a->window, "requests in flight per rank")->check(CLI::Range(1, 65536))->capture_default_str();
   cmd->add_option("--root", a->root, "root rank")->capture_default_str();
   cmd->add_option("--top-k", a->top_k, "guided: candidates measured")->check(CLI::PositiveNumber)->capture_default_str();
-  cmd->add_option("--threshold", a->threshold, "smgd: prune algorithms predicted worse than this x best")->capture_default_str();
+  cmd->add_option("--threshold", a->threshold, "smgd: prune algorithms predicted worse than this x best, and stop measuring a configuration once it is")->check(CLI::Range(1.0, 100.0))->capture_default_str();
+  cmd->add_option("--noise", a->noise, "smgd: relative gains below this do not count as improvements")->check(CLI::Range(0.0, 0.5))->capture_default_str();
+  cmd->add_option("--variant-top", a->variant_top, "smgd: the best algorithms whose other policy is searched")->check(CLI::NonNegativeNumber)->capture_default_str();
+  cmd->add_flag("--smgd-gradient", a->smgd_gradient, "smgd: predict from measured rates of change only (vadhiyar2004), not from the model's curve shapes");
   cmd->add_option("--patience", a->patience, "mgd/smgd: points past a minimum before stopping")->check(CLI::NonNegativeNumber)->capture_default_str();
   cmd->add_flag("--quiet", a->quiet, "no progress on stderr");
   cmd->callback([a, &exit_code] {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <map>
 #include <stdexcept>
 
@@ -17,29 +16,43 @@ class Recorder {
   Recorder(const Measure& measure, SearchResult& result) : measure_(measure), result_(result) {
     result_.best.time_s = kInf;
   }
-  double operator()(int axis, int segment) {
+  double operator()(int axis, int segment, double bound = kNoBound) {
     const auto key = std::make_pair(axis, segment);
-    if (auto it = seen_.find(key); it != seen_.end()) return it->second;
+    auto it = seen_.find(key);
+    // An early-stopped value answers any question whose bound it exceeds.
+    if (it != seen_.end() && (!it->second.partial || it->second.time > bound)) {
+      return it->second.time;
+    }
     double cost = 0;
-    const double t = measure_(axis, segment, cost);
-    seen_[key] = t;
-    ++result_.experiments;
+    const double t = measure_(axis, segment, bound, cost);
+    if (it == seen_.end()) ++result_.experiments;
+    seen_[key] = {t, t > bound};
     result_.cost_s += cost;
     result_.path.push_back({axis, segment, t});
     if (t < result_.best.time_s) result_.best = {axis, segment, t};
     return t;
   }
+  bool seen(int axis, int segment) const { return seen_.count({axis, segment}) > 0; }
 
  private:
+  struct Seen {
+    double time;
+    bool partial;
+  };
   const Measure& measure_;
   SearchResult& result_;
-  std::map<std::pair<int, int>, double> seen_;
+  std::map<std::pair<int, int>, Seen> seen_;
 };
 
 void check(const std::vector<Axis>& axes) {
   if (axes.empty()) throw std::invalid_argument("search: no algorithms to search");
-  for (const auto& a : axes) {
-    if (a.segments.empty()) throw std::invalid_argument("search: " + a.name + " has no segment sizes");
+  for (std::size_t a = 0; a < axes.size(); ++a) {
+    if (axes[a].segments.empty()) throw std::invalid_argument("search: " + axes[a].name + " has no segment sizes");
+    const int v = axes[a].variant_of;
+    if (v >= static_cast<int>(axes.size()) || v == static_cast<int>(a) ||
+        (v >= 0 && axes[v].variant_of >= 0)) {
+      throw std::invalid_argument("search: " + axes[a].name + " is a variant of no searched axis");
+    }
   }
 }
 
@@ -52,17 +65,19 @@ struct Descent {
   bool done = false;
 };
 
-void step(Descent& d, double t, int patience) {
+void step(Descent& d, double t, int patience, double noise = 0) {
   d.previous = d.last;
   d.last = t;
-  if (t < d.best) {
-    d.best = t;
+  if (t < d.best * (1 - noise)) {
     d.worse = 0;
   } else if (++d.worse > patience) {
     d.done = true;
   }
+  d.best = std::min(d.best, t);
   if (--d.next < 0) d.done = true;
 }
+
+bool usable(double t) { return std::isfinite(t) && t > 0; }
 
 }  // namespace
 
@@ -93,31 +108,53 @@ SearchResult search_mgd(const std::vector<Axis>& axes, const Measure& measure,
 }
 
 SearchResult search_smgd(const std::vector<Axis>& axes, const Measure& measure,
-                         const SearchOptions& o) {
+                         const SearchOptions& o, const Predict& shape) {
   check(axes);
   SearchResult r;
   Recorder rec(measure, r);
   const int n = static_cast<int>(axes.size());
+  auto bound = [&] { return o.threshold * r.best.time_s; };
   std::vector<Descent> d(n);
-  // The scan: every algorithm at its largest segment.
+  // The scan: every algorithm (not the variants) at its largest segment.
   for (int a = 0; a < n; ++a) {
     d[a].next = static_cast<int>(axes[a].segments.size()) - 1;
+    if (axes[a].variant_of >= 0) {
+      d[a].done = true;
+      continue;
+    }
     const int s = d[a].next;
-    step(d[a], rec(a, s), o.patience);
+    step(d[a], rec(a, s, bound()), o.patience, o.noise);
   }
   for (;;) {
-    // Predicted next value: the last one moved on by the current rate of change (a ratio, so
-    // that curves of very different magnitudes compare), never below half the last value.
     int pick = -1;
     double pick_value = kInf;
     for (int a = 0; a < n; ++a) {
       if (d[a].done) continue;
-      double ratio = 1.0;
-      if (std::isfinite(d[a].previous) && d[a].previous > 0) ratio = d[a].last / d[a].previous;
-      const double predicted = d[a].last * std::clamp(ratio, 0.5, 2.0);
-      const double hope = std::min(predicted, d[a].best);
-      // Only with a rate of change known (two points) is a prediction worth pruning on.
-      if (std::isfinite(d[a].previous) && hope > o.threshold * r.best.time_s) {
+      const int current = d[a].next + 1;  // the last point measured
+      const double model_now = shape ? shape(a, current) : -1;
+      double predicted = 0, hope = 0;
+      bool can_prune = false;
+      if (usable(model_now) && usable(shape(a, d[a].next))) {
+        // The model's shape: its ratios scale the measured value; the hope is the model's
+        // lowest point still ahead on this axis, scaled the same way.
+        double lowest = kInf;
+        for (int s = d[a].next; s >= 0; --s) {
+          const double m = shape(a, s);
+          if (usable(m)) lowest = std::min(lowest, m);
+        }
+        predicted = d[a].last * shape(a, d[a].next) / model_now;
+        hope = std::min(d[a].best, d[a].last * lowest / model_now);
+        can_prune = true;
+      } else {
+        // The measured rate of change (a ratio, so that curves of very different magnitudes
+        // compare), within [0.5, 2]; pruning needs two points.
+        double ratio = 1.0;
+        if (std::isfinite(d[a].previous) && d[a].previous > 0) ratio = d[a].last / d[a].previous;
+        predicted = d[a].last * std::clamp(ratio, 0.5, 2.0);
+        hope = std::min(predicted, d[a].best);
+        can_prune = std::isfinite(d[a].previous);
+      }
+      if (can_prune && hope > bound()) {
         d[a].done = true;  // pruned
         continue;
       }
@@ -128,19 +165,63 @@ SearchResult search_smgd(const std::vector<Axis>& axes, const Measure& measure,
     }
     if (pick < 0) break;
     const int s = d[pick].next;
-    step(d[pick], rec(pick, s), o.patience);
+    step(d[pick], rec(pick, s, bound()), o.patience, o.noise);
+  }
+  // Variants of the best algorithms: start at the algorithm's best segment, walk each way
+  // while the variant improves.
+  std::vector<std::pair<double, int>> ranked;
+  for (int a = 0; a < n; ++a) {
+    if (axes[a].variant_of < 0 && std::isfinite(d[a].best)) ranked.emplace_back(d[a].best, a);
+  }
+  std::sort(ranked.begin(), ranked.end());
+  const int top = std::min(o.variant_top, static_cast<int>(ranked.size()));
+  for (int i = 0; i < top; ++i) {
+    const int base = ranked[i].second;
+    if (ranked[i].first > bound()) break;
+    int at = -1;
+    double base_best = kInf;
+    for (const auto& p : r.path) {
+      if (p.axis == base && p.time_s < base_best) {
+        base_best = p.time_s;
+        at = p.segment;
+      }
+    }
+    const std::int64_t segment = axes[base].segments[at];
+    for (int v = 0; v < n; ++v) {
+      if (axes[v].variant_of != base) continue;
+      const auto& seg = axes[v].segments;
+      int start = 0;  // the variant's segment nearest the algorithm's best
+      for (int s = 0; s < static_cast<int>(seg.size()); ++s) {
+        const auto distance = [&](std::int64_t x) {
+          return x == 0 || segment == 0 ? (x == segment ? 0.0 : kInf)
+                                        : std::abs(std::log(static_cast<double>(x) / static_cast<double>(segment)));
+        };
+        if (distance(seg[s]) < distance(seg[start])) start = s;
+      }
+      const double t0 = rec(v, start, bound());
+      for (int dir : {-1, +1}) {
+        int s = start;
+        double t = t0;
+        while (s + dir >= 0 && s + dir < static_cast<int>(seg.size()) && !rec.seen(v, s + dir)) {
+          const double next = rec(v, s + dir, bound());
+          if (next >= t) break;
+          s += dir;
+          t = next;
+        }
+      }
+    }
   }
   return r;
 }
 
-SearchResult search_model_guided(const std::vector<Axis>& axes, const Measure& predict,
+SearchResult search_model_guided(const std::vector<Axis>& axes, const Predict& predict,
                                  const Measure& measure, const SearchOptions& o) {
   check(axes);
   std::vector<Point> all;
   for (int a = 0; a < static_cast<int>(axes.size()); ++a) {
     for (int s = 0; s < static_cast<int>(axes[a].segments.size()); ++s) {
-      double ignored = 0;
-      all.push_back({a, s, predict(a, s, ignored)});
+      const double t = predict(a, s);
+      all.push_back({a, s, usable(t) ? t : kInf});  // unpredicted (mpi): last
     }
   }
   std::stable_sort(all.begin(), all.end(),

@@ -3,21 +3,35 @@
 //
 // The searches see only a callback that measures one configuration (or predicts it), so the
 // same code runs on MPI (relay tune), on the model, and on synthetic curves in the unit tests.
-// Every search memoises: a configuration is measured at most once.
+// Every search memoises: a configuration is measured at most once (an early-stopped one again
+// only if a later question needs it exactly).
 //
 // MGD (modified gradient descent): per algorithm, start at the largest segment and walk
 // towards smaller ones while time falls; at a rise, do not stop at the first minimum: keep
 // going for `patience` more points and resume the descent if one of them beats the best.
 // SMGD (scanning MGD): measure every algorithm's largest segment first (the scan), then
-// always advance the algorithm whose predicted next time is lowest -- the prediction extends
-// its current rate of change (vadhiyar2004: "rates of change of gradients ... predict values
-// and thus prune more intelligently") -- and drop an algorithm once even its predicted value is
-// worse than `threshold` times the best found so far (their "simple threshold mechanism"),
-// once it has two points (a rate of change) to predict from.
+// always advance the algorithm whose predicted next time is lowest, and drop an algorithm once
+// even its most hopeful predicted value is worse than `threshold` times the best found so far
+// (vadhiyar2004: "rates of change ... predict values and thus prune more intelligently", and
+// "a simple threshold mechanism"). The prediction is the model's curve shape when a model is
+// given -- the measured value scaled by the model's ratio between segment sizes, which is
+// right where the model's absolute times are not -- else the measured rate of change (two
+// points needed before pruning). Three refinements of the paper's method, each measured on
+// relay tune's sweeps (docs/tuning.md):
+// - Variants: an axis may be a variant of another (the same algorithm under the other
+//   executor policy). Variants are not scanned; once the scan and descents are done, the
+//   variants of the `variant_top` best algorithms are tried at their best segment and walked
+//   while they improve. Policy changes a curve near its minimum, not where the minimum is.
+// - Noise: a point must beat an algorithm's best by more than `noise` (relative) to reset its
+//   patience, so measurement jitter on a flat curve does not prolong the descent.
+// - Racing: SMGD asks for each measurement only to `threshold` x the best so far; the
+//   measurement may stop early once it is clearly worse (relay tune: the median of 3 or more
+//   iterations above the bound) and return that estimate.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -27,6 +41,7 @@ namespace relay::tune {
 struct Axis {
   std::string name;
   std::vector<std::int64_t> segments;
+  int variant_of = -1;  ///< SMGD: index of the axis this one varies (searched near its best)
 };
 
 struct Point {
@@ -42,23 +57,32 @@ struct SearchResult {
   std::vector<Point> path;      ///< every measurement, in order
 };
 
+inline constexpr double kNoBound = std::numeric_limits<double>::infinity();
+
 /// Measures configuration (axis, segment index): returns its time and sets cost_s to the
 /// seconds the measurement took (for searches on synthetic curves, any consistent cost).
-using Measure = std::function<double(int axis, int segment, double& cost_s)>;
+/// bound_s: the caller needs the exact time only if it is below bound_s; the measurement may
+/// stop early and return an estimate above it (kNoBound: measure fully).
+using Measure = std::function<double(int axis, int segment, double bound_s, double& cost_s)>;
+/// The model's time of (axis, segment), free; negative or non-finite where it has none.
+using Predict = std::function<double(int axis, int segment)>;
 
 struct SearchOptions {
   int patience = 2;          ///< MGD/SMGD: points past a minimum before giving up
-  double threshold = 1.5;    ///< SMGD: drop an algorithm predicted worse than this x best
+  double threshold = 1.2;    ///< SMGD: drop an algorithm predicted worse than this x best
+  double noise = 0.03;       ///< SMGD: smaller relative gains do not count as improvements
+  int variant_top = 2;       ///< SMGD: the best algorithms whose variants are searched
   int top_k = 3;             ///< model-guided: candidates measured
 };
 
 SearchResult search_exhaustive(const std::vector<Axis>& axes, const Measure& measure);
 SearchResult search_mgd(const std::vector<Axis>& axes, const Measure& measure,
                         const SearchOptions& options = {});
+/// shape: the model (optional), for predictions; without it, measured rates of change.
 SearchResult search_smgd(const std::vector<Axis>& axes, const Measure& measure,
-                         const SearchOptions& options = {});
+                         const SearchOptions& options = {}, const Predict& shape = nullptr);
 /// Ranks all configurations by `predict` (free) and measures only the best `top_k`.
-SearchResult search_model_guided(const std::vector<Axis>& axes, const Measure& predict,
+SearchResult search_model_guided(const std::vector<Axis>& axes, const Predict& predict,
                                  const Measure& measure, const SearchOptions& options = {});
 
 }  // namespace relay::tune

@@ -18,13 +18,20 @@ std::vector<std::int64_t> segments(int n) {
 }
 
 // A curve per algorithm over segment indices; the cost of a measurement grows as segments
-// shrink (more messages), as on a real machine.
-relay::tune::Measure curves(const std::vector<std::vector<double>>& t, int* calls = nullptr) {
-  return [t, calls](int a, int s, double& cost) {
+// shrink (more messages), as on a real machine. A raced measurement of a configuration
+// worse than the bound stops early: a third of the cost. bounds (if given) records the bounds.
+relay::tune::Measure curves(const std::vector<std::vector<double>>& t, int* calls = nullptr,
+                            std::vector<double>* bounds = nullptr) {
+  return [t, calls, bounds](int a, int s, double bound, double& cost) {
     if (calls != nullptr) ++*calls;
-    cost = t[a][s] * (1.0 + 10.0 / (1 + s));
+    if (bounds != nullptr) bounds->push_back(bound);
+    cost = t[a][s] * (1.0 + 10.0 / (1 + s)) * (t[a][s] > bound ? 1.0 / 3 : 1.0);
     return t[a][s];
   };
+}
+
+relay::tune::Predict table(const std::vector<std::vector<double>>& t) {
+  return [t](int a, int s) { return t[a][s]; };
 }
 
 }  // namespace
@@ -85,8 +92,82 @@ TEST(Search, UnsegmentedAlgorithmsAndModelGuided) {
   relay::tune::SearchOptions o;
   o.top_k = 2;
   int calls = 0;
-  const auto g = relay::tune::search_model_guided(axes, curves(model), curves(t, &calls), o);
+  const auto g = relay::tune::search_model_guided(axes, table(model), curves(t, &calls), o);
   EXPECT_EQ(calls, 2);
   EXPECT_DOUBLE_EQ(g.best.time_s, 4);
   EXPECT_THROW(relay::tune::search_mgd({}, curves(t)), std::invalid_argument);
+}
+
+TEST(Search, SmgdSearchesVariantsNearTheirAlgorithmsBest) {
+  // Axis 1 (the blocking policy, say) varies axis 0: the same valley, 5% lower at its floor.
+  std::vector<std::vector<double>> t(2, std::vector<double>(12));
+  for (int s = 0; s < 12; ++s) {
+    const double x = s - 7.0;
+    t[0][s] = 10 + 0.5 * x * x;
+    t[1][s] = 9.5 + 0.6 * x * x;
+  }
+  std::vector<Axis> axes = {{"a/nonblocking", segments(12)}, {"a/blocking", segments(12), 0}};
+  const auto ex = relay::tune::search_exhaustive(axes, curves(t));
+  const auto smgd = relay::tune::search_smgd(axes, curves(t));
+  EXPECT_DOUBLE_EQ(ex.best.time_s, 9.5);
+  EXPECT_DOUBLE_EQ(smgd.best.time_s, 9.5);
+  int on_variant = 0;
+  for (const auto& p : smgd.path) on_variant += p.axis == 1 ? 1 : 0;
+  EXPECT_LE(on_variant, 3);  // its best, one step each way: no scan of its own
+  // Without the variant link the variant is scanned from its largest segment like the rest.
+  axes[1].variant_of = -1;
+  int scanned = 0;
+  for (const auto& p : relay::tune::search_smgd(axes, curves(t)).path) scanned += p.axis == 1 ? 1 : 0;
+  EXPECT_GT(scanned, on_variant);
+  // A variant of nothing, or of a variant, is refused.
+  axes[1].variant_of = 5;
+  EXPECT_THROW(relay::tune::search_smgd(axes, curves(t)), std::invalid_argument);
+}
+
+TEST(Search, SmgdUsesTheModelsShapeAndRacesAgainstTheBest) {
+  // Axis 1 falls slowly and never gets within 1.2x of axis 0's best. The gradient needs two
+  // points of it to prune; a model with the right shape (three times too slow) prunes it at
+  // the first.
+  std::vector<std::vector<double>> t(2, std::vector<double>(12));
+  for (int s = 0; s < 12; ++s) {
+    t[0][s] = 10 + 0.3 * (s - 8.0) * (s - 8.0);
+    t[1][s] = 14 + 0.1 * s;
+  }
+  std::vector<std::vector<double>> model = t;
+  for (auto& row : model) {
+    for (auto& v : row) v *= 3;
+  }
+  const std::vector<Axis> axes = {{"a", segments(12)}, {"b", segments(12)}};
+  std::vector<double> bounds;
+  const auto shaped = relay::tune::search_smgd(axes, curves(t, nullptr, &bounds), {}, table(model));
+  const auto gradient = relay::tune::search_smgd(axes, curves(t));
+  EXPECT_DOUBLE_EQ(shaped.best.time_s, 10);
+  EXPECT_DOUBLE_EQ(gradient.best.time_s, 10);
+  int b_shaped = 0, b_gradient = 0;
+  for (const auto& p : shaped.path) b_shaped += p.axis == 1 ? 1 : 0;
+  for (const auto& p : gradient.path) b_gradient += p.axis == 1 ? 1 : 0;
+  EXPECT_EQ(b_shaped, 1);
+  EXPECT_GE(b_gradient, 2);
+  // SMGD races every measurement but the first against 1.2 x the best so far; exhaustive and
+  // MGD measure fully.
+  ASSERT_FALSE(bounds.empty());
+  EXPECT_TRUE(std::isinf(bounds.front()));
+  for (std::size_t i = 1; i < bounds.size(); ++i) EXPECT_TRUE(std::isfinite(bounds[i]));
+  bounds.clear();
+  relay::tune::search_mgd(axes, curves(t, nullptr, &bounds));
+  for (double b : bounds) EXPECT_TRUE(std::isinf(b));
+}
+
+TEST(Search, NoiseDoesNotProlongADescentOnAFlatCurve) {
+  // A flat curve with 1% jitter: every other point is a "new best" by a hair.
+  std::vector<std::vector<double>> t(1, std::vector<double>(14));
+  for (int s = 0; s < 14; ++s) t[0][s] = 10 * (1 - 0.001 * (13 - s) + (s % 2 ? 0.01 : 0));
+  const std::vector<Axis> axes = {{"flat", segments(14)}};
+  relay::tune::SearchOptions exact;
+  exact.noise = 0;
+  const auto strict = relay::tune::search_smgd(axes, curves(t), exact);
+  const auto tolerant = relay::tune::search_smgd(axes, curves(t));
+  EXPECT_EQ(strict.experiments, 14);  // always finds a hair's gain: walks the whole axis
+  EXPECT_EQ(tolerant.experiments, 4);  // the first, patience (2) more, and the one that ends it
+  EXPECT_LE(tolerant.best.time_s, t[0][13]);
 }
