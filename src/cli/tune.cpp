@@ -314,12 +314,9 @@ int Tuner::run() {
       if (method == "smgd") r = tune::search_smgd(search_axes, live, so, !a_.smgd_gradient ? predict : nullptr);
       if (method == "guided") r = tune::search_model_guided(search_axes, predict, live, so);
       if (method == "model") {
-        // Free: the model's own best, measured once to report how good it is.
-        r = tune::search_exhaustive(search_axes, [&](int axis, int seg, double, double& cost) {
-          cost = 0;
-          const double t = predict(axis, seg);
-          return t < 0 ? 1e300 : t;
-        });
+        // Free: the model's own choice, measured once to report how good it is.
+        r = tune::search_model_best(search_axes, predict);
+        if (!std::isfinite(r.best.time_s)) throw std::invalid_argument("--methods model: the model predicts none of the configurations");
         double ignored = 0;
         r.best.time_s = live(r.best.axis, r.best.segment, tune::kNoBound, ignored);
         r.experiments = 0;

@@ -214,6 +214,33 @@ SearchResult search_smgd(const std::vector<Axis>& axes, const Measure& measure,
   return r;
 }
 
+SearchResult search_model_best(const std::vector<Axis>& axes, const Predict& predict,
+                               double tolerance) {
+  check(axes);
+  double lowest = kInf;
+  for (int a = 0; a < static_cast<int>(axes.size()); ++a) {
+    for (int s = 0; s < static_cast<int>(axes[a].segments.size()); ++s) {
+      const double t = predict(a, s);
+      if (usable(t)) lowest = std::min(lowest, t);
+    }
+  }
+  SearchResult r;
+  r.best = {0, 0, kInf};
+  auto larger = [](std::int64_t x, std::int64_t y) { return (x == 0 ? INT64_MAX : x) > (y == 0 ? INT64_MAX : y); };
+  for (int a = 0; a < static_cast<int>(axes.size()); ++a) {
+    for (int s = 0; s < static_cast<int>(axes[a].segments.size()); ++s) {
+      const double t = predict(a, s);
+      if (!usable(t) || t > lowest * (1 + tolerance)) continue;
+      const bool first = !std::isfinite(r.best.time_s);
+      if (first || larger(axes[a].segments[s], axes[r.best.axis].segments[r.best.segment]) ||
+          (axes[a].segments[s] == axes[r.best.axis].segments[r.best.segment] && t < r.best.time_s)) {
+        r.best = {a, s, t};
+      }
+    }
+  }
+  return r;
+}
+
 SearchResult search_model_guided(const std::vector<Axis>& axes, const Predict& predict,
                                  const Measure& measure, const SearchOptions& o) {
   check(axes);

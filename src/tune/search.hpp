@@ -81,6 +81,13 @@ SearchResult search_mgd(const std::vector<Axis>& axes, const Measure& measure,
 /// shape: the model (optional), for predictions; without it, measured rates of change.
 SearchResult search_smgd(const std::vector<Axis>& axes, const Measure& measure,
                          const SearchOptions& options = {}, const Predict& shape = nullptr);
+/// The model's choice, free: among the configurations predicted within `tolerance` (relative)
+/// of the best, the one with the largest segment (0 = unsegmented counts as largest) -- fewer
+/// messages, so less exposure to per-message costs a model underrates. Where a model's curve
+/// is flat its argmin is a coin toss: on the emulated cluster the replay put a chain's 2 KiB
+/// and 32 KiB segments 0.6% apart, and 2 KiB ran 1.2x slower. experiments = 0.
+SearchResult search_model_best(const std::vector<Axis>& axes, const Predict& predict,
+                               double tolerance = 0.01);
 /// Ranks all configurations by `predict` (free) and measures only the best `top_k`.
 SearchResult search_model_guided(const std::vector<Axis>& axes, const Predict& predict,
                                  const Measure& measure, const SearchOptions& options = {});

@@ -171,3 +171,16 @@ TEST(Search, NoiseDoesNotProlongADescentOnAFlatCurve) {
   EXPECT_EQ(tolerant.experiments, 4);  // the first, patience (2) more, and the one that ends it
   EXPECT_LE(tolerant.best.time_s, t[0][13]);
 }
+
+TEST(Search, ModelBestPrefersTheLargestSegmentAmongNearTies) {
+  // Axis 0's curve is flat within 0.5% from index 1 to 4; axis 1 is unsegmented and 5% worse.
+  const std::vector<std::vector<double>> model = {{12, 10.05, 10.0, 10.03, 10.04, 11}, {10.5}};
+  const std::vector<Axis> axes = {{"pipeline", segments(6)}, {"mpi", {0}}};
+  const auto r = relay::tune::search_model_best(axes, table(model));
+  EXPECT_EQ(r.best.axis, 0);
+  EXPECT_EQ(r.best.segment, 4);  // the largest within 1% of 10.0
+  EXPECT_EQ(r.experiments, 0);
+  EXPECT_EQ(relay::tune::search_model_best(axes, table(model), 0.0).best.segment, 2);
+  // Within 6%, the unsegmented axis counts as the largest segment.
+  EXPECT_EQ(relay::tune::search_model_best(axes, table(model), 0.06).best.axis, 1);
+}
