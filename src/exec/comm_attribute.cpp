@@ -72,4 +72,14 @@ relay_status_t CommAttribute::set(MPI_Comm comm, void* value, std::string& error
   return RELAY_SUCCESS;
 }
 
+relay_status_t CommAttribute::remove(MPI_Comm comm, std::string& error) {
+  void* value = nullptr;
+  if (auto st = get(comm, &value, error); st != RELAY_SUCCESS || value == nullptr) return st;
+  if (MPI_Comm_delete_attr(comm, keyval_) != MPI_SUCCESS) {  // calls delete_fn: frees value
+    error = "MPI_Comm_delete_attr failed";
+    return RELAY_ERR_MPI;
+  }
+  return RELAY_SUCCESS;
+}
+
 }  // namespace relay::exec

@@ -28,6 +28,9 @@ class CommAttribute {
   /// Sets value on comm; from now on it is freed with comm or at MPI_Finalize. On error the
   /// value has been freed already.
   relay_status_t set(MPI_Comm comm, void* value, std::string& error);
+  /// Deletes the value set on comm, freeing it now (so that another can be set); without one,
+  /// does nothing.
+  relay_status_t remove(MPI_Comm comm, std::string& error);
 
  private:
   relay_status_t init(std::string& error);

@@ -1,8 +1,7 @@
 #include "gemm/grid.hpp"
 
-#include <mutex>
-
 #include "core/status.hpp"
+#include "exec/comm_attribute.hpp"
 
 namespace relay::gemm {
 
@@ -51,47 +50,36 @@ void free_grid(relay_grid* grid) {
 
 namespace {
 
-int g_grid_keyval = MPI_KEYVAL_INVALID;
+void release_grid(void* value) { free_grid(static_cast<relay_grid*>(value)); }
 
-int delete_grid(MPI_Comm, int, void* value, void*) {
-  free_grid(static_cast<relay_grid*>(value));
-  return MPI_SUCCESS;
+exec::CommAttribute& grids() {
+  static exec::CommAttribute attribute(release_grid);
+  return attribute;
 }
 
 }  // namespace
 
 relay_status_t grid_of_comm(MPI_Comm comm, int rows, int cols, relay_grid** grid,
                             std::string& error) {
-  static std::once_flag once;
-  static int rc = MPI_SUCCESS;
-  std::call_once(once, [] {
-    rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_grid, &g_grid_keyval, nullptr);
-  });
-  if (rc != MPI_SUCCESS) {
-    error = "could not create relay's grid attribute";
-    return RELAY_ERR_MPI;
-  }
   void* value = nullptr;
-  int found = 0;
-  MPI_Comm_get_attr(comm, g_grid_keyval, &value, &found);
-  if (found) {
+  if (auto st = grids().get(comm, &value, error); st != RELAY_SUCCESS) return st;
+  if (value != nullptr) {
     auto* g = static_cast<relay_grid*>(value);
     if (g->shape.rows == rows && g->shape.cols == cols) {
       *grid = g;
       return RELAY_SUCCESS;
     }
-    MPI_Comm_delete_attr(comm, g_grid_keyval);  // the shape changed: rebuild
+    // The shape changed: rebuild. Should the delete fail, set() below still replaces the old
+    // grid (MPI_Comm_set_attr deletes the value it overwrites).
+    std::string ignored;
+    grids().remove(comm, ignored);
   }
   relay_grid* g = nullptr;
   if (auto st = create_grid(comm, rows, cols, layout::GridOrder::row_major, true, &g, error);
       st != RELAY_SUCCESS) {
     return st;
   }
-  if (MPI_Comm_set_attr(comm, g_grid_keyval, g) != MPI_SUCCESS) {
-    free_grid(g);
-    error = "MPI_Comm_set_attr failed";
-    return RELAY_ERR_MPI;
-  }
+  if (auto st = grids().set(comm, g, error); st != RELAY_SUCCESS) return st;  // g freed
   *grid = g;
   return RELAY_SUCCESS;
 }

@@ -29,9 +29,10 @@ relay_status_t create_grid(MPI_Comm comm, int rows, int cols, layout::GridOrder 
 /// Frees the grid's communicators and the grid. Collective.
 void free_grid(relay_grid* grid);
 
-/// The grid attached to `comm` as an attribute (row-major, rows x cols), created on first use
-/// and freed when `comm` is freed: how a BLACS context keeps its relay grid without a table
-/// that could outlive the context. Collective on first use.
+/// The grid attached to `comm` as an attribute (row-major, rows x cols), created on first use,
+/// rebuilt when asked for another shape, and freed when `comm` is freed or at MPI_Finalize: how
+/// a BLACS context keeps its relay grid without a table that could outlive the context.
+/// Collective on first use and on a change of shape.
 relay_status_t grid_of_comm(MPI_Comm comm, int rows, int cols, relay_grid** grid,
                             std::string& error);
 

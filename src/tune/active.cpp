@@ -45,6 +45,31 @@ relay_status_t active_table(ActiveTable& out) {
   return RELAY_SUCCESS;
 }
 
+relay_status_t auto_rule(const std::string& operation, int size, std::int64_t bytes,
+                         const std::function<bool(const Rule&)>& usable, AutoRule& out) {
+  out = AutoRule{};
+  ActiveTable active;
+  if (auto st = active_table(active); st != RELAY_SUCCESS) return st;
+  out.table = active.table;
+  const Rule* rule = active.table ? active.table->lookup(operation, size, bytes) : nullptr;
+  if (rule != nullptr && usable(*rule)) {
+    out.rule = rule;
+    out.origin = fmt::format("table {} rule {}", active.path, rule - active.table->rules.data());
+  } else {
+    out.origin = active.table ? fmt::format("model, no rule in {}", active.path) : "model";
+  }
+  return RELAY_SUCCESS;
+}
+
+void take_choice(const Rule& rule, std::int64_t& segment_bytes, relay_policy_t& policy,
+                 int& fanout) {
+  segment_bytes = rule.choice.segment_bytes;
+  if (policy == RELAY_POLICY_DEFAULT) {
+    policy = rule.choice.policy == "blocking" ? RELAY_POLICY_BLOCKING : RELAY_POLICY_NONBLOCKING;
+  }
+  if (fanout == 0) fanout = rule.choice.fanout;
+}
+
 }  // namespace relay::tune
 
 extern "C" RELAY_API relay_status_t relay_tuning_load(const char* path) {

@@ -2,6 +2,8 @@
 // the first `auto` call, from RELAY_TUNING_FILE. One per process, shared by all threads.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -19,5 +21,23 @@ struct ActiveTable {
 /// relay_last_error() set -- unless RELAY_TUNING_ON_ERROR=defaults, which warns once and
 /// returns success with no table.
 relay_status_t active_table(ActiveTable& out);
+
+/// The table step of a collective's `auto`: the rule of the active table for a call, when the
+/// collective can use it; otherwise its own model chooses (and falls back to a safe default).
+struct AutoRule {
+  std::shared_ptr<const Table> table;  ///< keeps `rule` alive
+  const Rule* rule = nullptr;          ///< nullptr: no usable rule, the model chooses
+  std::string origin;  ///< "table FILE rule N", "model, no rule in FILE" or "model"
+};
+
+/// Looks up `operation` for `size` ranks and `bytes` in the active table; a rule that `usable`
+/// turns down counts as none. Fails as active_table does.
+relay_status_t auto_rule(const std::string& operation, int size, std::int64_t bytes,
+                         const std::function<bool(const Rule&)>& usable, AutoRule& out);
+
+/// Takes a usable rule's choice: its segment size, and its policy and fanout where the
+/// caller's options left them to their defaults.
+void take_choice(const Rule& rule, std::int64_t& segment_bytes, relay_policy_t& policy,
+                 int& fanout);
 
 }  // namespace relay::tune

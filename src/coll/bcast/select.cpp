@@ -94,24 +94,20 @@ relay_status_t resolve_bcast(const relay_bcast_options_t* options, int size,
   std::int64_t auto_segment = 0;
   if (config.automatic) {
     // A tuning table first, then the model, then (inside the model) binomial.
-    tune::ActiveTable active;
-    if (auto st = tune::active_table(active); st != RELAY_SUCCESS) return st;
-    const tune::Rule* rule =
-        active.table ? active.table->lookup("bcast", size, total_bytes) : nullptr;
-    if (rule != nullptr) {
-      config.algorithm = find_bcast_algorithm(rule->choice.algorithm);
-      auto_segment = rule->choice.segment_bytes;
-      if (o.policy == RELAY_POLICY_DEFAULT) {
-        o.policy = rule->choice.policy == "blocking" ? RELAY_POLICY_BLOCKING : RELAY_POLICY_NONBLOCKING;
-      }
-      if (o.fanout == 0) o.fanout = rule->choice.fanout;
-      config.origin = fmt::format("table {} rule {}", active.path,
-                                  rule - active.table->rules.data());
+    auto known = [](const tune::Rule& rule) {
+      return find_bcast_algorithm(rule.choice.algorithm) != nullptr;
+    };
+    tune::AutoRule chosen;
+    if (auto st = tune::auto_rule("bcast", size, total_bytes, known, chosen); st != RELAY_SUCCESS) {
+      return st;
     }
-    if (config.algorithm == nullptr) {
+    if (chosen.rule != nullptr) {
+      config.algorithm = find_bcast_algorithm(chosen.rule->choice.algorithm);
+      tune::take_choice(*chosen.rule, auto_segment, o.policy, o.fanout);
+    } else {
       config.algorithm = &auto_bcast_algorithm(size, total_bytes, elem_bytes, auto_segment);
-      config.origin = active.table ? fmt::format("model, no rule in {}", active.path) : "model";
     }
+    config.origin = std::move(chosen.origin);
   } else {
     config.algorithm = find_bcast_algorithm(o.algorithm);
   }

@@ -87,25 +87,22 @@ relay_status_t resolve_coll(const relay_coll_options_t* options, const CollCall&
   if (config.automatic) {
     // A tuning table first (a rule whose choice cannot keep a non-commutative op in order is
     // passed over), then the closed forms.
-    tune::ActiveTable active;
-    if (auto st = tune::active_table(active); st != RELAY_SUCCESS) return st;
-    const tune::Rule* rule = active.table ? active.table->lookup(std::string(to_string(call.collective)),
-                                                                 call.size, call.bytes)
-                                          : nullptr;
-    const CollAlgorithm* chosen =
-        rule != nullptr ? find_coll_algorithm(call.collective, rule->choice.algorithm) : nullptr;
-    if (chosen != nullptr && (call.commutative || chosen->keeps_rank_order)) {
-      config.algorithm = chosen;
-      table_segment = rule->choice.segment_bytes;
-      if (common.policy == RELAY_POLICY_DEFAULT) {
-        common.policy = rule->choice.policy == "blocking" ? RELAY_POLICY_BLOCKING : RELAY_POLICY_NONBLOCKING;
-      }
-      if (common.fanout == 0) common.fanout = rule->choice.fanout;
-      config.origin = fmt::format("table {} rule {}", active.path, rule - active.table->rules.data());
-    } else {
-      config.algorithm = &auto_coll_algorithm(call);
-      config.origin = active.table ? fmt::format("model, no rule in {}", active.path) : "model";
+    const CollAlgorithm* from_table = nullptr;
+    auto usable = [&](const tune::Rule& rule) {
+      from_table = find_coll_algorithm(call.collective, rule.choice.algorithm);
+      return from_table != nullptr && (call.commutative || from_table->keeps_rank_order);
+    };
+    tune::AutoRule chosen;
+    if (auto st = tune::auto_rule(std::string(to_string(call.collective)), call.size, call.bytes,
+                                  usable, chosen);
+        st != RELAY_SUCCESS) {
+      return st;
     }
+    if (chosen.rule != nullptr) {
+      tune::take_choice(*chosen.rule, table_segment, common.policy, common.fanout);
+    }
+    config.algorithm = chosen.rule != nullptr ? from_table : &auto_coll_algorithm(call);
+    config.origin = std::move(chosen.origin);
   } else {
     config.algorithm = find_coll_algorithm(call.collective, o.algorithm);
   }
