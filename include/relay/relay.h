@@ -157,7 +157,8 @@ typedef enum relay_collective {
   RELAY_COLL_GATHER = 5,
   RELAY_COLL_SCATTER = 6,
   RELAY_COLL_ALLTOALL = 7,
-  RELAY_COLL_BARRIER = 8
+  RELAY_COLL_BARRIER = 8,
+  RELAY_COLL_ALLGATHERV = 9
 } relay_collective_t;
 
 /** relay_reduce algorithms (docs/collectives.md). */
@@ -192,6 +193,14 @@ typedef enum relay_allgather_algorithm {
   RELAY_ALLGATHER_GATHER_BCAST = 4,       /**< "gather_bcast": binomial gather + broadcast */
   RELAY_ALLGATHER_MPI = 5                 /**< "mpi": MPI_Allgather */
 } relay_allgather_algorithm_t;
+
+/** relay_allgatherv algorithms. */
+typedef enum relay_allgatherv_algorithm {
+  RELAY_ALLGATHERV_AUTO = 0,         /**< "auto" */
+  RELAY_ALLGATHERV_RING = 1,         /**< "ring": each step forwards the block received last */
+  RELAY_ALLGATHERV_GATHER_BCAST = 2, /**< "gather_bcast": binomial gather + broadcast */
+  RELAY_ALLGATHERV_MPI = 3           /**< "mpi": MPI_Allgatherv */
+} relay_allgatherv_algorithm_t;
 
 /** relay_reduce_scatter_block algorithms. */
 typedef enum relay_reduce_scatter_algorithm {
@@ -236,7 +245,8 @@ typedef enum relay_barrier_algorithm {
 /** Options of the reductions and gathers. Initialise with relay_coll_options_init; NULL means
  *  all defaults. RELAY_<OP>_ALGORITHM, RELAY_<OP>_POLICY, RELAY_<OP>_SEGMENT_BYTES,
  *  RELAY_<OP>_FANOUT and RELAY_<OP>_MAX_REQUESTS (OP = REDUCE, ALLREDUCE, ALLGATHER,
- *  REDUCE_SCATTER_BLOCK, GATHER, SCATTER, ALLTOALL, BARRIER) override the fields when set. */
+ *  ALLGATHERV, REDUCE_SCATTER_BLOCK, GATHER, SCATTER, ALLTOALL, BARRIER) override the fields
+ *  when set. */
 typedef struct relay_coll_options {
   int algorithm;           /**< the collective's enum value (RELAY_REDUCE_BINOMIAL, ...);
                                 0 = auto */
@@ -280,6 +290,28 @@ RELAY_API relay_status_t relay_iallgather(const void* sendbuf, void* recvbuf, in
                                           MPI_Datatype datatype, MPI_Comm comm,
                                           const relay_coll_options_t* options,
                                           relay_request_t* request);
+/** MPI_Allgatherv: rank r's sendcount elements of sendtype land on every rank at
+ *  recvbuf + displs[r] (in extents of recvtype), recvcounts[r] elements of recvtype. Blocks may
+ *  be empty, in any order and with gaps (bytes in the gaps are left untouched), but must not
+ *  overlap (RELAY_ERR_BUFFER naming displs). recvcounts must be the same on every rank;
+ *  displs may differ. sendbuf may be MPI_IN_PLACE (this rank's block is already at
+ *  displs[rank]; sendcount and sendtype are then ignored). relay's schedules (ring,
+ *  gather_bcast) need contiguous sendtype and recvtype (RELAY_ERR_DATATYPE otherwise: use mpi)
+ *  and sendcount x size(sendtype) == recvcounts[rank] x size(recvtype) (RELAY_ERR_COUNT); the
+ *  two types may differ (MPI's type-signature rule is the caller's, as with MPI). mpi passes
+ *  everything to MPI_Allgatherv. recvcounts and displs are copied: they may be reused as soon
+ *  as relay_iallgatherv returns. */
+RELAY_API relay_status_t relay_allgatherv(const void* sendbuf, int sendcount,
+                                          MPI_Datatype sendtype, void* recvbuf,
+                                          const int recvcounts[], const int displs[],
+                                          MPI_Datatype recvtype, MPI_Comm comm,
+                                          const relay_coll_options_t* options);
+RELAY_API relay_status_t relay_iallgatherv(const void* sendbuf, int sendcount,
+                                           MPI_Datatype sendtype, void* recvbuf,
+                                           const int recvcounts[], const int displs[],
+                                           MPI_Datatype recvtype, MPI_Comm comm,
+                                           const relay_coll_options_t* options,
+                                           relay_request_t* request);
 /** Reduces size x recvcount elements of sendbuf over all ranks; rank r gets block r
  *  (recvcount elements) in recvbuf. sendbuf may be MPI_IN_PLACE (input in recvbuf, which then
  *  holds size x recvcount elements). */
@@ -328,7 +360,8 @@ RELAY_API relay_status_t relay_ibarrier(MPI_Comm comm, const relay_coll_options_
 
 /** Writes the configuration a call would run (after defaults, environment, automatic choice
  *  and restrictions) as one line, like relay_bcast_describe. count as in the call (per rank
- *  for the block collectives); op is ignored without one, root except for reduce, gather and
+ *  for the block collectives; for allgatherv every rank's block is taken to be count elements,
+ *  placed one after the other); op is ignored without one, root except for reduce, gather and
  *  scatter. Not collective. */
 RELAY_API relay_status_t relay_coll_describe(relay_collective_t collective, int count,
                                              MPI_Datatype datatype, MPI_Op op, int root,

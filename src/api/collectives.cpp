@@ -1,13 +1,15 @@
-// relay_reduce, relay_allreduce, relay_allgather, relay_reduce_scatter_block, relay_gather,
-// relay_scatter, relay_alltoall, relay_barrier and their nonblocking forms: argument checks
-// (every rank, before any message), the optional collective agreement, then MPI's own call
-// (`mpi`) or a cached schedule run by the executor over an accumulator, with combines done by
-// MPI_Reduce_local.
+// relay_reduce, relay_allreduce, relay_allgather, relay_allgatherv, relay_reduce_scatter_block,
+// relay_gather, relay_scatter, relay_alltoall, relay_barrier and their nonblocking forms:
+// argument checks (every rank, before any message), the optional collective agreement, then
+// MPI's own call (`mpi`) or a cached schedule run by the executor over an accumulator, with
+// combines done by MPI_Reduce_local.
 //
 // The accumulator: reduce -- recvbuf at the root (sendbuf copied in unless MPI_IN_PLACE),
 // sendbuf itself at a rank that only sends (leaves), else a copy; allreduce -- recvbuf;
-// allgather -- recvbuf, this rank's block copied in; reduce_scatter_block -- a copy of sendbuf
-// (or recvbuf in place), whose block `rank` is copied to recvbuf at completion; gather --
+// allgather -- recvbuf, this rank's block copied in; allgatherv -- recvbuf from its first
+// non-empty block on (api/block_layout.hpp), this rank's block copied in; reduce_scatter_block
+// -- a copy of sendbuf (or recvbuf in place), whose block `rank` is copied to recvbuf at
+// completion; gather --
 // recvbuf at the root, elsewhere a work buffer of size blocks holding this rank's; scatter --
 // sendbuf at the root, elsewhere a work buffer whose block `rank` is copied out; alltoall --
 // linear: sendbuf (read only; a copy of recvbuf in place), receiving into recvbuf itself as
@@ -17,9 +19,12 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstring>
 #include <memory>
+#include <vector>
 
+#include "api/block_layout.hpp"
 #include "api/checks.hpp"
 #include "api/request.hpp"
 #include "coll/reduction/reduction.hpp"
@@ -37,11 +42,13 @@ struct CollKey {
   int collective, algorithm, size, root, rank, fanout;
   std::int64_t count, elem_bytes, segment_bytes;
   bool commutative;
+  std::vector<std::int64_t> block_counts, block_displs;  // allgatherv
   bool operator==(const CollKey& o) const {
     return collective == o.collective && algorithm == o.algorithm && size == o.size &&
            root == o.root && rank == o.rank && fanout == o.fanout && count == o.count &&
            elem_bytes == o.elem_bytes && segment_bytes == o.segment_bytes &&
-           commutative == o.commutative;
+           commutative == o.commutative && block_counts == o.block_counts &&
+           block_displs == o.block_displs;
   }
 };
 
@@ -64,6 +71,7 @@ Positions positions(Collective c) {
     case Collective::scatter: return {0, 5, 6, 7};
     case Collective::alltoall: return {0, 0, 5, 6};
     case Collective::barrier: return {0, 0, 1, 2};
+    case Collective::allgatherv: return {0, 0, 8, 9};
   }
   return {0, 0, 0, 0};
 }
@@ -78,10 +86,16 @@ struct Args {
   int root;
   MPI_Comm comm;
   const relay_coll_options_t* options;
+  // allgatherv (count and datatype are sendcount and sendtype)
+  const int* recvcounts = nullptr;
+  const int* displs = nullptr;
+  MPI_Datatype recvtype = MPI_DATATYPE_NULL;
 };
 
 struct Call {
-  relay::api::TypeInfo type;
+  relay::api::TypeInfo type;       // allgatherv: recvtype's
+  relay::api::TypeInfo send_type;  // allgatherv
+  relay::api::BlockLayout layout;  // allgatherv
   int size = 0;
   int rank = 0;
   bool commutative = true;
@@ -107,7 +121,31 @@ BufferRules buffer_rules(Collective c, bool is_root) {
   }
 }
 
+// After the arguments: the configuration, and the datatypes relay's schedules can move.
+relay_status_t resolve(const char* fn, const Args& a, Call& call) {
+  const Positions pos = positions(a.collective);
+  const relay::coll::CollCall cc{a.collective, call.size, call.bytes,
+                                 std::max<std::int64_t>(1, call.type.size), call.commutative};
+  if (auto st = relay::coll::resolve_coll(a.options, cc, fn, pos.options, pos.op, call.config);
+      st != RELAY_SUCCESS) {
+    return st;
+  }
+  if (call.config.algorithm->build == nullptr) return RELAY_SUCCESS;
+  const bool v = a.collective == Collective::allgatherv;
+  const bool send_contiguous = !v || a.sendbuf == MPI_IN_PLACE || call.send_type.contiguous;
+  if (!call.type.contiguous || !send_contiguous) {
+    return fail(RELAY_ERR_DATATYPE, "{}: argument {} ({}) is not contiguous; relay's schedules "
+                "move contiguous bytes (use algorithm mpi, or a contiguous type)", fn,
+                v ? (call.type.contiguous ? 3 : 7) : 4,
+                v ? (call.type.contiguous ? "sendtype" : "recvtype") : "datatype");
+  }
+  return RELAY_SUCCESS;
+}
+
+relay_status_t check_allgatherv(const char* fn, const Args& a, Call& call);
+
 relay_status_t check_arguments(const char* fn, const Args& a, Call& call) {
+  if (a.collective == Collective::allgatherv) return check_allgatherv(fn, a, call);
   const Positions pos = positions(a.collective);
   if (auto st = relay::api::check_mpi(fn); st != RELAY_SUCCESS) return st;
   const bool barrier = a.collective == Collective::barrier;
@@ -164,27 +202,75 @@ relay_status_t check_arguments(const char* fn, const Args& a, Call& call) {
   call.bytes = barrier ? 1
                       : static_cast<std::int64_t>(a.count) * call.type.size *
                             (blocks(a.collective) ? call.size : 1);
-  const relay::coll::CollCall cc{a.collective, call.size, call.bytes,
-                                 std::max<std::int64_t>(1, call.type.size), call.commutative};
-  if (auto st = relay::coll::resolve_coll(a.options, cc, fn, pos.options, pos.op, call.config);
+  return resolve(fn, a, call);
+}
+
+// allgatherv's arguments: (sendbuf 1, sendcount 2, sendtype 3, recvbuf 4, recvcounts 5, displs 6,
+// recvtype 7, comm 8, options 9), the counts and types checked before the buffers, as above.
+relay_status_t check_allgatherv(const char* fn, const Args& a, Call& call) {
+  if (auto st = relay::api::check_mpi(fn); st != RELAY_SUCCESS) return st;
+  const bool in_place = a.sendbuf == MPI_IN_PLACE;  // sendcount and sendtype are ignored
+  if (!in_place && a.count < 0) {
+    return fail(RELAY_ERR_COUNT, "{}: argument 2 (sendcount = {}) is negative", fn, a.count);
+  }
+  if (!in_place) {
+    if (auto st = relay::api::check_datatype(fn, 3, a.datatype, a.count, call.send_type);
+        st != RELAY_SUCCESS) {
+      return st;
+    }
+  }
+  // Displacements count in extents: the recvtype is contiguous only if its extent is its size,
+  // whatever the counts (hence "2 elements").
+  if (auto st = relay::api::check_datatype(fn, 7, a.recvtype, 2, call.type); st != RELAY_SUCCESS) {
+    return st;
+  }
+  if (auto st = relay::api::check_comm(fn, 8, a.comm, call.size, call.rank); st != RELAY_SUCCESS) {
+    return st;
+  }
+  if (auto st = relay::api::check_block_layout(fn, a.recvcounts, 5, a.displs, 6, call.size,
+                                               call.layout);
       st != RELAY_SUCCESS) {
     return st;
   }
-  if (!call.type.contiguous && call.config.algorithm->build != nullptr) {
-    return fail(RELAY_ERR_DATATYPE, "{}: argument 4 (datatype) is not contiguous; relay's "
-                "schedules move contiguous bytes (use algorithm mpi, or a contiguous type)", fn);
+  const std::int64_t mine = call.layout.counts[static_cast<std::size_t>(call.rank)];
+  const std::int64_t send_bytes = std::int64_t{a.count} * call.send_type.size;
+  if (!in_place && send_bytes != mine * call.type.size) {
+    if (a.datatype == a.recvtype) {
+      return fail(RELAY_ERR_COUNT, "{}: argument 2 (sendcount = {}) differs from recvcounts[{}] "
+                  "= {} (argument 5)", fn, a.count, call.rank, mine);
+    }
+    return fail(RELAY_ERR_COUNT, "{}: argument 2 (sendcount = {}, {} bytes of sendtype) differs "
+                "from recvcounts[{}] = {} ({} bytes of recvtype)", fn, a.count, send_bytes,
+                call.rank, mine, mine * call.type.size);
   }
-  return RELAY_SUCCESS;
+  if (!in_place && a.sendbuf == nullptr && send_bytes > 0) {
+    return fail(RELAY_ERR_BUFFER, "{}: argument 1 (sendbuf) is NULL but sendcount = {} > 0", fn,
+                a.count);
+  }
+  call.bytes = call.layout.total * call.type.size;
+  if (a.recvbuf == MPI_IN_PLACE) {
+    return fail(RELAY_ERR_BUFFER, "{}: argument 4 (recvbuf) is MPI_IN_PLACE (only sendbuf may "
+                "be)", fn);
+  }
+  if (a.recvbuf == nullptr && call.bytes > 0) {
+    return fail(RELAY_ERR_BUFFER, "{}: argument 4 (recvbuf) is NULL but the recvcounts add up "
+                "to {} > 0", fn, call.layout.total);
+  }
+  return resolve(fn, a, call);
 }
 
 relay_status_t agree(const char* fn, const Args& a, relay_status_t local, const Call& call) {
   const auto& c = call.config;
-  const long long values[6] = {call.bytes, a.root, c.algorithm != nullptr ? c.algorithm->id : -1,
+  const long long counts = a.collective == Collective::allgatherv && local == RELAY_SUCCESS
+                               ? relay::api::counts_hash(call.layout.counts, call.type.size)
+                               : 0;
+  const long long values[7] = {call.bytes, a.root, c.algorithm != nullptr ? c.algorithm->id : -1,
                                c.segment_bytes, c.fanout * 4 + static_cast<int>(c.policy),
-                               call.commutative ? 1 : 0};
-  static const char* const names[6] = {"message size in bytes", "root", "algorithm",
-                                       "segment_bytes", "fanout/policy", "op's commutativity"};
-  return relay::api::agree(fn, a.comm, local, values, names, 6);
+                               call.commutative ? 1 : 0, counts};
+  static const char* const names[7] = {"message size in bytes", "root", "algorithm",
+                                       "segment_bytes", "fanout/policy", "op's commutativity",
+                                       "recvcounts (hash of the block sizes in bytes)"};
+  return relay::api::agree(fn, a.comm, local, values, names, 7);
 }
 
 // MPICH 4.0.2's MPI_Reduce crashes with MPI_IN_PLACE at a root other than 0 from about 1000
@@ -241,6 +327,12 @@ relay_status_t start_mpi(const char* fn, const Args& a, MPI_Comm comm, relay_req
       break;
     case Collective::barrier:
       rc = b ? MPI_Barrier(comm) : MPI_Ibarrier(comm, req);
+      break;
+    case Collective::allgatherv:
+      rc = b ? MPI_Allgatherv(a.sendbuf, a.count, a.datatype, a.recvbuf, a.recvcounts, a.displs,
+                              a.recvtype, comm)
+             : MPI_Iallgatherv(a.sendbuf, a.count, a.datatype, a.recvbuf, a.recvcounts, a.displs,
+                               a.recvtype, comm, req);
       break;
   }
   if (rc != MPI_SUCCESS) {
@@ -334,6 +426,17 @@ char* prepare_accumulator(const Args& a, const Call& call,
     case Collective::barrier:
       work(1)[0] = 0;
       return r->accumulator.get();
+    case Collective::allgatherv: {
+      const std::int64_t e = call.type.size;
+      char* acc = recv + call.layout.base * e;
+      const auto i = static_cast<std::size_t>(call.rank);
+      if (!in_place && call.layout.counts[i] > 0) {
+        copy(acc + call.layout.displs[i] * e,
+             static_cast<const char*>(a.sendbuf) + call.send_type.true_lb,
+             call.layout.counts[i] * e);
+      }
+      return acc;
+    }
   }
   return recv;
 }
@@ -369,9 +472,11 @@ relay_status_t start(const char* fn, const Args& a, relay_request* request) {
   shape.commutative = call.commutative;
   shape.fanout = c.fanout;
   shape.blocks = blocks(a.collective);
+  shape.block_counts = call.layout.counts;  // prepare_accumulator reads the layout too
+  shape.block_displs = call.layout.displs;
   const CollKey key{static_cast<int>(a.collective), c.algorithm->id, shape.size, shape.root,
                     call.rank, shape.fanout, shape.count, shape.elem_bytes, shape.segment_bytes,
-                    shape.commutative};
+                    shape.commutative, shape.block_counts, shape.block_displs};
   const relay::coll::CollAlgorithm* algorithm = c.algorithm;
   auto program = coll_cache().get(key, [&] { return algorithm->build(shape, call.rank); });
   char* accumulator = prepare_accumulator(a, call, *program, request);
@@ -418,7 +523,7 @@ relay_status_t run_nonblocking(const char* fn, const Args& a, relay_request_t* r
 }
 
 bool known(relay_collective_t c) {
-  return c >= RELAY_COLL_REDUCE && c <= RELAY_COLL_BARRIER;
+  return c >= RELAY_COLL_REDUCE && c <= RELAY_COLL_ALLGATHERV;
 }
 
 }  // namespace
@@ -481,6 +586,25 @@ relay_status_t relay_iallgather(const void* sendbuf, void* recvbuf, int count,
                          Args{Collective::allgather, sendbuf, recvbuf, count, datatype,
                               MPI_OP_NULL, 0, comm, options},
                          request, 7);
+}
+
+relay_status_t relay_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                void* recvbuf, const int recvcounts[], const int displs[],
+                                MPI_Datatype recvtype, MPI_Comm comm,
+                                const relay_coll_options_t* options) {
+  return run("relay_allgatherv", Args{Collective::allgatherv, sendbuf, recvbuf, sendcount,
+                                      sendtype, MPI_OP_NULL, 0, comm, options, recvcounts, displs,
+                                      recvtype});
+}
+
+relay_status_t relay_iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                 void* recvbuf, const int recvcounts[], const int displs[],
+                                 MPI_Datatype recvtype, MPI_Comm comm,
+                                 const relay_coll_options_t* options, relay_request_t* request) {
+  return run_nonblocking("relay_iallgatherv",
+                         Args{Collective::allgatherv, sendbuf, recvbuf, sendcount, sendtype,
+                              MPI_OP_NULL, 0, comm, options, recvcounts, displs, recvtype},
+                         request, 10);
 }
 
 relay_status_t relay_reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
@@ -568,11 +692,23 @@ relay_status_t relay_coll_describe(relay_collective_t collective, int count,
   }
   static char dummy;
   const auto c = static_cast<Collective>(collective);
+  // allgatherv: every rank's block taken to be count elements, one after the other.
+  std::vector<int> counts, displs;
+  int ranks = 0;
+  if (c == Collective::allgatherv && comm != MPI_COMM_NULL &&
+      MPI_Comm_size(comm, &ranks) == MPI_SUCCESS) {
+    counts.assign(static_cast<std::size_t>(ranks), count);
+    for (int i = 0; i < ranks; ++i) {  // beyond INT_MAX MPI_Allgatherv cannot place it either
+      displs.push_back(
+          static_cast<int>(std::min<long long>(INT_MAX, 1LL * i * std::max(count, 0))));
+    }
+  }
   Call call;
   const relay_status_t st =
       check_arguments("relay_coll_describe",
                       Args{c, &dummy, &dummy, count, datatype,
-                           positions(c).op != 0 ? op : MPI_OP_NULL, root, comm, options},
+                           positions(c).op != 0 ? op : MPI_OP_NULL, root, comm, options,
+                           counts.data(), displs.data(), datatype},
                       call);
   if (st != RELAY_SUCCESS) return st;
   relay::api::copy_text(relay::coll::to_string(call.config), text, size);

@@ -2,7 +2,7 @@
 // communicator stays usable), RELAY_<OP>_* environment overrides, restrictions that run
 // another algorithm say so, several nonblocking operations in flight at once complete in any
 // order, and the collective check catches arguments only some ranks get wrong. Covers gather,
-// scatter, alltoall and barrier as well as the reductions.
+// scatter, alltoall, barrier and allgatherv as well as the reductions.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -43,17 +43,35 @@ bool good_allreduce() {
   return true;
 }
 
+// A call's status is `want` on every rank, relay_last_error() contains `part`, and the
+// communicator still works.
+void expect(relay_status_t got, relay_status_t want, const char* part, const char* what) {
+  const std::string msg = relay_last_error();
+  const bool ok = got == want && msg.find(part) != std::string::npos;
+  EXPECT_TRUE(all_ranks(ok)) << what << ": got " << relay_status_string(got) << " '" << msg
+                             << "'";
+  EXPECT_TRUE(all_ranks(good_allreduce())) << "communicator unusable after: " << what;
+}
+
 void noncommutative(void* in, void* inout, int* len, MPI_Datatype*) {
   auto* a = static_cast<int*>(in);
   auto* b = static_cast<int*>(inout);
   for (int i = 0; i < *len; ++i) b[i] = a[i] * 3 + b[i];
 }
 
-// Completes requests r[n-1], ..., r[0] in that order, progressing all of them meanwhile.
-void complete_in_reverse(relay_request_t* r, int n) {
+// A slice of unrelated computation between progress calls.
+double g_sink = 0;
+void other_work() {
+  for (int i = 0; i < 5000; ++i) g_sink += 1e-9 * i;
+}
+
+// Completes requests r[n-1], ..., r[0] in that order, progressing all of them meanwhile (and,
+// with `work`, doing a slice of other work before each round of progress calls).
+void complete_in_reverse(relay_request_t* r, int n, void (*work)() = nullptr) {
   for (int k = n - 1; k >= 0; --k) {
     int flag = 0;
     while (!flag) {
+      if (work != nullptr) work();
       for (int j = 0; j < n; ++j) ASSERT_EQ(relay_progress(r[j]), RELAY_SUCCESS);
       ASSERT_EQ(relay_test(&r[k], &flag), RELAY_SUCCESS);
     }
@@ -64,13 +82,6 @@ void complete_in_reverse(relay_request_t* r, int n) {
 TEST(CollApi, BadArgumentsFailOnEveryRankNamingTheArgument) {
   const int size = world_size(), rank = world_rank();
   std::vector<int> a(64 * size, 1), b(64 * size, 0);
-  auto expect = [&](relay_status_t got, relay_status_t want, const char* part, const char* what) {
-    const std::string msg = relay_last_error();
-    const bool ok = got == want && msg.find(part) != std::string::npos;
-    EXPECT_TRUE(all_ranks(ok)) << what << ": got " << relay_status_string(got) << " '" << msg
-                               << "'";
-    EXPECT_TRUE(all_ranks(good_allreduce())) << "communicator unusable after: " << what;
-  };
   auto o = options(RELAY_REDUCE_BINOMIAL);
   expect(relay_reduce(a.data(), b.data(), -1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, &o),
          RELAY_ERR_COUNT, "relay_reduce: argument 3 (count = -1)", "negative count");
@@ -396,6 +407,195 @@ TEST(CollApi, GatherScatterAlltoallBarrierInFlight) {
     }
   }
   for (int i = 0; i < n; ++i) ok = ok && part[i] == (rank + 1) * 7 + i;
+  EXPECT_TRUE(all_ranks(ok));
+}
+
+// allgatherv: every argument named, on every rank, the communicator usable afterwards; an error
+// or a recvcounts only one rank gets wrong caught everywhere by the collective check.
+TEST(CollApi, AllgathervBadArgumentsFailOnEveryRankNamingTheArgument) {
+  const int size = world_size(), rank = world_rank();
+  std::vector<int> counts(size), displs(size);
+  for (int q = 0; q < size; ++q) {
+    counts[q] = q % 3 + 1;
+    displs[q] = 4 * q;
+  }
+  const int n = counts[rank];
+  std::vector<int> a(4, rank), b(4 * size + 4, 0);
+  auto o = options(RELAY_ALLGATHERV_RING);
+  const int* c = counts.data();
+  const int* d = displs.data();
+  expect(relay_allgatherv(a.data(), -1, MPI_INT, b.data(), c, d, MPI_INT, MPI_COMM_WORLD, &o),
+         RELAY_ERR_COUNT, "relay_allgatherv: argument 2 (sendcount = -1) is negative",
+         "negative sendcount");
+  expect(relay_allgatherv(a.data(), n, MPI_DATATYPE_NULL, b.data(), c, d, MPI_INT,
+                          MPI_COMM_WORLD, &o),
+         RELAY_ERR_DATATYPE, "argument 3 (datatype) is MPI_DATATYPE_NULL", "null sendtype");
+  expect(relay_allgatherv(a.data(), n, MPI_INT, b.data(), c, d, MPI_DATATYPE_NULL,
+                          MPI_COMM_WORLD, &o),
+         RELAY_ERR_DATATYPE, "argument 7 (datatype) is MPI_DATATYPE_NULL", "null recvtype");
+  expect(relay_allgatherv(a.data(), n, MPI_INT, b.data(), c, d, MPI_INT, MPI_COMM_NULL, &o),
+         RELAY_ERR_COMM, "argument 8 (comm)", "null communicator");
+  expect(relay_allgatherv(a.data(), n, MPI_INT, b.data(), nullptr, d, MPI_INT, MPI_COMM_WORLD,
+                          &o),
+         RELAY_ERR_COUNT, "argument 5 (recvcounts) is NULL", "NULL recvcounts");
+  expect(relay_allgatherv(a.data(), n, MPI_INT, b.data(), c, nullptr, MPI_INT, MPI_COMM_WORLD,
+                          &o),
+         RELAY_ERR_BUFFER, "argument 6 (displs) is NULL", "NULL displs");
+  std::vector<int> negative = counts;
+  negative[size - 1] = -3;
+  const int mine = rank == size - 1 ? -3 : n;
+  expect(relay_allgatherv(a.data(), mine, MPI_INT, b.data(), negative.data(), d, MPI_INT,
+                          MPI_COMM_WORLD, &o),
+         RELAY_ERR_COUNT,
+         rank == size - 1 ? "argument 2 (sendcount = -3)" : "argument 5 (recvcounts[",
+         "negative recvcounts[size - 1]");
+  expect(relay_allgatherv(a.data(), n + 1, MPI_INT, b.data(), c, d, MPI_INT, MPI_COMM_WORLD, &o),
+         RELAY_ERR_COUNT, ("argument 2 (sendcount = " + std::to_string(n + 1) +
+                           ") differs from recvcounts[" + std::to_string(rank) + "]").c_str(),
+         "sendcount != recvcounts[rank]");
+  expect(relay_allgatherv(a.data(), 3, MPI_BYTE, b.data(), c, d, MPI_INT, MPI_COMM_WORLD, &o),
+         RELAY_ERR_COUNT, "bytes of sendtype) differs from recvcounts[", "3 bytes for ints");
+  expect(relay_allgatherv(nullptr, n, MPI_INT, b.data(), c, d, MPI_INT, MPI_COMM_WORLD, &o),
+         RELAY_ERR_BUFFER, "argument 1 (sendbuf) is NULL", "NULL sendbuf");
+  expect(relay_allgatherv(a.data(), n, MPI_INT, nullptr, c, d, MPI_INT, MPI_COMM_WORLD, &o),
+         RELAY_ERR_BUFFER, "argument 4 (recvbuf) is NULL", "NULL recvbuf");
+  expect(relay_allgatherv(a.data(), n, MPI_INT, MPI_IN_PLACE, c, d, MPI_INT, MPI_COMM_WORLD, &o),
+         RELAY_ERR_BUFFER, "argument 4 (recvbuf) is MPI_IN_PLACE", "recvbuf MPI_IN_PLACE");
+  if (size > 1) {
+    std::vector<int> overlapping = displs;
+    overlapping[1] = displs[0] + counts[0] - 1;  // the last element of block 0
+    expect(relay_allgatherv(a.data(), n, MPI_INT, b.data(), c, overlapping.data(), MPI_INT,
+                            MPI_COMM_WORLD, &o),
+           RELAY_ERR_BUFFER, "argument 6 (displs) makes the blocks of ranks 0", "overlap");
+  }
+  // Empty blocks may share a place; displacements need not start at 0 nor follow rank order.
+  std::vector<int> zero(size, 0), reversed(size);
+  for (int q = 0; q < size; ++q) reversed[q] = 4 * (size - 1 - q) + 1;
+  expect(relay_allgatherv(a.data(), 0, MPI_INT, b.data(), zero.data(), zero.data(), MPI_INT,
+                          MPI_COMM_WORLD, &o),
+         RELAY_SUCCESS, "", "all blocks empty at one place");
+  expect(relay_allgatherv(a.data(), n, MPI_INT, b.data(), c, reversed.data(), MPI_INT,
+                          MPI_COMM_WORLD, &o),
+         RELAY_SUCCESS, "", "reversed displacements");
+  bool placed = true;
+  for (int q = 0; q < size; ++q) {
+    for (int i = 0; i < counts[q]; ++i) placed = placed && b[reversed[q] + i] == q;
+  }
+  EXPECT_TRUE(all_ranks(placed));
+  // Non-contiguous types: mpi only.
+  MPI_Datatype strided;
+  MPI_Type_vector(2, 1, 2, MPI_INT, &strided);
+  MPI_Type_commit(&strided);
+  std::vector<int> wide(8, rank);
+  expect(relay_allgatherv(wide.data(), n, strided, b.data(), c, d, strided, MPI_COMM_WORLD, &o),
+         RELAY_ERR_DATATYPE, "argument 7 (recvtype) is not contiguous", "strided recvtype");
+  MPI_Type_free(&strided);
+  relay_request_t* null_request = nullptr;
+  expect(relay_iallgatherv(a.data(), n, MPI_INT, b.data(), c, d, MPI_INT, MPI_COMM_WORLD, &o,
+                           null_request),
+         RELAY_ERR_REQUEST, "relay_iallgatherv: argument 10 (request) is NULL", "NULL request");
+  if (size > 1) {
+    // One rank's own error, and recvcounts that differ on one rank (each rank locally fine):
+    // without the collective check the others would hang; with it every rank fails.
+    o.check = RELAY_CHECK_COLLECTIVE;
+    expect(relay_allgatherv(a.data(), rank == 1 ? n + 1 : n, MPI_INT, b.data(), c, d, MPI_INT,
+                            MPI_COMM_WORLD, &o),
+           RELAY_ERR_COUNT, rank == 1 ? "differs from recvcounts[1]" : "rank 1 reported",
+           "sendcount wrong on rank 1 only");
+    std::vector<int> other = counts;
+    if (rank == 0) other[size - 1] += 1;  // still consistent on rank 0 (its own block unchanged)
+    expect(relay_allgatherv(a.data(), n, MPI_INT, b.data(), other.data(), d, MPI_INT,
+                            MPI_COMM_WORLD, &o),
+           RELAY_ERR_MISMATCH, "", "recvcounts differ on rank 0");
+  }
+}
+
+// relay_coll_describe's line for allgatherv blocks of `count` ints (defaults but for the
+// environment), or "error: ..." naming relay's message.
+std::string describe_allgatherv(int count) {
+  char text[256];
+  if (relay_coll_describe(RELAY_COLL_ALLGATHERV, count, MPI_INT, MPI_OP_NULL, 0, MPI_COMM_WORLD,
+                          nullptr, text, sizeof text) != RELAY_SUCCESS) {
+    return std::string("error: ") + relay_last_error();
+  }
+  return text;
+}
+
+// relay_allgatherv's configuration: RELAY_ALLGATHERV_* overrides, auto by total size, names.
+TEST(CollApi, AllgathervDescribeEnvironmentAndAuto) {
+  const int size = world_size();
+  std::string text = describe_allgatherv(8);
+  EXPECT_EQ(text.rfind(size > 4 ? "algorithm=gather_bcast" : "algorithm=ring", 0), 0u) << text;
+  text = describe_allgatherv(1 << 20);
+  EXPECT_EQ(text.rfind("algorithm=ring policy=nonblocking segment_bytes=65536", 0), 0u) << text;
+  setenv("RELAY_ALLGATHERV_ALGORITHM", "gather_bcast", 1);
+  setenv("RELAY_ALLGATHERV_SEGMENT_BYTES", "4KiB", 1);
+  text = describe_allgatherv(1 << 20);
+  EXPECT_EQ(text.rfind("algorithm=gather_bcast policy=nonblocking segment_bytes=4096", 0), 0u)
+      << text;
+  setenv("RELAY_ALLGATHERV_ALGORITHM", "bruck", 1);
+  text = describe_allgatherv(10);
+  EXPECT_NE(text.find("RELAY_ALLGATHERV_ALGORITHM='bruck' is not a allgatherv algorithm"),
+            std::string::npos)
+      << text;
+  unsetenv("RELAY_ALLGATHERV_ALGORITHM");
+  unsetenv("RELAY_ALLGATHERV_SEGMENT_BYTES");
+  EXPECT_STREQ(relay_collective_name(RELAY_COLL_ALLGATHERV), "allgatherv");
+  EXPECT_STREQ(relay_coll_algorithm_name(RELAY_COLL_ALLGATHERV, RELAY_ALLGATHERV_GATHER_BCAST),
+               "gather_bcast");
+  int id = -1;
+  EXPECT_EQ(relay_coll_algorithm_from_name(RELAY_COLL_ALLGATHERV, "mpi", &id), RELAY_SUCCESS);
+  EXPECT_EQ(id, RELAY_ALLGATHERV_MPI);
+}
+
+// Two relay_iallgatherv (ring, segmented; gather_bcast) and an MPI_Iallgatherv baseline in
+// flight with an allreduce, progressed between slices of computation and completed in reverse
+// order; recvcounts and displs are scribbled over as soon as the calls return (relay copies
+// them).
+TEST(CollApi, AllgathervNonblockingInterleavedWithOtherWork) {
+  const int size = world_size(), rank = world_rank();
+  std::vector<int> counts(size), displs(size), scratch_counts, scratch_displs;
+  int total = 0;
+  for (int q = 0; q < size; ++q) {
+    counts[q] = q % 4 == 2 ? 0 : 1000 + 517 * q;
+  }
+  for (int q = size - 1, at = 3; q >= 0; --q) {  // reverse rank order, gaps of 5
+    displs[q] = at;
+    at += counts[q] + 5;
+    total = at;
+  }
+  std::vector<int> mine(counts[rank]);
+  for (int i = 0; i < counts[rank]; ++i) mine[i] = rank * 100000 + i;
+  std::vector<int> out[3];
+  for (auto& o : out) o.assign(static_cast<std::size_t>(total), -1);
+  std::vector<int> in(64, 1), sum(64, 0);
+  relay_request_t r[4] = {};
+  auto o1 = options(RELAY_ALLGATHERV_RING), o2 = options(RELAY_ALLGATHERV_GATHER_BCAST),
+       o3 = options(RELAY_ALLGATHERV_MPI), o4 = options(RELAY_ALLREDUCE_RING);
+  o1.segment_bytes = 4096;
+  for (int k = 0; k < 3; ++k) {
+    scratch_counts = counts;
+    scratch_displs = displs;
+    const auto& o = k == 0 ? o1 : k == 1 ? o2 : o3;
+    ASSERT_EQ(relay_iallgatherv(mine.data(), counts[rank], MPI_INT, out[k].data(),
+                                scratch_counts.data(), scratch_displs.data(), MPI_INT,
+                                MPI_COMM_WORLD, &o, &r[k]),
+              RELAY_SUCCESS)
+        << relay_last_error();
+    if (k < 2) {  // relay's copies; MPI_Iallgatherv needs its arrays until completion
+      std::fill(scratch_counts.begin(), scratch_counts.end(), -7);
+      std::fill(scratch_displs.begin(), scratch_displs.end(), -7);
+    }
+  }
+  ASSERT_EQ(relay_iallreduce(in.data(), sum.data(), 64, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &o4,
+                             &r[3]), RELAY_SUCCESS);
+  complete_in_reverse(r, 4, other_work);
+  bool ok = g_sink > 0 && sum[0] == size;
+  std::vector<int> want(static_cast<std::size_t>(total), -1);
+  for (int q = 0; q < size; ++q) {
+    for (int i = 0; i < counts[q]; ++i) want[displs[q] + i] = q * 100000 + i;
+  }
+  for (const auto& got : out) ok = ok && got == want;
   EXPECT_TRUE(all_ranks(ok));
 }
 

@@ -1,4 +1,4 @@
-// Schedules of every registered algorithm of reduce, allreduce, allgather,
+// Schedules of every registered algorithm of reduce, allreduce, allgather, allgatherv,
 // reduce_scatter_block, gather, scatter, alltoall and barrier: consistent across ranks, complete
 // under the nonblocking policy (unlimited and window 1) and the blocking policy with window 1,
 // and correct when executed on symbolic data.
@@ -47,18 +47,43 @@ Value everyone(int P, std::int64_t element) {
   return Value{P >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << P) - 1, 0, P - 1, element};
 }
 
+// Bytes between allgatherv's blocks are never addressed: each rank's hold its own mark.
+Value gap(int r) { return Value{0, r, r, -2}; }
+
+bool gathers_all(Collective c) {
+  return c == Collective::allgather || c == Collective::allgatherv;
+}
+
+// The block each element of the buffer belongs to (-1: between blocks).
+std::vector<int> owners(const CollShape& s) {
+  std::vector<int> owner(static_cast<std::size_t>(s.buffer_bytes() / s.elem_bytes), -1);
+  for (int b = 0; b < s.size; ++b) {
+    const std::int64_t first = s.block_offset(b) / s.elem_bytes;
+    for (std::int64_t i = 0; i < s.block_bytes(b) / s.elem_bytes; ++i) owner[first + i] = b;
+  }
+  return owner;
+}
+
 bool is_bruck_alltoall(const CollAlgorithm& a) {
   return a.collective == Collective::alltoall && a.id == RELAY_ALLTOALL_BRUCK;
 }
 
 // What rank r's buffer holds on entry (the API's accumulator, see reduction.hpp).
 std::vector<Value> initial_buffer(const CollAlgorithm& a, const CollShape& s, int r) {
+  if (gathers_all(a.collective)) {
+    const std::vector<int> owner = owners(s);
+    std::vector<Value> b(owner.size());
+    for (std::size_t i = 0; i < b.size(); ++i) {
+      if (owner[i] < 0) b[i] = gap(r);
+      if (owner[i] == r) b[i] = single(r, static_cast<std::int64_t>(i));
+    }
+    return b;
+  }
   const std::int64_t n = s.blocks ? s.size * s.count : s.count;
   std::vector<Value> b(static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < n; ++i) {
     const std::int64_t block = s.blocks ? i / s.count : -1;
     switch (a.collective) {
-      case Collective::allgather:
       case Collective::gather:
         if (block == r) b[i] = single(r, i);
         break;
@@ -255,6 +280,21 @@ struct Sim {
 std::string expect_result(const Sim& sim, const CollShape& shape) {
   const int P = shape.size;
   const Collective c = sim.algorithm.collective;
+  if (gathers_all(c)) {  // every block everywhere, the gaps untouched
+    const std::vector<int> owner = owners(shape);
+    for (int r = 0; r < P; ++r) {
+      for (std::size_t i = 0; i < owner.size(); ++i) {
+        const Value want = owner[i] < 0 ? gap(r) : single(owner[i], static_cast<std::int64_t>(i));
+        if (sim.buffer[r][i] != want) {
+          return "rank " + std::to_string(r) + " element " + std::to_string(i) + " (block " +
+                 std::to_string(owner[i]) + ") holds ranks mask " +
+                 std::to_string(sim.buffer[r][i].mask) + " element " +
+                 std::to_string(sim.buffer[r][i].element);
+        }
+      }
+    }
+    return {};
+  }
   for (int r = 0; r < P; ++r) {
     // alltoall linear leaves its result in the scratch (recvbuf), without its own block.
     const bool linear_alltoall = c == Collective::alltoall && !is_bruck_alltoall(sim.algorithm);
@@ -268,7 +308,8 @@ std::string expect_result(const Sim& sim, const CollShape& shape) {
       switch (c) {
         case Collective::reduce: check = r == shape.root; want = everyone(P, i); break;
         case Collective::allreduce: want = everyone(P, i); break;
-        case Collective::allgather: want = single(block, i); break;
+        case Collective::allgather:
+        case Collective::allgatherv: break;  // above
         case Collective::reduce_scatter_block: check = block == r; want = everyone(P, i); break;
         case Collective::gather: check = r == shape.root; want = single(block, i); break;
         case Collective::scatter: check = block == r; want = single(shape.root, i); break;
@@ -451,4 +492,122 @@ TEST(ReductionSchedules, ReplayMatchesClosedForms) {
         *relay::coll::find_coll_algorithm(Collective::allreduce, "recursive_doubling"), s);
     EXPECT_NEAR(relay::model::replay(rd, policy, 16, m).time_s, 3 * (1e-6 + 1e-9 * 80000), 1e-12);
   }
+}
+
+namespace {
+
+// allgatherv layouts of P blocks (elements): all empty; uneven with empty blocks, in rank order;
+// one block much larger than the others; and blocks in a permuted order with gaps between them.
+std::vector<std::pair<std::string, CollShape>> allgatherv_layouts(int P, std::int64_t elem) {
+  std::vector<std::pair<std::string, CollShape>> out;
+  auto add = [&](const std::string& name, std::vector<std::int64_t> counts,
+                 const std::vector<int>& order, std::int64_t gap_elems) {
+    CollShape s;
+    s.size = P;
+    s.elem_bytes = elem;
+    s.blocks = true;
+    s.block_displs.assign(static_cast<std::size_t>(P), 0);
+    std::int64_t at = 0;
+    for (int r : order) {
+      s.block_displs[r] = at;
+      at += counts[r] + gap_elems;
+    }
+    s.block_counts = std::move(counts);
+    out.emplace_back(name, s);
+  };
+  std::vector<int> rank_order(static_cast<std::size_t>(P)), permuted;
+  for (int r = 0; r < P; ++r) rank_order[r] = r;
+  for (int k = 0; k < P; ++k) permuted.push_back((k * 5 + 2) % P);  // a permutation unless 5 | P
+  if (P % 5 == 0) permuted.assign(rank_order.rbegin(), rank_order.rend());
+  std::vector<std::int64_t> uneven, large, zero(static_cast<std::size_t>(P), 0);
+  for (int r = 0; r < P; ++r) {
+    uneven.push_back((r * 7 + 3) % 5);  // rank 1 (and every fifth) empty
+    large.push_back(r == P / 2 ? 40 : r % 3 == 1 ? 0 : 1);
+  }
+  add("zero", zero, rank_order, 0);
+  add("uneven", uneven, rank_order, 0);
+  add("large", large, rank_order, 0);
+  add("permuted_gaps", uneven, permuted, 2);
+  return out;
+}
+
+}  // namespace
+
+TEST(AllgathervSchedules, UnevenEmptyAndPermutedBlocksAreConsistentCompleteAndCorrect) {
+  int checked = 0;
+  for (const auto& a : relay::coll::coll_algorithms(Collective::allgatherv)) {
+    if (a.build == nullptr) continue;
+    for (int P = 1; P <= 9; ++P) {
+      for (std::int64_t elem : {1, 4}) {
+        for (auto [name, shape] : allgatherv_layouts(P, elem)) {
+          for (std::int64_t seg : {std::int64_t{0}, elem, 3 * elem}) {
+            shape.segment_bytes = seg;
+            ASSERT_EQ(check(a, shape), "") << a.name << " P " << P << " " << name << " elem "
+                                           << elem << " segment " << seg;
+            ++checked;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(checked, 2 * 9 * 2 * 4 * 3);
+}
+
+// Ranks may place the blocks differently (MPI lets displs differ): a program's messages depend
+// on the counts only, so every rank's k-th send to a peer is as long as that peer's k-th
+// receive from it even when each rank builds its program from its own displacements.
+TEST(AllgathervSchedules, MessagesMatchWhenRanksPlaceBlocksDifferently) {
+  for (const auto& a : relay::coll::coll_algorithms(Collective::allgatherv)) {
+    if (a.build == nullptr) continue;
+    for (int P : {3, 6, 7}) {
+      const auto layouts = allgatherv_layouts(P, 4);
+      const CollShape& in_order = layouts[1].second;   // uneven
+      const CollShape& permuted = layouts[3].second;   // the same counts elsewhere
+      relay::schedule::Schedule s;
+      for (int r = 0; r < P; ++r) s.ranks.push_back(a.build(r % 2 ? permuted : in_order, r));
+      for (int from = 0; from < P; ++from) {
+        for (int to = 0; to < P; ++to) {
+          std::vector<std::int64_t> sent, received;
+          for (const Step& x : s.ranks[from].steps) {
+            if (x.kind == StepKind::send && x.peer == to) sent.push_back(x.bytes);
+          }
+          for (const Step& x : s.ranks[to].steps) {
+            if (x.kind == StepKind::recv && x.peer == from) received.push_back(x.bytes);
+          }
+          EXPECT_EQ(sent, received) << a.name << " P " << P << " " << from << " -> " << to;
+        }
+      }
+    }
+  }
+}
+
+// The ring sends every block but its right neighbour's (S - |block v+1|); and the model costs
+// allgatherv schedules like any other: one dominant block of L bytes takes (P-1)(alpha + beta L)
+// unsegmented, but about beta L + (P-1)(alpha + beta segment) in 64 KiB segments.
+TEST(AllgathervSchedules, RingVolumeAndReplayOfOneLargeBlock) {
+  const auto* ring = relay::coll::find_coll_algorithm(Collective::allgatherv, "ring");
+  ASSERT_NE(ring, nullptr);
+  CollShape s;
+  s.size = 8;
+  s.blocks = true;
+  s.block_counts = {5, 0, 7, 1, 1 << 20, 0, 3, 2};
+  s.block_displs = {100, 0, 20, 99, 2000, 0, 50, 10};
+  std::int64_t total = 0;
+  for (auto c : s.block_counts) total += c;
+  for (int v = 0; v < 8; ++v) {
+    EXPECT_EQ(relay::coll::build_coll_schedule(*ring, s).ranks[v].bytes_sent(),
+              total - s.block_counts[(v + 1) % 8]);
+  }
+  relay::model::Machine m;
+  m.alpha_s = 1e-6;
+  m.beta_s_per_byte = 1e-9;
+  const double L = 1 << 20;
+  const auto whole = relay::coll::build_coll_schedule(*ring, s);
+  const auto policy = relay::exec::Policy::nonblocking;
+  const double t_whole = relay::model::replay(whole, policy, 16, m).time_s;
+  EXPECT_NEAR(t_whole, 7 * (1e-6 + 1e-9 * L), 7 * 1e-9 * 100 + 1e-9);
+  s.segment_bytes = 64 * 1024;
+  const auto segmented = relay::coll::build_coll_schedule(*ring, s);
+  const double t_seg = relay::model::replay(segmented, policy, 16, m).time_s;
+  EXPECT_LT(t_seg, 2 * 1e-9 * L);
 }

@@ -8,6 +8,10 @@
 // The buffer a program addresses (its accumulator) holds, on entry, this rank's contribution:
 //   reduce, allreduce       count elements; on exit the result (at the root for reduce)
 //   allgather               size blocks of count elements; on entry block `rank` is this rank's
+//   allgatherv              size blocks, block r of block_counts[r] elements at element
+//                           block_displs[r] (empty vectors: count each, one after the other);
+//                           on entry block `rank` is this rank's; bytes between blocks are
+//                           never addressed
 //   reduce_scatter_block    size blocks of count elements (the input); on exit block `rank`
 //                           is reduced (the API copies it out)
 //   gather, scatter         size blocks of count elements: on entry this rank's block
@@ -43,14 +47,15 @@ enum class Collective {
   gather = RELAY_COLL_GATHER,
   scatter = RELAY_COLL_SCATTER,
   alltoall = RELAY_COLL_ALLTOALL,
-  barrier = RELAY_COLL_BARRIER
+  barrier = RELAY_COLL_BARRIER,
+  allgatherv = RELAY_COLL_ALLGATHERV
 };
 
 /// Every collective of this catalogue, in enum order.
 inline constexpr Collective kCollectives[] = {
     Collective::reduce,  Collective::allreduce, Collective::allgather,
     Collective::reduce_scatter_block, Collective::gather, Collective::scatter,
-    Collective::alltoall, Collective::barrier};
+    Collective::alltoall, Collective::barrier, Collective::allgatherv};
 
 /// "reduce", "allreduce", "allgather", "reduce_scatter_block", "gather", ...
 std::string_view to_string(Collective collective);
@@ -67,8 +72,22 @@ struct CollShape {
   bool commutative = true;
   int fanout = 1;                  ///< chains of reduce `chain`
   bool blocks = false;             ///< size blocks of count (all but reduce, allreduce, barrier)
+  /// allgatherv: elements of each rank's block, and where it starts (elements from the start of
+  /// the buffer; normalized by the API so that the first non-empty block starts at 0 and empty
+  /// blocks at 0). Empty: uniform blocks of `count`. Part of the cache key.
+  std::vector<std::int64_t> block_counts, block_displs;
+
+  /// Bytes of block i (blocks only).
+  std::int64_t block_bytes(int i) const {
+    return (block_counts.empty() ? count : block_counts[static_cast<std::size_t>(i)]) * elem_bytes;
+  }
+  /// Byte offset of block i in the buffer (blocks only).
+  std::int64_t block_offset(int i) const {
+    return (block_displs.empty() ? i * count : block_displs[static_cast<std::size_t>(i)]) *
+           elem_bytes;
+  }
   /// Bytes of the buffer the program addresses.
-  std::int64_t buffer_bytes() const { return (blocks ? size : 1) * count * elem_bytes; }
+  std::int64_t buffer_bytes() const;
 };
 
 /// alltoall bruck's work buffer at `rank` (rooted.cpp), of blocks of block_bytes. Position i
@@ -132,6 +151,7 @@ schedule::RankProgram reduce_binary(const CollShape& shape, int rank);
 schedule::RankProgram reduce_binomial(const CollShape& shape, int rank);
 schedule::RankProgram allreduce_reduce_bcast(const CollShape& shape, int rank);
 schedule::RankProgram allgather_gather_bcast(const CollShape& shape, int rank);
+schedule::RankProgram allgatherv_gather_bcast(const CollShape& shape, int rank);
 // Recursive halving and doubling (reduction_halving.cpp).
 schedule::RankProgram reduce_rabenseifner(const CollShape& shape, int rank);
 schedule::RankProgram allreduce_rabenseifner(const CollShape& shape, int rank);
@@ -149,7 +169,7 @@ schedule::RankProgram barrier_dissemination(const CollShape& shape, int rank);
 // Rings and Bruck (reduction_ring.cpp).
 schedule::RankProgram allreduce_ring(const CollShape& shape, int rank);
 schedule::RankProgram reduce_scatter_ring(const CollShape& shape, int rank);
-schedule::RankProgram allgather_ring(const CollShape& shape, int rank);
+schedule::RankProgram allgather_ring(const CollShape& shape, int rank);  // also allgatherv
 schedule::RankProgram allgather_bruck(const CollShape& shape, int rank);
 
 }  // namespace relay::coll

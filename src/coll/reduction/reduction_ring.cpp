@@ -7,7 +7,11 @@
 // Block b is thus combined in the ring order b+1, b+2, ..., b (mod P): deterministic, but not
 // rank order, so commutative ops only. Cost (P-1)(alpha + (beta + gamma) S/P).
 // ring allgather: in step s rank v sends block (v - s) mod P to v + 1 and receives block
-// (v - s - 1) mod P from v - 1. Cost (P-1)(alpha + beta S/P).
+// (v - s - 1) mod P from v - 1. Cost (P-1)(alpha + beta S/P). allgatherv runs the same ring over
+// blocks of any sizes and places (an empty block is no message): step s then takes as long as
+// its largest block, (P-1) alpha + sum_s max_v beta |block (v - s)|, which is (P-1)(alpha + beta
+// L) when one block of L bytes dominates; segmented (allgatherv's default), that block is
+// forwarded a segment at a time, tending to beta L + (P-1)(alpha + beta segment).
 // Segments of a step are interleaved send/receive, so the blocking policy cannot deadlock.
 #include <algorithm>
 
@@ -19,22 +23,22 @@ namespace {
 using schedule::ProgramBuilder;
 
 struct Ring {
+  const CollShape& shape;
   int size, rank;
-  std::int64_t count, elem_bytes;
   int block(int b) const { return ((b % size) + size) % size; }
-  // Vector-shaped (allreduce): P blocks of about count/P elements; block-shaped: count each.
-  bool blocks;
+  // Block-shaped (allgather, allgatherv, reduce_scatter_block): the shape's blocks, of any
+  // sizes and places. Vector-shaped (allreduce): P blocks of about count/P elements.
   std::int64_t begin(int b) const {
-    return blocks ? b * count * elem_bytes : b * count / size * elem_bytes;
+    return shape.blocks ? shape.block_offset(b) : b * shape.count / size * shape.elem_bytes;
   }
-  std::int64_t length(int b) const { return begin(b + 1) - begin(b); }
+  std::int64_t length(int b) const {
+    return shape.blocks ? shape.block_bytes(b) : begin(b + 1) - begin(b);
+  }
   int right() const { return (rank + 1) % size; }
   int left() const { return (rank - 1 + size) % size; }
 };
 
-Ring ring_of(const CollShape& s, int rank) {
-  return Ring{s.size, rank, s.count, s.elem_bytes, s.blocks};
-}
+Ring ring_of(const CollShape& s, int rank) { return Ring{s, s.size, rank}; }
 
 void ring_reduce_scatter(ProgramBuilder& b, const Ring& r) {
   for (int step = 0; step + 1 < r.size; ++step) {

@@ -125,4 +125,46 @@ schedule::RankProgram allgather_gather_bcast(const CollShape& s, int rank) {
   return b.finish();
 }
 
+// allgatherv gather_bcast: the binomial tree rooted at rank 0 (vrank = rank; the subtree of v
+// is the rank range [v, v + subtree(v))), moving each block as its own messages (blocks lie
+// anywhere in the buffer, and may lie elsewhere on another rank: one message per block keeps
+// the message boundaries a function of the counts alone). Gather: v receives its children's
+// subtrees' blocks (children in ascending rank, blocks in ascending rank), then sends its own
+// subtree's to its parent. Broadcast: for each block in ascending rank, v receives it from its
+// parent unless it is in v's subtree, and sends it to each child whose subtree lacks it. Every
+// rank thus receives each block once: S - (its subtree's bytes) from the parent in the
+// broadcast. Empty blocks are no messages. Cost about ceil(log2 P) alpha_tree + beta S (P-1)/P
+// for the gather and 2 beta S at an inner node of the broadcast, with up to P messages per
+// edge: for small totals, where ring's P-1 steps of alpha dominate.
+schedule::RankProgram allgatherv_gather_bcast(const CollShape& s, int rank) {
+  ProgramBuilder b = builder(s);
+  if (s.size <= 1 || s.buffer_bytes() <= 0) return b.finish();
+  const topology::TreeNode node = topology::tree_node(TreeKind::binomial, s.size, 0, rank);
+  auto subtree_end = [&](int v) { return v + topology::binomial_subtree_size(v, s.size); };
+  auto move = [&](int peer, int first, int last, bool send) {  // blocks [first, last)
+    for (int i = first; i < last; ++i) {
+      if (s.block_bytes(i) == 0) continue;
+      if (send) {
+        b.send(peer, s.block_offset(i), s.block_bytes(i));
+      } else {
+        b.recv(peer, s.block_offset(i), s.block_bytes(i));
+      }
+    }
+  };
+  for (int child : by_virtual_rank(node.children, 0, s.size)) {
+    move(child, child, subtree_end(child), false);
+  }
+  if (node.parent >= 0) move(node.parent, rank, subtree_end(rank), true);
+  for (int i = 0; i < s.size; ++i) {
+    if (s.block_bytes(i) == 0) continue;
+    if (node.parent >= 0 && (i < rank || i >= subtree_end(rank))) {
+      move(node.parent, i, i + 1, false);
+    }
+    for (int child : node.children) {
+      if (i < child || i >= subtree_end(child)) move(child, i, i + 1, true);
+    }
+  }
+  return b.finish();
+}
+
 }  // namespace relay::coll

@@ -1,7 +1,10 @@
-// The registries of reduce, allreduce, allgather, reduce_scatter_block, gather, scatter,
-// alltoall and barrier. Each entry: name, what it is, builder, default segment, restrictions.
+// The registries of reduce, allreduce, allgather, allgatherv, reduce_scatter_block, gather,
+// scatter, alltoall and barrier. Each entry: name, what it is, builder, default segment,
+// restrictions.
 // Costs and combine orders are in the builders' headers (reduction_tree.cpp,
 // reduction_halving.cpp, reduction_ring.cpp, rooted.cpp).
+#include <algorithm>
+
 #include "coll/reduction/reduction.hpp"
 
 namespace relay::coll {
@@ -16,6 +19,7 @@ std::string_view to_string(Collective c) {
     case Collective::scatter: return "scatter";
     case Collective::alltoall: return "alltoall";
     case Collective::barrier: return "barrier";
+    case Collective::allgatherv: return "allgatherv";
   }
   return "unknown";
 }
@@ -30,8 +34,18 @@ std::string_view env_prefix(Collective c) {
     case Collective::scatter: return "SCATTER";
     case Collective::alltoall: return "ALLTOALL";
     case Collective::barrier: return "BARRIER";
+    case Collective::allgatherv: return "ALLGATHERV";
   }
   return "UNKNOWN";
+}
+
+std::int64_t CollShape::buffer_bytes() const {
+  if (block_counts.empty()) return (blocks ? size : 1) * count * elem_bytes;
+  std::int64_t end = 0;
+  for (int i = 0; i < size; ++i) {
+    if (block_bytes(i) > 0) end = std::max(end, block_offset(i) + block_bytes(i));
+  }
+  return end;
 }
 
 namespace {
@@ -91,6 +105,23 @@ const std::vector<CollAlgorithm>& allgather_registry() {
       {C::allgather, RELAY_ALLGATHER_GATHER_BCAST, "gather_bcast", "binomial gather to rank 0 + "
        "binomial broadcast", allgather_gather_bcast, 0, true, false, 0, false},
       {C::allgather, RELAY_ALLGATHER_MPI, "mpi", "the MPI library's MPI_Allgather (baseline)",
+       nullptr, 0, true, false, 0, false},
+  };
+  return r;
+}
+
+// allgatherv's ring is allgather's (its blocks are the shape's), segmented by default: a block
+// much larger than the others then travels the ring a segment at a time instead of being stored
+// and forwarded whole at every step.
+const std::vector<CollAlgorithm>& allgatherv_registry() {
+  using C = Collective;
+  static const std::vector<CollAlgorithm> r = {
+      {C::allgatherv, RELAY_ALLGATHERV_RING, "ring", "ring forwarding blocks of any sizes "
+       "(large totals)", allgather_ring, kPipelineSegment, true, false, 0, false},
+      {C::allgatherv, RELAY_ALLGATHERV_GATHER_BCAST, "gather_bcast", "binomial gather of the "
+       "blocks to rank 0 + binomial broadcast of the others' blocks (small totals)",
+       allgatherv_gather_bcast, 0, true, false, 0, false},
+      {C::allgatherv, RELAY_ALLGATHERV_MPI, "mpi", "the MPI library's MPI_Allgatherv (baseline)",
        nullptr, 0, true, false, 0, false},
   };
   return r;
@@ -175,6 +206,7 @@ const std::vector<CollAlgorithm>& coll_algorithms(Collective c) {
     case Collective::scatter: return scatter_registry();
     case Collective::alltoall: return alltoall_registry();
     case Collective::barrier: return barrier_registry();
+    case Collective::allgatherv: return allgatherv_registry();
   }
   return reduce_registry();
 }

@@ -25,7 +25,9 @@ std::string to_string(const CollConfig& c) {
 // Without a tuning table rule, `auto` follows the closed forms of
 // Thakur, Rabenseifner and Gropp (2005): latency-bound algorithms below 64 KiB, bandwidth-bound
 // ones above; a non-commutative op gets an algorithm that keeps rank order. Gather and scatter
-// are binomial at every size, barrier dissemination.
+// are binomial at every size, barrier dissemination. allgatherv: gather_bcast for a total under
+// 64 KiB on more than 4 ranks (2 ceil(log2 P) latencies instead of the ring's P - 1), else the
+// segmented ring.
 const CollAlgorithm& auto_coll_algorithm(const CollCall& call) {
   constexpr std::int64_t kSmall = 64 * 1024;
   const bool small = call.bytes < kSmall || call.size <= 2;
@@ -50,6 +52,9 @@ const CollAlgorithm& auto_coll_algorithm(const CollCall& call) {
       return pick(call.size >= 8 && call.bytes / call.size <= 256 ? RELAY_ALLTOALL_BRUCK
                                                                   : RELAY_ALLTOALL_LINEAR);
     case Collective::barrier: return pick(RELAY_BARRIER_DISSEMINATION);
+    case Collective::allgatherv:
+      return pick(call.bytes < kSmall && call.size > 4 ? RELAY_ALLGATHERV_GATHER_BCAST
+                                                       : RELAY_ALLGATHERV_RING);
   }
   return pick(0);
 }

@@ -29,7 +29,7 @@ struct CollConfig {
 struct CollCall {
   Collective collective = Collective::reduce;
   int size = 1;
-  std::int64_t bytes = 0;       ///< the buffer the schedule addresses (all blocks)
+  std::int64_t bytes = 0;       ///< the data moved (all blocks; allgatherv: the sum of them)
   std::int64_t elem_bytes = 1;
   bool commutative = true;
 };
