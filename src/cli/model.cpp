@@ -33,25 +33,33 @@ constexpr int kTag = 911;
 
 // Every timing is collective over the pair (rank 0 and peer); other ranks wait at barriers.
 // Each sample is one exchange; the Sampler (median, interquartile spread) decides when to
-// stop, on rank 0, and tells the peer.
+// stop, on rank 0, and tells the peer. Concurrent: every rank is in a pair that measures at
+// the same time (a rank left over idles), and rank 0 tells all of them.
 class PairMeter {
  public:
-  PairMeter(MPI_Comm comm, int peer, measure::StopRule rule) : comm_(comm), peer_(peer), rule_(rule) {
+  PairMeter(MPI_Comm comm, int partner, bool concurrent, measure::StopRule rule)
+      : comm_(comm), partner_(partner), concurrent_(concurrent), rule_(rule) {
     MPI_Comm_rank(comm, &rank_);
   }
-  bool active() const { return rank_ == 0 || rank_ == peer_; }
+  // Whether this rank calls run() (every rank does when concurrent).
+  bool active() const { return concurrent_ || partner_ >= 0; }
 
-  // fn(sample) runs one exchange on both ranks and returns rank 0's reading (seconds).
+  // fn(sample) runs one exchange on both ranks of a pair and returns the leader's reading
+  // (seconds); ranks without a partner do not call it.
   template <class F>
   measure::Summary run(F fn) {
     measure::Sampler sampler(rule_);
     int more = 1;
     while (more) {
-      const double s = fn();
+      const double s = partner_ >= 0 ? fn() : 0.0;
       if (rank_ == 0) {
         sampler.add(s);
         more = sampler.done() ? 0 : 1;
-        MPI_Send(&more, 1, MPI_INT, peer_, kTag + 1, comm_);
+      }
+      if (concurrent_) {
+        MPI_Bcast(&more, 1, MPI_INT, 0, comm_);
+      } else if (rank_ == 0) {
+        MPI_Send(&more, 1, MPI_INT, partner_, kTag + 1, comm_);
       } else {
         MPI_Recv(&more, 1, MPI_INT, 0, kTag + 1, comm_, MPI_STATUS_IGNORE);
       }
@@ -61,7 +69,8 @@ class PairMeter {
 
   int rank_ = 0;
   MPI_Comm comm_;
-  int peer_;
+  int partner_;
+  bool concurrent_;
   measure::StopRule rule_;
 };
 
@@ -83,8 +92,19 @@ nlohmann::json measure_params(const P2pMeasureArgs& a, MPI_Comm comm) {
   rule.max_spread = a.spread;
   rule.max_seconds = a.max_seconds;
   rule.max_samples = static_cast<std::size_t>(a.max_samples);
-  PairMeter pm(comm, a.peer, rule);
   const int peer = a.peer;
+  // This rank's partner (-1: none) and whether it leads (times) its pair.
+  int partner = rank == 0 ? peer : rank == peer ? 0 : -1;
+  if (a.concurrent && partner < 0) {
+    std::vector<int> others;
+    for (int r = 1; r < size; ++r) {
+      if (r != peer) others.push_back(r);
+    }
+    const auto at = static_cast<std::size_t>(std::find(others.begin(), others.end(), rank) - others.begin());
+    if ((at ^ 1U) < others.size()) partner = others[at ^ 1U];
+  }
+  const bool leader = partner >= 0 && (rank == 0 || (rank != peer && rank < partner));
+  PairMeter pm(comm, partner, a.concurrent, rule);
   std::vector<char> buf(static_cast<std::size_t>(sizes.back()) * 2, 1);
   nlohmann::json rows = nlohmann::json::array();
   std::vector<std::int64_t> fit_x;
@@ -99,29 +119,29 @@ nlohmann::json measure_params(const P2pMeasureArgs& a, MPI_Comm comm) {
       // Ping-pong round trip.
       const auto rtt = pm.run([&] {
         const double t0 = MPI_Wtime();
-        if (rank == 0) {
-          MPI_Send(buf.data(), n, MPI_BYTE, peer, kTag, comm);
-          MPI_Recv(buf.data(), n, MPI_BYTE, peer, kTag, comm, MPI_STATUS_IGNORE);
+        if (leader) {
+          MPI_Send(buf.data(), n, MPI_BYTE, partner, kTag, comm);
+          MPI_Recv(buf.data(), n, MPI_BYTE, partner, kTag, comm, MPI_STATUS_IGNORE);
         } else {
-          MPI_Recv(buf.data(), n, MPI_BYTE, 0, kTag, comm, MPI_STATUS_IGNORE);
-          MPI_Send(buf.data(), n, MPI_BYTE, 0, kTag, comm);
+          MPI_Recv(buf.data(), n, MPI_BYTE, partner, kTag, comm, MPI_STATUS_IGNORE);
+          MPI_Send(buf.data(), n, MPI_BYTE, partner, kTag, comm);
         }
         return MPI_Wtime() - t0;
       });
       // os: the cost of issuing a send whose receive is posted (MPI_Isend's call time).
       const auto os = pm.run([&] {
         double t = 0;
-        if (rank == 0) {
-          MPI_Recv(nullptr, 0, MPI_BYTE, peer, kTag + 2, comm, MPI_STATUS_IGNORE);  // posted
+        if (leader) {
+          MPI_Recv(nullptr, 0, MPI_BYTE, partner, kTag + 2, comm, MPI_STATUS_IGNORE);  // posted
           MPI_Request r;
           const double t0 = MPI_Wtime();
-          MPI_Isend(buf.data(), n, MPI_BYTE, peer, kTag, comm, &r);
+          MPI_Isend(buf.data(), n, MPI_BYTE, partner, kTag, comm, &r);
           t = MPI_Wtime() - t0;
           MPI_Wait(&r, MPI_STATUS_IGNORE);
         } else {
           MPI_Request r;
-          MPI_Irecv(buf.data(), n, MPI_BYTE, 0, kTag, comm, &r);
-          MPI_Send(nullptr, 0, MPI_BYTE, 0, kTag + 2, comm);
+          MPI_Irecv(buf.data(), n, MPI_BYTE, partner, kTag, comm, &r);
+          MPI_Send(nullptr, 0, MPI_BYTE, partner, kTag + 2, comm);
           MPI_Wait(&r, MPI_STATUS_IGNORE);
         }
         return t;
@@ -130,15 +150,15 @@ nlohmann::json measure_params(const P2pMeasureArgs& a, MPI_Comm comm) {
       // above the eager limit this includes the copy, as it does for the executor).
       const auto orr = pm.run([&] {
         double t = 0;
-        if (rank == 0) {
-          MPI_Send(buf.data(), n, MPI_BYTE, peer, kTag, comm);
-          MPI_Recv(&t, 1, MPI_DOUBLE, peer, kTag + 3, comm, MPI_STATUS_IGNORE);
+        if (leader) {
+          MPI_Send(buf.data(), n, MPI_BYTE, partner, kTag, comm);
+          MPI_Recv(&t, 1, MPI_DOUBLE, partner, kTag + 3, comm, MPI_STATUS_IGNORE);
         } else {
-          MPI_Probe(0, kTag, comm, MPI_STATUS_IGNORE);
+          MPI_Probe(partner, kTag, comm, MPI_STATUS_IGNORE);
           const double t0 = MPI_Wtime();
-          MPI_Recv(buf.data(), n, MPI_BYTE, 0, kTag, comm, MPI_STATUS_IGNORE);
+          MPI_Recv(buf.data(), n, MPI_BYTE, partner, kTag, comm, MPI_STATUS_IGNORE);
           t = MPI_Wtime() - t0;
-          MPI_Send(&t, 1, MPI_DOUBLE, 0, kTag + 3, comm);
+          MPI_Send(&t, 1, MPI_DOUBLE, partner, kTag + 3, comm);
         }
         return t;
       });
@@ -151,33 +171,33 @@ nlohmann::json measure_params(const P2pMeasureArgs& a, MPI_Comm comm) {
       const auto gap = pm.run([&] {
         double t = 0;
         std::vector<MPI_Request> r(burst);
-        if (rank == 0) {
-          MPI_Recv(nullptr, 0, MPI_BYTE, peer, kTag + 2, comm, MPI_STATUS_IGNORE);
+        if (leader) {
+          MPI_Recv(nullptr, 0, MPI_BYTE, partner, kTag + 2, comm, MPI_STATUS_IGNORE);
           const double t0 = MPI_Wtime();
-          for (int k = 0; k < burst; ++k) MPI_Send(buf.data(), n, MPI_BYTE, peer, kTag, comm);
-          MPI_Recv(nullptr, 0, MPI_BYTE, peer, kTag + 4, comm, MPI_STATUS_IGNORE);
+          for (int k = 0; k < burst; ++k) MPI_Send(buf.data(), n, MPI_BYTE, partner, kTag, comm);
+          MPI_Recv(nullptr, 0, MPI_BYTE, partner, kTag + 4, comm, MPI_STATUS_IGNORE);
           t = (MPI_Wtime() - t0) / burst;
         } else {
-          for (int k = 0; k < burst; ++k) MPI_Irecv(buf.data(), n, MPI_BYTE, 0, kTag, comm, &r[k]);
-          MPI_Send(nullptr, 0, MPI_BYTE, 0, kTag + 2, comm);
+          for (int k = 0; k < burst; ++k) MPI_Irecv(buf.data(), n, MPI_BYTE, partner, kTag, comm, &r[k]);
+          MPI_Send(nullptr, 0, MPI_BYTE, partner, kTag + 2, comm);
           MPI_Waitall(burst, r.data(), MPI_STATUSES_IGNORE);
-          MPI_Send(nullptr, 0, MPI_BYTE, 0, kTag + 4, comm);
+          MPI_Send(nullptr, 0, MPI_BYTE, partner, kTag + 4, comm);
         }
         return t;
       });
       // Eager or rendezvous: does MPI_Send return before a receive that is 2 ms late? The
       // fastest of three tries, so that one descheduled sender does not decide.
       double send_s = 1;
-      for (int trial = 0; trial < 3; ++trial) {
-        if (rank == 0) {
-          MPI_Recv(nullptr, 0, MPI_BYTE, peer, kTag + 5, comm, MPI_STATUS_IGNORE);
+      for (int trial = 0; trial < 3 && partner >= 0; ++trial) {
+        if (leader) {
+          MPI_Recv(nullptr, 0, MPI_BYTE, partner, kTag + 5, comm, MPI_STATUS_IGNORE);
           const double t0 = MPI_Wtime();
-          MPI_Send(buf.data(), n, MPI_BYTE, peer, kTag, comm);
+          MPI_Send(buf.data(), n, MPI_BYTE, partner, kTag, comm);
           send_s = std::min(send_s, MPI_Wtime() - t0);
         } else {
-          MPI_Send(nullptr, 0, MPI_BYTE, 0, kTag + 5, comm);
+          MPI_Send(nullptr, 0, MPI_BYTE, partner, kTag + 5, comm);
           std::this_thread::sleep_for(std::chrono::milliseconds(2));
-          MPI_Recv(buf.data(), n, MPI_BYTE, 0, kTag, comm, MPI_STATUS_IGNORE);
+          MPI_Recv(buf.data(), n, MPI_BYTE, partner, kTag, comm, MPI_STATUS_IGNORE);
         }
       }
       const bool eager = send_s < 1e-3;
@@ -360,6 +380,7 @@ void add_model(CLI::App& app, int& exit_code) {
   measure->add_option("--max-seconds", m->max_seconds, "cap per quantity and size")->capture_default_str();
   measure->add_option("--max-samples", m->max_samples, "cap per quantity and size")->check(CLI::PositiveNumber)->capture_default_str();
   measure->add_option("--output,-o", m->output, "parameter file (JSON) to write")->capture_default_str();
+  measure->add_flag("--concurrent", m->concurrent, "all ranks measure at once in pairs, so that costs include what ranks sharing cores and memory do to each other during a collective (rank 0's pair is reported)");
   measure->add_flag("--quiet", m->quiet, "no progress on stderr");
   measure->callback([m, &exit_code] {
     ensure_mpi();

@@ -19,6 +19,7 @@ struct P2pMeasureArgs {
   double spread = 0.05;     ///< stop once the relative interquartile spread is below this
   double max_seconds = 1.0;  ///< cap per quantity and size
   int max_samples = 200;     ///< cap per quantity and size
+  bool concurrent = false;   ///< every rank measures at once, in pairs (rank 0's pair reported)
   std::string output = "model.json";
   bool quiet = false;
 };

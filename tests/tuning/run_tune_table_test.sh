@@ -9,6 +9,8 @@
 #      The GEMM's panel broadcasts on a 2x2 grid (auto by default; 2-rank row and column
 #      communicators) follow the table's predicted 2-rank rules.
 #   3. a malformed table makes auto fail with a message naming the file and the problem.
+#   4. relay model measure --concurrent (all 4 ranks in pairs at once) writes a parameter file
+#      with every size asked and the forwarding-rank link sharing.
 # Usage: run_tune_table_test.sh MPIEXEC RELAY [mpiexec flags...]
 set -uo pipefail
 mpiexec=$1 relay=$2
@@ -69,4 +71,15 @@ run env RELAY_TUNING_FILE="$work/truncated.json" "$relay" bench bcast --algorith
   --baselines none --sizes 4KiB --iterations 1 --warmup 0 --quiet && fail "a truncated table was accepted"
 grep -q "truncated.json: not valid JSON" "$out" || fail "the error does not name the file and the problem"
 echo "3. a truncated table: auto fails (non-zero exit) naming the file and the problem"
+run "$relay" model measure --concurrent --sizes 1KiB,64KiB --max-seconds 0.02 --quiet \
+  --output "$work/params.json" || fail "relay model measure --concurrent exited $?"
+python3 - "$work/params.json" <<'PY' || fail "relay model measure --concurrent wrote a bad file"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "relay.model.params/1", d["schema"]
+assert [r["bytes"] for r in d["plogp"]] == [1024, 65536], d["plogp"]
+assert all(r["g_s"] > 0 and r["rtt_s"] > 0 for r in d["plogp"])
+assert 0 <= d["duplex"] <= 1
+PY
+echo "4. relay model measure --concurrent: parameters of 2 sizes written"
 echo "PASS"
