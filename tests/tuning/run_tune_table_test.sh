@@ -30,9 +30,12 @@ run env OPENBLAS_NUM_THREADS=1 "$relay" tune --sizes 4KiB,256KiB --algorithms bi
 grep -q "valid (4 rules)" "$out" || fail "expected 4 rules (2 sizes x 4 measured and 2 predicted ranks)"
 echo "1. relay tune wrote $table: $(grep -c '^bcast' "$out") rules"
 
-run env RELAY_TUNING_FILE="$table" RELAY_LOG=1 "$relay" bench bcast --algorithms auto \
-  --baselines none --sizes 4KiB,256KiB --min-time 0.01 --warmup 0 --quiet ||
+run env RELAY_TUNING_FILE="$table" RELAY_LOG=1 "$relay" bench bcast --algorithms auto,binomial \
+  --policies nonblocking --segments 0 --baselines none --sizes 4KiB,256KiB --min-time 0.01 \
+  --warmup 0 --quiet --confirm 1 --confirm-rounds 2 ||
   fail "relay bench bcast --algorithms auto exited $?"
+[ "$(grep -c '^# Confirmation' "$out")" -eq 2 ] || fail "expected a confirmation table per size"
+grep -A4 '^# Confirmation, 4KiB' "$out" | grep -q '^auto ' || fail "auto missing from the confirmation"
 python3 - "$table" "$out" <<'PY' || fail "auto did not follow the table"
 import json, re, sys
 rules = json.load(open(sys.argv[1]))["rules"]
