@@ -286,8 +286,10 @@ bool mpich_reduce_in_place_bug(const Args& a) {
 }
 
 relay_status_t start_mpi(const char* fn, const Args& a, MPI_Comm comm, relay_request* r) {
-  const bool b = r->blocking && !mpich_reduce_in_place_bug(a);
+  bool b = r->blocking && !mpich_reduce_in_place_bug(a);
   MPI_Request* req = &r->mpi_request;
+  int call_size = 0;
+  MPI_Comm_size(comm, &call_size);
   int rc = MPI_SUCCESS;
   switch (a.collective) {
     case Collective::reduce:
@@ -329,6 +331,19 @@ relay_status_t start_mpi(const char* fn, const Args& a, MPI_Comm comm, relay_req
       rc = b ? MPI_Barrier(comm) : MPI_Ibarrier(comm, req);
       break;
     case Collective::allgatherv:
+      if (call_size == 1) {
+        // MPICH 4.0.2's MPI_(I)Allgatherv on one process writes at the start of recvbuf,
+        // ignoring displs[0]; the copy it stands for, done here, is right with every MPI.
+        MPI_Aint lb = 0, extent = 0;
+        MPI_Type_get_extent(a.recvtype, &lb, &extent);
+        if (a.sendbuf != MPI_IN_PLACE) {
+          rc = MPI_Sendrecv(a.sendbuf, a.count, a.datatype, 0, 0,
+                            static_cast<char*>(a.recvbuf) + a.displs[0] * extent, a.recvcounts[0],
+                            a.recvtype, 0, 0, comm, MPI_STATUS_IGNORE);
+        }
+        b = true;  // complete: nothing is left in flight
+        break;
+      }
       rc = b ? MPI_Allgatherv(a.sendbuf, a.count, a.datatype, a.recvbuf, a.recvcounts, a.displs,
                               a.recvtype, comm)
              : MPI_Iallgatherv(a.sendbuf, a.count, a.datatype, a.recvbuf, a.recvcounts, a.displs,

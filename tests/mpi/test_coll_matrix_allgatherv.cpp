@@ -130,8 +130,15 @@ void run_case(const Case& c, relay::test::Failures& failures) {
     failures.add(c.name() + ": status " + relay_status_string(st) + ": " + relay_last_error());
     return;
   }
-  MPI_Allgatherv(send.data(), n, c.type, reference.data() + kGuard, l.counts.data(),
-                 l.displs.data(), c.type, MPI_COMM_WORLD);
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size == 1) {  // MPICH 4.0.2's MPI_Allgatherv on one process ignores displs[0]
+    std::memcpy(reference.data() + kGuard + l.displs[0] * e, send.data(),
+                static_cast<std::size_t>(n * e));
+  } else {
+    MPI_Allgatherv(send.data(), n, c.type, reference.data() + kGuard, l.counts.data(),
+                   l.displs.data(), c.type, MPI_COMM_WORLD);
+  }
   if (send != sent) failures.add(c.name() + ": the send buffer was written");
   for (std::size_t i = 0; i < bytes; ++i) {
     if (storage[i] != reference[i]) {
