@@ -288,8 +288,6 @@ bool mpich_reduce_in_place_bug(const Args& a) {
 relay_status_t start_mpi(const char* fn, const Args& a, MPI_Comm comm, relay_request* r) {
   bool b = r->blocking && !mpich_reduce_in_place_bug(a);
   MPI_Request* req = &r->mpi_request;
-  int call_size = 0;
-  MPI_Comm_size(comm, &call_size);
   int rc = MPI_SUCCESS;
   switch (a.collective) {
     case Collective::reduce:
@@ -330,7 +328,9 @@ relay_status_t start_mpi(const char* fn, const Args& a, MPI_Comm comm, relay_req
     case Collective::barrier:
       rc = b ? MPI_Barrier(comm) : MPI_Ibarrier(comm, req);
       break;
-    case Collective::allgatherv:
+    case Collective::allgatherv: {
+      int call_size = 0;
+      MPI_Comm_size(comm, &call_size);
       if (call_size == 1) {
         // MPICH 4.0.2's MPI_(I)Allgatherv on one process writes at the start of recvbuf,
         // ignoring displs[0]; the copy it stands for, done here, is right with every MPI.
@@ -349,6 +349,7 @@ relay_status_t start_mpi(const char* fn, const Args& a, MPI_Comm comm, relay_req
              : MPI_Iallgatherv(a.sendbuf, a.count, a.datatype, a.recvbuf, a.recvcounts, a.displs,
                                a.recvtype, comm, req);
       break;
+    }
   }
   if (rc != MPI_SUCCESS) {
     return fail(RELAY_ERR_MPI, "{}: MPI's {} failed ({})", fn, relay::coll::to_string(a.collective),

@@ -16,6 +16,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <numeric>
 #include <stdexcept>
 #include <vector>
 
@@ -64,12 +65,6 @@ struct Axis {
   std::vector<std::int64_t> segments;  // ascending; the last (0) is unsegmented
 };
 
-double mean(const std::vector<double>& v) {
-  double sum = 0;
-  for (double x : v) sum += x;
-  return v.empty() ? 0 : sum / static_cast<double>(v.size());
-}
-
 // One configuration's measurement: the slowest rank's time of every timed iteration and the
 // wall time each took (barrier included), so that a search which would have stopped early
 // can be charged what stopping early costs, also when it reads a measurement another method
@@ -95,9 +90,8 @@ struct Measured {
     return k == iterations.size() ? time_s : measure::median({iterations.begin(), iterations.begin() + static_cast<long>(k)});
   }
   double cost_under(double bound_s) const {
-    double c = setup_s;
-    for (std::size_t i = 0; i < stop_after(bound_s); ++i) c += walls[i];
-    return c;
+    const auto k = static_cast<long>(stop_after(bound_s));
+    return std::accumulate(walls.begin(), walls.begin() + k, setup_s);
   }
 };
 
@@ -172,7 +166,9 @@ Measured Tuner::measure(const Axis& axis, std::int64_t segment, std::int64_t byt
   m.setup_s = agreed.back();
   agreed.pop_back();
   m.walls = agreed;
-  m.time_s = m.partial ? measure::median(m.iterations) : mean(m.iterations);
+  m.time_s = m.partial ? measure::median(m.iterations)
+                       : std::accumulate(m.iterations.begin(), m.iterations.end(), 0.0) /
+                             static_cast<double>(m.iterations.size());
   return m;
 }
 
