@@ -26,6 +26,7 @@
 #include "cli/timing.hpp"
 #include "coll/bcast/bcast.hpp"
 #include "core/units.hpp"
+#include "measure/stats.hpp"
 #include "model/params.hpp"
 #include "relay/relay.h"
 
@@ -289,7 +290,8 @@ std::string label(const Config& c) {
 // configuration really is (the winner's curse: with 4 ranks on 2 cores, seven spellings of one
 // unsegmented broadcast of 64 KiB ranged 41-53 us in one sweep), so a choice made elsewhere --
 // auto, following a table -- is judged against the sweep's fastest N per size measured again,
-// head to head with it, for --confirm-rounds rounds in a new order each round.
+// head to head with it, for --confirm-rounds rounds in a new order each round, and compared
+// round by round (measure::paired_relative).
 void Bench::confirm(const std::vector<Config>& configs, const std::vector<std::int64_t>& sizes,
                     const std::vector<std::vector<nlohmann::json>>& measured, nlohmann::json& doc) {
   doc["confirmation"] = nlohmann::json::array();
@@ -320,11 +322,32 @@ void Bench::confirm(const std::vector<Config>& configs, const std::vector<std::i
       for (auto i : order) again[i].push_back(measure(configs[pick[i]], sizes[si]));
     }
     if (rank_ != 0) continue;
+    // Paired: each configuration's time relative to its round's median, so that the machine's
+    // drift between rounds (as large as 2x at 8 MiB here) cancels.
     std::vector<nlohmann::json> rows;
+    std::vector<std::vector<double>> times;
+    std::vector<double> references;
     for (std::size_t i = 0; i < pick.size(); ++i) {
       nlohmann::json row = combine_rounds(again[i]);
       row["sweep_avg_us"] = combine_rounds(measured[static_cast<std::size_t>(pick[i]) * sizes.size() + si]).value("avg_us", 0.0);
+      if (row.contains("avg_us")) {
+        times.push_back(row.contains("round_avg_us") ? row["round_avg_us"].get<std::vector<double>>()
+                                                     : std::vector<double>{row["avg_us"].get<double>()});
+      }
       rows.push_back(row);
+    }
+    if (times.size() == rows.size()) {
+      const auto relative = measure::paired_relative(times);
+      for (std::size_t r = 0; r < times.front().size(); ++r) {
+        std::vector<double> round;
+        for (const auto& t : times) round.push_back(t[r]);
+        references.push_back(measure::median(round));
+      }
+      const double reference = measure::median(references);
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        rows[i]["relative_to_round"] = relative[i];
+        rows[i]["avg_us"] = relative[i] * reference;
+      }
     }
     std::sort(rows.begin(), rows.end(), [](const nlohmann::json& x, const nlohmann::json& y) {
       return x.value("avg_us", 1e300) < y.value("avg_us", 1e300);
@@ -332,6 +355,8 @@ void Bench::confirm(const std::vector<Config>& configs, const std::vector<std::i
     std::printf("\n# Confirmation, %s: the sweep's fastest %d%s measured again, %d rounds\n",
                 core::format_bytes(sizes[si]).c_str(), a_.confirm, auto_index >= 0 ? " and auto" : "",
                 a_.confirm_rounds);
+    std::printf("# Confirmed = median over rounds of the time / the round's median over these rows,\n"
+                "# times the median round (a drift between rounds slows all rows of a round alike)\n");
     std::printf("%-18s %-12s %-9s %12s %14s %8s\n", "# Algorithm", "Policy", "Segment", "Sweep(us)",
                 "Confirmed(us)", "x best");
     const double best = rows.front().value("avg_us", 0.0);

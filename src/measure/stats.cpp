@@ -51,6 +51,22 @@ Summary Sampler::summary() const {
   return out;
 }
 
+std::vector<double> paired_relative(const std::vector<std::vector<double>>& times) {
+  if (times.empty() || times.front().empty()) return {};
+  const std::size_t rounds = times.front().size();
+  std::vector<std::vector<double>> ratios(times.size());
+  std::vector<double> round_times(times.size());
+  for (std::size_t r = 0; r < rounds; ++r) {
+    for (std::size_t c = 0; c < times.size(); ++c) round_times[c] = times[c].at(r);
+    const double reference = median(round_times);
+    if (!(reference > 0)) continue;
+    for (std::size_t c = 0; c < times.size(); ++c) ratios[c].push_back(times[c][r] / reference);
+  }
+  std::vector<double> out;
+  for (auto& r : ratios) out.push_back(median(r));
+  return out;
+}
+
 bool fit_line_relative(const std::vector<double>& x, const std::vector<double>& y, double& a,
                        double& b) {
   // Weighted least squares with weights w_i = 1 / y_i^2: solve the 2x2 normal equations.

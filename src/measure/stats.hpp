@@ -20,6 +20,14 @@ double quantile(std::vector<double> samples, double q);
 /// (q75 - q25) / median: 0 for fewer than 2 samples or a zero median.
 double relative_spread(const std::vector<double>& samples);
 
+/// Head-to-head comparison of configurations measured in interleaved rounds:
+/// times[c][r] is configuration c's time in round r (every c has every round). Returns, per
+/// configuration, the median over rounds of its time relative to the round's median over all
+/// configurations. A machine whose speed drifts between rounds (memory bandwidth shared with
+/// other tenants, frequency) slows every configuration of a round alike, so the ratios cancel
+/// what a median of raw times keeps. Empty if no rounds.
+std::vector<double> paired_relative(const std::vector<std::vector<double>>& times);
+
 /// When to stop repeating.
 struct StopRule {
   std::size_t min_samples = 5;      ///< never fewer

@@ -22,10 +22,9 @@ relay_status_t active_table(ActiveTable& out) {
   if (!env_checked) {
     env_checked = true;
     const char* path = std::getenv("RELAY_TUNING_FILE");
-    if (path != nullptr && *path != '\0' && current.table == nullptr) {
+    if (path != nullptr && *path != '\0' && current == nullptr) {
       try {
-        current.table = std::make_shared<const Table>(Table::load(path));
-        current.path = path;
+        current = std::make_shared<const LoadedTable>(LoadedTable{Table::load(path), path});
       } catch (const std::exception& e) {
         env_error = std::string("RELAY_TUNING_FILE: ") + e.what();
         const char* policy = std::getenv("RELAY_TUNING_ON_ERROR");
@@ -50,15 +49,15 @@ relay_status_t auto_rule(const std::string& operation, int size, std::int64_t by
   out = AutoRule{};
   ActiveTable active;
   if (auto st = active_table(active); st != RELAY_SUCCESS) return st;
-  out.table = active.table;
-  const Rule* rule = active.table ? active.table->lookup(operation, size, bytes) : nullptr;
-  if (rule != nullptr && usable(*rule)) {
-    out.rule = rule;
-    out.origin = fmt::format("table {} rule {}", active.path, rule - active.table->rules.data());
-  } else {
-    out.origin = active.table ? fmt::format("model, no rule in {}", active.path) : "model";
-  }
+  const Rule* rule = active ? active->table.lookup(operation, size, bytes) : nullptr;
+  if (rule != nullptr && usable(*rule)) out.rule = rule;
+  out.table = std::move(active);
   return RELAY_SUCCESS;
+}
+
+std::string AutoRule::origin() const {
+  if (rule != nullptr) return fmt::format("table {} rule {}", table->path, rule - table->table.rules.data());
+  return table ? fmt::format("model, no rule in {}", table->path) : "model";
 }
 
 void take_choice(const Rule& rule, std::int64_t& segment_bytes, relay_policy_t& policy,
@@ -78,12 +77,11 @@ extern "C" RELAY_API relay_status_t relay_tuning_load(const char* path) {
   tune::env_checked = true;  // an explicit load replaces whatever the environment named
   tune::env_error.clear();
   if (path == nullptr) {
-    tune::current = {};
+    tune::current = nullptr;
     return RELAY_SUCCESS;
   }
   try {
-    tune::current.table = std::make_shared<const tune::Table>(tune::Table::load(path));
-    tune::current.path = path;
+    tune::current = std::make_shared<const tune::LoadedTable>(tune::LoadedTable{tune::Table::load(path), path});
   } catch (const std::exception& e) {
     return core::fail(RELAY_ERR_TUNING, "relay_tuning_load: {}", e.what());
   }

@@ -12,10 +12,13 @@
 
 namespace relay::tune {
 
-struct ActiveTable {
-  std::shared_ptr<const Table> table;  ///< nullptr: none loaded (the model chooses)
+struct LoadedTable {
+  Table table;
   std::string path;
 };
+
+/// nullptr: none loaded (the model chooses). Copying it is the whole per-call cost of a lookup.
+using ActiveTable = std::shared_ptr<const LoadedTable>;
 
 /// The active table. On a RELAY_TUNING_FILE that cannot be used, returns RELAY_ERR_TUNING with
 /// relay_last_error() set -- unless RELAY_TUNING_ON_ERROR=defaults, which warns once and
@@ -24,10 +27,13 @@ relay_status_t active_table(ActiveTable& out);
 
 /// The table step of a collective's `auto`: the rule of the active table for a call, when the
 /// collective can use it; otherwise its own model chooses (and falls back to a safe default).
+/// Cheap to make on every call: its text is formatted only when asked for (a log line or a
+/// description), since formatting it cost about half a microsecond per broadcast.
 struct AutoRule {
-  std::shared_ptr<const Table> table;  ///< keeps `rule` alive
-  const Rule* rule = nullptr;          ///< nullptr: no usable rule, the model chooses
-  std::string origin;  ///< "table FILE rule N", "model, no rule in FILE" or "model"
+  ActiveTable table;           ///< keeps `rule` alive
+  const Rule* rule = nullptr;  ///< nullptr: no usable rule, the model chooses
+  /// "table FILE rule N", "model, no rule in FILE" or "model"
+  std::string origin() const;
 };
 
 /// Looks up `operation` for `size` ranks and `bytes` in the active table; a rule that `usable`

@@ -2,7 +2,8 @@
 # Issue 4's MPI test of the tuning loop: `relay tune` on 4 ranks with a tiny budget writes a
 # decision table; relay_bcast(auto) then follows it, and RELAY_LOG shows which rule chose what.
 #   1. relay tune (SMGD, two sizes; 2 ranks predicted by the model) writes a table that
-#      `relay table` validates;
+#      `relay table` validates; each measured size's rule is the winner of the confirmation
+#      (SMGD's fastest few measured again head to head);
 #   2. relay bench bcast --algorithms auto, with RELAY_TUNING_FILE: every rank logs
 #      "(auto: table FILE rule N)" for each size, and the algorithm, policy and segment size it
 #      ran are the ones rule N holds;
@@ -24,18 +25,32 @@ run() { timeout 240 "$mpiexec" -n 4 "${flags[@]}" "$@" >"$out" 2>&1; }
 table=$work/table.json
 
 run env OPENBLAS_NUM_THREADS=1 "$relay" tune --sizes 4KiB,256KiB --algorithms binomial,pipeline,linear \
-  --segments 8KiB:64KiB --methods smgd --min-time 0.005 --predict-ranks 2 --output "$table" --quiet ||
-  fail "relay tune exited $?"
+  --segments 8KiB:64KiB --methods smgd --min-time 0.005 --predict-ranks 2 --output "$table" --quiet \
+  --confirm 3 --confirm-rounds 3 --json "$work/tune.json" || fail "relay tune exited $?"
 "$relay" table "$table" >"$out" 2>&1 || fail "relay table rejected what relay tune wrote"
 grep -q "valid (4 rules)" "$out" || fail "expected 4 rules (2 sizes x 4 measured and 2 predicted ranks)"
-echo "1. relay tune wrote $table: $(grep -c '^bcast' "$out") rules"
+python3 - "$table" "$work/tune.json" <<'PY' || fail "the table does not hold the confirmation's winners"
+import json, sys
+rules = json.load(open(sys.argv[1]))["rules"]
+for size in json.load(open(sys.argv[2]))["sizes"]:
+    conf = size["confirmation"]
+    assert conf["method"] == "smgd" and conf["rounds"] == 3 and len(conf["rows"]) == 3, conf
+    assert all(len(r["round_us"]) == 3 for r in conf["rows"]), conf
+    win = min(conf["rows"], key=lambda r: r["x_best"])
+    assert win["x_best"] == 1.0, win
+    rule = next(r for r in rules if r["comm_size"] == [4, 4] and r["bytes"][0] <= size["size_bytes"] <= r["bytes"][1])
+    got = (rule["algorithm"], rule["policy"], rule["segment_bytes"], rule["source"])
+    want = (win["algorithm"], win["policy"], win["segment_bytes"], "smgd+confirmed")
+    assert got == want, f'{size["size_bytes"]} B: rule {got}, confirmation winner {want}'
+PY
+echo "1. relay tune wrote $table: $(grep -c '^bcast' "$out") rules, the confirmation's winners"
 
 run env RELAY_TUNING_FILE="$table" RELAY_LOG=1 "$relay" bench bcast --algorithms auto,binomial \
   --policies nonblocking --segments 0 --baselines none --sizes 4KiB,256KiB --min-time 0.01 \
   --warmup 0 --quiet --confirm 1 --confirm-rounds 2 ||
   fail "relay bench bcast --algorithms auto exited $?"
 [ "$(grep -c '^# Confirmation' "$out")" -eq 2 ] || fail "expected a confirmation table per size"
-grep -A4 '^# Confirmation, 4KiB' "$out" | grep -q '^auto ' || fail "auto missing from the confirmation"
+grep -A8 '^# Confirmation, 4KiB' "$out" | grep -q '^auto ' || fail "auto missing from the confirmation"
 python3 - "$table" "$out" <<'PY' || fail "auto did not follow the table"
 import json, re, sys
 rules = json.load(open(sys.argv[1]))["rules"]

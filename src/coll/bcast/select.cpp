@@ -17,7 +17,7 @@ std::string to_string(const BcastConfig& c) {
                      c.algorithm != nullptr ? c.algorithm->name : "?",
                      c.policy == exec::Policy::blocking ? "blocking" : "nonblocking",
                      c.segment_bytes, c.fanout, c.max_requests,
-                     c.automatic ? " (auto: " + c.origin + ")" : std::string());
+                     c.automatic ? " (auto: " + c.table_rule.origin() + ")" : std::string());
 }
 
 // Until a tuning table exists (issue 4), `auto` takes the algorithm whose closed form is
@@ -107,7 +107,7 @@ relay_status_t resolve_bcast(const relay_bcast_options_t* options, int size,
     } else {
       config.algorithm = &auto_bcast_algorithm(size, total_bytes, elem_bytes, auto_segment);
     }
-    config.origin = std::move(chosen.origin);
+    config.table_rule = std::move(chosen);
   } else {
     config.algorithm = find_bcast_algorithm(o.algorithm);
   }

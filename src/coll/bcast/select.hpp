@@ -9,6 +9,7 @@
 #include "coll/options.hpp"
 #include "exec/executor.hpp"
 #include "relay/relay.h"
+#include "tune/active.hpp"
 
 namespace relay::coll {
 
@@ -21,7 +22,7 @@ struct BcastConfig {
   int max_requests = 16;
   relay_check_t check = RELAY_CHECK_LOCAL;
   bool automatic = false;          ///< chosen by `auto`
-  std::string origin;              ///< for `auto`: "table FILE rule N" or "model"
+  tune::AutoRule table_rule;         ///< for `auto`: the table rule it took, if any
 };
 
 /// Resolves options (NULL = defaults) for a broadcast of total_bytes bytes of elem_bytes-sized

@@ -11,7 +11,7 @@ namespace relay::coll {
 
 std::string to_string(const CollConfig& c) {
   std::string note;
-  if (c.automatic) note = " (auto: " + c.origin + ")";
+  if (c.automatic) note = " (auto: " + c.table_rule.origin() + ")";
   if (c.requested != nullptr) {
     note += fmt::format(" ({} needs a power-of-two size: ran {})", c.requested->name,
                         c.algorithm->name);
@@ -107,7 +107,7 @@ relay_status_t resolve_coll(const relay_coll_options_t* options, const CollCall&
       tune::take_choice(*chosen.rule, table_segment, common.policy, common.fanout);
     }
     config.algorithm = chosen.rule != nullptr ? from_table : &auto_coll_algorithm(call);
-    config.origin = std::move(chosen.origin);
+    config.table_rule = std::move(chosen);
   } else {
     config.algorithm = find_coll_algorithm(call.collective, o.algorithm);
   }

@@ -10,6 +10,7 @@
 #include "coll/reduction/reduction.hpp"
 #include "exec/executor.hpp"
 #include "relay/relay.h"
+#include "tune/active.hpp"
 
 namespace relay::coll {
 
@@ -22,7 +23,7 @@ struct CollConfig {
   relay_check_t check = RELAY_CHECK_LOCAL;
   bool automatic = false;
   const CollAlgorithm* requested = nullptr;  ///< set when a restriction ran another algorithm
-  std::string origin;  ///< for auto: "table FILE rule N" or "model"
+  tune::AutoRule table_rule;         ///< for `auto`: the table rule it took, if any
 };
 
 /// The call a configuration is resolved for.
