@@ -12,6 +12,8 @@
 #   3. a malformed table makes auto fail with a message naming the file and the problem.
 #   4. relay model measure --concurrent (all 4 ranks in pairs at once) writes a parameter file
 #      with every size asked and the forwarding-rank link sharing.
+#   5. relay bench bcast --model (those parameters) reports, per algorithm, the segment the
+#      model predicts best against the fastest measured, and confirms both head to head.
 # Usage: run_tune_table_test.sh MPIEXEC RELAY [mpiexec flags...]
 set -uo pipefail
 mpiexec=$1 relay=$2
@@ -100,4 +102,27 @@ assert all(r["g_s"] > 0 and r["rtt_s"] > 0 for r in d["plogp"])
 assert 0 <= d["duplex"] <= 1
 PY
 echo "4. relay model measure --concurrent: parameters of 2 sizes written"
+
+run "$relay" bench bcast --model "$work/params.json" --sizes 64KiB --algorithms binomial,chain \
+  --policies nonblocking --segments 1KiB,8KiB,0 --baselines none --min-time 0.005 --warmup 1 --quiet \
+  --confirm 1 --confirm-rounds 2 --json "$work/accuracy.json" || fail "relay bench bcast --model exited $?"
+grep -q "^# Model accuracy, 64KiB" "$out" || fail "no model accuracy table"
+python3 - "$work/accuracy.json" <<'PY' || fail "the model accuracy table is wrong"
+import json, sys
+d = json.load(open(sys.argv[1]))
+acc = d["model_accuracy"]
+assert sorted(a["algorithm"] for a in acc) == ["binomial", "chain"], acc
+for a in acc:
+    rows = [r for r in d["rows"] if r["algorithm"] == a["algorithm"] and "predicted_us" in r]
+    assert len(rows) == 3, rows
+    best_pred = min(r["predicted_us"] for r in rows)
+    assert a["model_predicted_us"] <= best_pred * 1.01, (a, best_pred)
+    fastest = min(r["avg_us"] for r in rows)
+    assert abs(a["fastest_us"] - fastest) <= 1e-9 * fastest, (a, fastest)
+    assert abs(a["x_best"] - a["model_measured_us"] / fastest) < 1e-9, a
+    # confirmed: the pick and the curve's fastest, head to head over 2 rounds
+    assert a["confirmed_x_best"] >= 1.0 and len(a["confirmation"]) in (1, 2), a
+    assert all(len(c["round_us"]) == 2 for c in a["confirmation"]), a
+PY
+echo "5. relay bench bcast --model: model accuracy per algorithm, confirmed head to head"
 echo "PASS"
