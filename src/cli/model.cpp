@@ -264,6 +264,37 @@ nlohmann::json measure_params(const P2pMeasureArgs& a, MPI_Comm comm) {
       duplex = std::clamp(2 * one / both - 1, 0.0, 1.0);
     }
   }
+  // Concurrent transfers: every rank in a pair (0-1, 2-3, ...), all moving the largest size at
+  // once, against pair 0-1 alone. On shared memory a transfer is a CPU copy, so with more ranks
+  // than cores the pairs slow each other down; the slots are the pairs over the slowdown. Below
+  // a 15% slowdown (separate links, or cores to spare) the model sets no limit.
+  double transfer_slots = 0, slowdown = 1;
+  if (size >= 4) {
+    const int pairs = size / 2;
+    const int n = static_cast<int>(sizes.back());
+    auto one_way = [&](bool all) {
+      std::vector<double> samples;
+      for (int k = 0; k < 6; ++k) {  // the first is a warm-up
+        MPI_Barrier(comm);
+        const double t0 = MPI_Wtime();
+        if (rank < 2 * pairs && (all || rank < 2)) {
+          if (rank % 2 == 0) {
+            MPI_Send(buf.data(), n, MPI_BYTE, rank + 1, kTag, comm);
+          } else {
+            MPI_Recv(buf.data(), n, MPI_BYTE, rank - 1, kTag, comm, MPI_STATUS_IGNORE);
+          }
+        }
+        double t = MPI_Wtime() - t0, slowest = 0;
+        MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+        if (k > 0) samples.push_back(slowest);
+      }
+      return measure::median(samples);
+    };
+    const double alone = one_way(false);
+    const double together = one_way(true);
+    slowdown = alone > 0 ? together / alone : 1;
+    if (slowdown > 1.15) transfer_slots = std::max(1.0, pairs / slowdown);
+  }
   const nlohmann::json machine = machine_description(comm);  // collective
   if (rank != 0) return {};
   const auto fit = model::fit_hockney(fit_x, fit_y);
@@ -274,6 +305,8 @@ nlohmann::json measure_params(const P2pMeasureArgs& a, MPI_Comm comm) {
                                      {"bandwidth_MBps", fit.beta_s_per_byte > 0 ? 1e-6 / fit.beta_s_per_byte : 0.0}}},
                         {"eager_limit_bytes", eager_limit < 0 ? sizes.back() : eager_limit},
                         {"duplex", duplex},
+                        {"transfer_slots", transfer_slots},
+                        {"concurrent_slowdown", slowdown},
                         {"plogp", rows}};
   return doc;
 }
@@ -296,6 +329,13 @@ void print_params(const nlohmann::json& doc) {
               doc["hockney"]["alpha_s"].get<double>() * 1e6, doc["hockney"]["beta_s_per_byte"].get<double>() * 1e9,
               doc["hockney"]["bandwidth_MBps"].get<double>(),
               core::format_bytes(doc["eager_limit_bytes"].get<std::int64_t>()).c_str(), doc["duplex"].get<double>());
+  if (doc.contains("transfer_slots")) {
+    const double slots = doc["transfer_slots"].get<double>();
+    std::printf("# all ranks in pairs at once: %.2fx one pair's time; transfer slots %s\n",
+                doc.value("concurrent_slowdown", 1.0),
+                slots > 0 ? fmt::format("{:.2f} (transfers that move at full rate together)", slots).c_str()
+                          : "no limit");
+  }
 }
 
 struct PredictArgs {

@@ -115,6 +115,12 @@ Machine machine_from_json(const nlohmann::json& doc, bool use_plogp, double dupl
   m.beta_s_per_byte = number(h, "beta_s_per_byte", "hockney");
   m.duplex = doc.contains("duplex") ? std::min(1.0, number(doc, "duplex", "params")) : 1.0;
   if (duplex_override >= 0) m.duplex = std::min(1.0, duplex_override);
+  if (doc.contains("transfer_slots")) {
+    m.transfer_slots = number(doc, "transfer_slots", "params");
+    if (m.transfer_slots > 0 && m.transfer_slots < 1) {
+      throw std::runtime_error("params.transfer_slots: expected 0 (no limit) or a number >= 1");
+    }
+  }
   if (use_plogp && doc.contains("plogp")) {
     const auto& rows = doc.at("plogp");
     if (!rows.is_array()) throw std::runtime_error("plogp: expected an array");

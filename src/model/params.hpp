@@ -69,6 +69,13 @@ struct Machine {
   /// forwarding rank's send and receive each get half). Concurrent transfers share by max-min
   /// fairness (a fluid, processor-sharing model), not by serialisation.
   double duplex = 1.0;
+  /// How many transfers the machine moves at full rate at once (0 = no limit). On shared
+  /// memory moving data is a CPU copy, so with more ranks than cores only about as many copies
+  /// progress as there are cores; when more transfers are in their work phase, all of them
+  /// slow to transfer_slots / count of the rate (processor sharing). Measured by relay model
+  /// measure (all ranks in pairs at once against one pair alone); 0 where no contention shows,
+  /// as between the nodes of a network, whose links are separate.
+  double transfer_slots = 0;
   /// When not empty, per-size os/or/g/L replace the five constants above.
   PlogpTable plogp;
 

@@ -212,13 +212,19 @@ Prediction replay(const schedule::Schedule& schedule, exec::Policy policy,
     }
     const double shared = std::min(1.0, (1.0 + m.duplex) / 2.0);
     for (int r = 0; r < P; ++r) cap[r] = sending[r] && receiving[r] ? shared : 1.0;
+    // The machine's limit on concurrent transfers (cores copying on shared memory).
+    double slots_share = 1.0;
+    if (m.transfer_slots > 0) {
+      const auto working = std::count_if(active.begin(), active.end(), [&](int id) { return msgs[id].phase == Phase::work; });
+      if (static_cast<double>(working) > m.transfer_slots) slots_share = m.transfer_slots / static_cast<double>(working);
+    }
     double next = kNever;
     while (!times.empty() && times.top() <= t) times.pop();
     if (!times.empty()) next = times.top();
     for (int id : active) {
       Message& msg = msgs[id];
       if (msg.phase != Phase::work) continue;
-      msg.rate = std::min(cap[msg.src], cap[msg.dst]);
+      msg.rate = std::min(cap[msg.src], cap[msg.dst]) * slots_share;
       msg.end = t + msg.work_left / msg.rate;
       next = std::min(next, msg.end);
     }

@@ -13,6 +13,9 @@
 //     link, duplex = 0 tan2014 IV.B's even split between receiving and forwarding. A transfer
 //     runs at the smaller of its two ends' rates (no redistribution of the unused share: the
 //     two directions of a node are the only sharing a one-port model has);
+//     With machine.transfer_slots > 0 (shared memory with more ranks than cores), when more
+//     transfers than that are in their work phase at once, each runs at slots / count of its
+//     rate;
 //   - it arrives L(m) after the ports are released, and completes at the receiver after or(m).
 // A send completes (frees its window slot and budget; in the blocking policy, lets the rank go
 // on) when its ports are released.

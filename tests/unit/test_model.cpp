@@ -171,6 +171,40 @@ TEST(Model, PlogpTableCostsPerSize) {
   EXPECT_THROW(PlogpTable({{1, 0, 0, 0, 0}, {1, 0, 0, 0, 0}}), std::invalid_argument);
 }
 
+TEST(Model, TransferSlotsShareTheRateOfConcurrentTransfers) {
+  // A pipeline over 8 ranks keeps 7 hops busy at once; on a machine that moves only 2 at full
+  // rate (2 cores copying), its steady state takes 7/2 units per segment instead of one.
+  const std::int64_t seg = 65536;
+  const int n = 64, P = 8;
+  const auto s = bcast("pipeline", BcastShape{P, 0, n * seg, 1, seg, 1});
+  Machine free = alpha_beta(0, kBeta);
+  Machine two = free;
+  two.transfer_slots = 2;
+  Machine seven = free;
+  seven.transfer_slots = 7;
+  const double unit = kBeta * seg;
+  const double t_free = replay(s, Policy::nonblocking, 16, free).time_s;
+  const double t_two = replay(s, Policy::nonblocking, 16, two).time_s;
+  EXPECT_NEAR(t_free, (n + P - 2) * unit, 1e-12);
+  EXPECT_NEAR(replay(s, Policy::nonblocking, 16, seven).time_s, t_free, 1e-12);  // never binds
+  EXPECT_GT(t_two, 3.5 * n * unit * 0.999);
+  EXPECT_LT(t_two, (3.5 * n + P) * unit);
+  // With a per-message cost, the limit moves the best segment size up: more segments buy
+  // concurrency the machine does not have.
+  auto best_segment = [&](const Machine& m) {
+    std::int64_t best = 0;
+    double best_t = 1e300;
+    for (std::int64_t sg = 4096; sg <= n * seg; sg *= 2) {
+      const double t = replay(bcast("pipeline", BcastShape{P, 0, n * seg, 1, sg, 1}), Policy::nonblocking, 16, m).time_s;
+      if (t < best_t) best_t = t, best = sg;
+    }
+    return best;
+  };
+  Machine free_a = alpha_beta(kAlpha, kBeta), two_a = free_a;
+  two_a.transfer_slots = 2;
+  EXPECT_GT(best_segment(two_a), best_segment(free_a));
+}
+
 TEST(Model, ParameterFileRoundTripAndErrors) {
   nlohmann::json doc = {{"schema", relay::model::kParamsSchema},
                         {"hockney", {{"alpha_s", 5e-6}, {"beta_s_per_byte", 1e-9}}},
@@ -188,6 +222,12 @@ TEST(Model, ParameterFileRoundTripAndErrors) {
   bad = doc;
   bad["schema"] = "something else";
   EXPECT_THROW(relay::model::machine_from_json(bad, true), std::runtime_error);
+  EXPECT_DOUBLE_EQ(m.transfer_slots, 0);  // absent: no limit
+  auto slots = doc;
+  slots["transfer_slots"] = 2.5;
+  EXPECT_DOUBLE_EQ(relay::model::machine_from_json(slots, true).transfer_slots, 2.5);
+  slots["transfer_slots"] = 0.5;
+  EXPECT_THROW(relay::model::machine_from_json(slots, true), std::runtime_error);
   bad = doc;
   bad["plogp"][0]["bytes"] = 1.5;
   EXPECT_THROW(relay::model::machine_from_json(bad, true), std::runtime_error);
