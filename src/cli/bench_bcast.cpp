@@ -46,6 +46,7 @@ struct Args {
   int rounds = 1;
   int confirm = 0;          // re-measure the sweep's fastest N per size, and auto
   int confirm_rounds = 9;
+  int model_confirm = 2;    // with --model: each curve's fastest N and the model's pick again
   std::string json_path;
   std::string plot_path;
   std::string model_path;  // parameter file: print the model's time next to each row
@@ -377,7 +378,7 @@ void Bench::confirm(const std::vector<Config>& configs, const std::vector<std::i
 // Model accuracy (with --model): per size and per algorithm and policy swept over several
 // segment sizes, the segment the model predicts best (the largest within 1% of its best
 // prediction, as relay tune's model method takes it) against the fastest measured one
-// (vadhiyar2004 Table 2). With --confirm N, the model's pick and that curve's N fastest are
+// (vadhiyar2004 Table 2). With --model-confirm N, the model's pick and that curve's N fastest are
 // measured again head to head for --confirm-rounds rounds and compared round by round, so that
 // the verdict is not the sweep's luckiest row.
 void Bench::model_accuracy(const std::vector<Config>& configs, const std::vector<std::int64_t>& sizes,
@@ -419,12 +420,12 @@ void Bench::model_accuracy(const std::vector<Config>& configs, const std::vector
         if (pred(ci) <= best_pred * 1.01 && (k.pick < 0 || effective(ci) > effective(k.pick))) k.pick = ci;
         if (k.fastest < 0 || time(ci) < time(k.fastest)) k.fastest = ci;
       }
-      if (a_.confirm > 0) {
+      if (a_.model_confirm > 0) {
         std::vector<int> by_time = k.rows;
         std::stable_sort(by_time.begin(), by_time.end(), [&](int x, int y) { return time(x) < time(y); });
         k.again.push_back(k.pick);
         for (int ci : by_time) {
-          if (static_cast<int>(k.again.size()) > a_.confirm) break;
+          if (static_cast<int>(k.again.size()) > a_.model_confirm) break;
           if (ci != k.pick) k.again.push_back(ci);
         }
         for (int ci : k.again) all_again.push_back(ci);
@@ -450,7 +451,7 @@ void Bench::model_accuracy(const std::vector<Config>& configs, const std::vector
                 "against the fastest measured (x best = the model's pick / the fastest)%s\n",
                 core::format_bytes(sizes[si]).c_str(),
                 n > 0 ? fmt::format(";\n# confirmed: the pick and the curve's fastest {} measured again "
-                                    "head to head, {} rounds, compared round by round", a_.confirm, a_.confirm_rounds).c_str() : "");
+                                    "head to head, {} rounds, compared round by round", a_.model_confirm, a_.confirm_rounds).c_str() : "");
     std::printf("%-18s %-12s %-13s %12s %12s %-13s %12s %8s%s\n", "# Algorithm", "Policy", "Model's pick",
                 "Predicted", "Measured", "Fastest", "Measured", "x best", n > 0 ? "  Confirmed" : "");
     auto seg_text = [&](int ci) {
@@ -619,6 +620,7 @@ void add_bench_bcast(CLI::App& bench, int& exit_code) {
   cmd->add_option("--max-iterations", args->timing.max_iterations, "cap on automatic iterations")->check(CLI::PositiveNumber)->capture_default_str();
   cmd->add_option("--confirm", args->confirm, "after the sweep, measure its fastest N configurations per size (and auto) again, head to head")->check(CLI::NonNegativeNumber)->capture_default_str();
   cmd->add_option("--confirm-rounds", args->confirm_rounds, "rounds of the confirmation")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--model-confirm", args->model_confirm, "with --model: the model's pick and each curve's fastest N measured again head to head, --confirm-rounds rounds (0: no confirmation)")->check(CLI::NonNegativeNumber)->capture_default_str();
   cmd->add_option("--rounds", args->rounds, "measure every configuration this many times, interleaved; report the median")->check(CLI::PositiveNumber)->capture_default_str();
   cmd->add_option("--json", args->json_path, "write rows as JSON here");
   cmd->add_option("--plot", args->plot_path, "draw a PNG here (needs --json and matplotlib)");

@@ -11,7 +11,7 @@
 #      communicators) follow the table's predicted 2-rank rules.
 #   3. a malformed table makes auto fail with a message naming the file and the problem.
 #   4. relay model measure --concurrent (all 4 ranks in pairs at once) writes a parameter file
-#      with every size asked and the forwarding-rank link sharing.
+#      with every size asked, the forwarding-rank link sharing and the transfer slots.
 #   5. relay bench bcast --model (those parameters) reports, per algorithm, the segment the
 #      model predicts best against the fastest measured, and confirms both head to head.
 # Usage: run_tune_table_test.sh MPIEXEC RELAY [mpiexec flags...]
@@ -100,12 +100,15 @@ assert d["schema"] == "relay.model.params/1", d["schema"]
 assert [r["bytes"] for r in d["plogp"]] == [1024, 65536], d["plogp"]
 assert all(r["g_s"] > 0 and r["rtt_s"] > 0 for r in d["plogp"])
 assert 0 <= d["duplex"] <= 1
+# 4 ranks: two pairs at once against one; no limit (0) or at least one transfer at full rate
+assert d["concurrent_slowdown"] > 0, d
+assert d["transfer_slots"] == 0 or 1 <= d["transfer_slots"] <= 2, d
 PY
 echo "4. relay model measure --concurrent: parameters of 2 sizes written"
 
 run "$relay" bench bcast --model "$work/params.json" --sizes 64KiB --algorithms binomial,chain \
   --policies nonblocking --segments 1KiB,8KiB,0 --baselines none --min-time 0.005 --warmup 1 --quiet \
-  --confirm 1 --confirm-rounds 2 --json "$work/accuracy.json" || fail "relay bench bcast --model exited $?"
+  --model-confirm 1 --confirm-rounds 2 --json "$work/accuracy.json" || fail "relay bench bcast --model exited $?"
 grep -q "^# Model accuracy, 64KiB" "$out" || fail "no model accuracy table"
 python3 - "$work/accuracy.json" <<'PY' || fail "the model accuracy table is wrong"
 import json, sys
