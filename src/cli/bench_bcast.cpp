@@ -318,18 +318,15 @@ void Bench::confirm(const std::vector<Config>& configs, const std::vector<std::i
     pick.resize(static_cast<std::size_t>(n));
     MPI_Bcast(pick.data(), n, MPI_INT, 0, comm_);
     std::vector<std::vector<nlohmann::json>> again(pick.size());
-    std::vector<std::size_t> order(pick.size());
-    for (int round = 0; round < a_.confirm_rounds; ++round) {
-      std::iota(order.begin(), order.end(), std::size_t{0});
-      std::shuffle(order.begin(), order.end(), std::mt19937(static_cast<unsigned>(round) + 1001));
-      for (auto i : order) again[i].push_back(measure(configs[pick[i]], sizes[si]));
-    }
+    measure::interleaved_rounds(pick.size(), a_.confirm_rounds, 1001, [&](std::size_t i) {
+      again[i].push_back(measure(configs[pick[i]], sizes[si]));
+      return again[i].back().value("avg_us", 0.0);
+    });
     if (rank_ != 0) continue;
     // Paired: each configuration's time relative to its round's median, so that the machine's
     // drift between rounds (as large as 2x at 8 MiB here) cancels.
     std::vector<nlohmann::json> rows;
     std::vector<std::vector<double>> times;
-    std::vector<double> references;
     for (std::size_t i = 0; i < pick.size(); ++i) {
       nlohmann::json row = combine_rounds(again[i]);
       row["sweep_avg_us"] = combine_rounds(measured[static_cast<std::size_t>(pick[i]) * sizes.size() + si]).value("avg_us", 0.0);
@@ -340,16 +337,10 @@ void Bench::confirm(const std::vector<Config>& configs, const std::vector<std::i
       rows.push_back(row);
     }
     if (times.size() == rows.size()) {
-      const auto relative = measure::paired_relative(times);
-      for (std::size_t r = 0; r < times.front().size(); ++r) {
-        std::vector<double> round;
-        for (const auto& t : times) round.push_back(t[r]);
-        references.push_back(measure::median(round));
-      }
-      const double reference = measure::median(references);
+      const auto paired = measure::paired_relative(times);
       for (std::size_t i = 0; i < rows.size(); ++i) {
-        rows[i]["relative_to_round"] = relative[i];
-        rows[i]["avg_us"] = relative[i] * reference;
+        rows[i]["relative_to_round"] = paired.relative[i];
+        rows[i]["avg_us"] = paired.relative[i] * paired.reference;
       }
     }
     std::sort(rows.begin(), rows.end(), [](const nlohmann::json& x, const nlohmann::json& y) {
@@ -436,16 +427,9 @@ void Bench::model_accuracy(const std::vector<Config>& configs, const std::vector
     MPI_Bcast(&n, 1, MPI_INT, 0, comm_);
     all_again.resize(static_cast<std::size_t>(n));
     MPI_Bcast(all_again.data(), n, MPI_INT, 0, comm_);
-    std::vector<std::vector<double>> round_times(all_again.size());
-    std::vector<std::size_t> order(all_again.size());
-    for (int round = 0; n > 0 && round < a_.confirm_rounds; ++round) {
-      std::iota(order.begin(), order.end(), std::size_t{0});
-      std::shuffle(order.begin(), order.end(), std::mt19937(static_cast<unsigned>(round) + 2003));
-      for (auto i : order) {
-        const auto row = measure(configs[static_cast<std::size_t>(all_again[i])], sizes[si]);
-        round_times[i].push_back(row.value("avg_us", 0.0));
-      }
-    }
+    const auto round_times = measure::interleaved_rounds(all_again.size(), n > 0 ? a_.confirm_rounds : 0, 2003, [&](std::size_t i) {
+      return measure(configs[static_cast<std::size_t>(all_again[i])], sizes[si]).value("avg_us", 0.0);
+    });
     if (rank_ != 0 || curves.empty()) continue;
     std::printf("\n# Model accuracy, %s: per algorithm and policy, the segment the model predicts best "
                 "against the fastest measured (x best = the model's pick / the fastest)%s\n",
@@ -471,7 +455,7 @@ void Bench::model_accuracy(const std::vector<Config>& configs, const std::vector
         std::vector<std::vector<double>> t(round_times.begin() + static_cast<long>(at),
                                            round_times.begin() + static_cast<long>(at + k.again.size()));
         at += k.again.size();
-        const auto rel = measure::paired_relative(t);
+        const auto rel = measure::paired_relative(t).relative;
         const double best = *std::min_element(rel.begin(), rel.end());
         j["confirmed_x_best"] = rel.front() / best;  // the pick is first
         nlohmann::json again = nlohmann::json::array();

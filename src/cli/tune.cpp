@@ -17,7 +17,6 @@
 #include <map>
 #include <memory>
 #include <numeric>
-#include <random>
 #include <stdexcept>
 #include <vector>
 
@@ -68,14 +67,14 @@ struct Axis {
   std::vector<std::int64_t> segments;  // ascending; the last (0) is unsegmented
 };
 
-// One configuration's measurement: the slowest rank's time of every timed iteration and the
-// wall time each took (barrier included), so that a search which would have stopped early
-// can be charged what stopping early costs, also when it reads a measurement another method
-// made in full.
 // Where a race may stop a measurement: after each of the first 16 iterations, then every 8th
 // (a median per iteration would cost more than a small broadcast once there are hundreds).
 bool race_checkpoint(std::size_t iterations) { return iterations >= 3 && (iterations <= 16 || iterations % 8 == 0); }
 
+// One configuration's measurement: the slowest rank's time of every timed iteration and the
+// wall time each took (barrier included), so that a search which would have stopped early
+// can be charged what stopping early costs, also when it reads a measurement another method
+// made in full.
 struct Measured {
   double time_s = 0;
   double setup_s = 0;               // barrier, warm-up, agreeing on the count
@@ -398,25 +397,14 @@ int Tuner::run() {
       }
       if (pick.size() > 1) {
         const double t0 = MPI_Wtime();
-        std::vector<std::vector<double>> times(pick.size());
-        std::vector<std::size_t> order(pick.size());
-        for (int round = 0; round < a_.confirm_rounds; ++round) {
-          std::iota(order.begin(), order.end(), std::size_t{0});
-          std::shuffle(order.begin(), order.end(), std::mt19937(static_cast<unsigned>(round) + 7));
-          for (auto i : order) {
-            times[i].push_back(measure(axes[pick[i].axis], axes[pick[i].axis].segments[pick[i].segment], bytes, tune::kNoBound).time_s);
-          }
-        }
+        const auto times = measure::interleaved_rounds(pick.size(), a_.confirm_rounds, 7, [&](std::size_t i) {
+          return measure(axes[pick[i].axis], axes[pick[i].axis].segments[pick[i].segment], bytes, tune::kNoBound).time_s;
+        });
         double seconds = MPI_Wtime() - t0;
         MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, comm_);
-        const auto relative = measure::paired_relative(times);
-        std::vector<double> references;
-        for (int round = 0; round < a_.confirm_rounds; ++round) {
-          std::vector<double> t;
-          for (const auto& row : times) t.push_back(row[static_cast<std::size_t>(round)]);
-          references.push_back(measure::median(t));
-        }
-        const double reference = measure::median(references);
+        const auto paired = measure::paired_relative(times);
+        const auto& relative = paired.relative;
+        const double reference = paired.reference;
         const auto best = static_cast<std::size_t>(std::min_element(relative.begin(), relative.end()) - relative.begin());
         nlohmann::json rows = nlohmann::json::array();
         if (rank_ == 0) {

@@ -1,6 +1,8 @@
 #include "measure/stats.hpp"
 
 #include <algorithm>
+#include <random>
+#include <numeric>
 #include <cmath>
 
 namespace relay::measure {
@@ -51,20 +53,34 @@ Summary Sampler::summary() const {
   return out;
 }
 
-std::vector<double> paired_relative(const std::vector<std::vector<double>>& times) {
-  if (times.empty() || times.front().empty()) return {};
+Paired paired_relative(const std::vector<std::vector<double>>& times) {
+  Paired out;
+  if (times.empty() || times.front().empty()) return out;
   const std::size_t rounds = times.front().size();
   std::vector<std::vector<double>> ratios(times.size());
-  std::vector<double> round_times(times.size());
+  std::vector<double> round_times(times.size()), references;
   for (std::size_t r = 0; r < rounds; ++r) {
     for (std::size_t c = 0; c < times.size(); ++c) round_times[c] = times[c].at(r);
     const double reference = median(round_times);
+    references.push_back(reference);
     if (!(reference > 0)) continue;
     for (std::size_t c = 0; c < times.size(); ++c) ratios[c].push_back(times[c][r] / reference);
   }
-  std::vector<double> out;
-  for (auto& r : ratios) out.push_back(median(r));
+  for (auto& r : ratios) out.relative.push_back(median(r));
+  out.reference = median(references);
   return out;
+}
+
+std::vector<std::vector<double>> interleaved_rounds(std::size_t count, int rounds, unsigned seed,
+                                                    const std::function<double(std::size_t)>& measure) {
+  std::vector<std::vector<double>> times(count);
+  std::vector<std::size_t> order(count);
+  for (int round = 0; round < rounds; ++round) {
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::shuffle(order.begin(), order.end(), std::mt19937(seed + static_cast<unsigned>(round)));
+    for (auto c : order) times[c].push_back(measure(c));
+  }
+  return times;
 }
 
 bool fit_line_relative(const std::vector<double>& x, const std::vector<double>& y, double& a,

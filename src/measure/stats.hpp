@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,12 +22,23 @@ double quantile(std::vector<double> samples, double q);
 double relative_spread(const std::vector<double>& samples);
 
 /// Head-to-head comparison of configurations measured in interleaved rounds:
-/// times[c][r] is configuration c's time in round r (every c has every round). Returns, per
-/// configuration, the median over rounds of its time relative to the round's median over all
-/// configurations. A machine whose speed drifts between rounds (memory bandwidth shared with
-/// other tenants, frequency) slows every configuration of a round alike, so the ratios cancel
-/// what a median of raw times keeps. Empty if no rounds.
-std::vector<double> paired_relative(const std::vector<std::vector<double>>& times);
+/// times[c][r] is configuration c's time in round r (every c has every round). `relative`
+/// holds, per configuration, the median over rounds of its time relative to the round's median
+/// over all configurations; `reference` is the median over rounds of those round medians, so
+/// relative[c] * reference reads as a time. A machine whose speed drifts between rounds
+/// (memory bandwidth shared with other tenants, frequency) slows every configuration of a
+/// round alike, so the ratios cancel what a median of raw times keeps. Empty if no rounds.
+struct Paired {
+  std::vector<double> relative;
+  double reference = 0;
+};
+Paired paired_relative(const std::vector<std::vector<double>>& times);
+
+/// Runs `measure(c)` for every configuration c < count in each of `rounds` rounds, each round
+/// in its own shuffled order (the same for the same seed, so every rank of a communicator
+/// agrees); returns times[c][r].
+std::vector<std::vector<double>> interleaved_rounds(std::size_t count, int rounds, unsigned seed,
+                                                    const std::function<double(std::size_t)>& measure);
 
 /// When to stop repeating.
 struct StopRule {

@@ -2,6 +2,7 @@
 // comparison of configurations measured in rounds.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -48,13 +49,33 @@ TEST(Stats, PairedRelativeCancelsDriftBetweenRounds) {
     t[1].push_back(110 * d);
     t[2].push_back(100 * d);
   }
-  const auto rel = paired_relative(t);
+  const auto rel = paired_relative(t).relative;
   ASSERT_EQ(rel.size(), 3u);
   EXPECT_NEAR(rel[1] / rel[0], 1.10, 1e-12);
   EXPECT_NEAR(rel[2] / rel[0], 1.00, 1e-12);
   // One round in which configuration 0 alone was disturbed does not change its rank.
   t[0][3] *= 3;
-  const auto rel2 = paired_relative(t);
+  const auto rel2 = paired_relative(t).relative;
   EXPECT_NEAR(rel2[1] / rel2[0], 1.10, 1e-12);
-  EXPECT_TRUE(paired_relative({}).empty());
+  EXPECT_TRUE(paired_relative({}).relative.empty());
+}
+
+TEST(Stats, InterleavedRoundsMeasureEachOncePerRoundInShuffledOrders) {
+  std::vector<std::size_t> visits;
+  const auto t = relay::measure::interleaved_rounds(4, 3, 7, [&](std::size_t c) {
+    visits.push_back(c);
+    return static_cast<double>(c) + 0.5;
+  });
+  ASSERT_EQ(t.size(), 4u);
+  for (std::size_t c = 0; c < 4; ++c) EXPECT_EQ(t[c], std::vector<double>(3, static_cast<double>(c) + 0.5));
+  ASSERT_EQ(visits.size(), 12u);
+  for (int r = 0; r < 3; ++r) {  // every round visits every configuration once
+    std::vector<std::size_t> round(visits.begin() + 4 * r, visits.begin() + 4 * r + 4);
+    std::sort(round.begin(), round.end());
+    EXPECT_EQ(round, (std::vector<std::size_t>{0, 1, 2, 3}));
+  }
+  // The same seed gives the same orders (every rank agrees).
+  std::vector<std::size_t> again;
+  relay::measure::interleaved_rounds(4, 3, 7, [&](std::size_t c) { again.push_back(c); return 0.0; });
+  EXPECT_EQ(again, visits);
 }
