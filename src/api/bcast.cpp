@@ -43,6 +43,7 @@ struct BcastCall {
   bool contiguous = true;
   int size = 0;
   int rank = 0;
+  relay::core::RelayEnvironment env;  // read once per call
   relay::coll::BcastConfig config;
 };
 
@@ -73,7 +74,7 @@ relay_status_t check_arguments(const char* fn, void* buffer, int count, MPI_Data
   call.total_bytes = static_cast<std::int64_t>(count) * type.size;
   call.contiguous = type.contiguous;
   call.base = static_cast<char*>(buffer) + type.true_lb;
-  if (auto st = relay::coll::resolve_bcast(options, call.size, call.total_bytes,
+  if (auto st = relay::coll::resolve_bcast(call.env, options, call.size, call.total_bytes,
                                            std::max<std::int64_t>(1, call.elem_bytes), fn, 6,
                                            call.config);
       st != RELAY_SUCCESS) {
@@ -107,7 +108,7 @@ relay_status_t start_bcast(const char* fn, void* buffer, int count, MPI_Datatype
       check_arguments(fn, buffer, count, datatype, root, comm, options, call);
   // No agreement is possible over a communicator that is itself invalid.
   const bool collective_check = relay::api::wants_collective_check(
-      options != nullptr ? options->check : RELAY_CHECK_DEFAULT);
+      options != nullptr ? options->check : RELAY_CHECK_DEFAULT, call.env);
   if (collective_check && st != RELAY_ERR_COMM) st = agree(fn, comm, st, root, call);
   if (st != RELAY_SUCCESS) return st;
 
@@ -162,12 +163,11 @@ void relay_bcast_options_init(relay_bcast_options_t* options) {
 
 relay_status_t relay_bcast(void* buffer, int count, MPI_Datatype datatype, int root,
                            MPI_Comm comm, const relay_bcast_options_t* options) {
-  relay_request request;
-  request.blocking = true;
+  relay::api::BlockingRequest request;
   const relay_status_t st =
-      start_bcast("relay_bcast", buffer, count, datatype, root, comm, options, &request);
+      start_bcast("relay_bcast", buffer, count, datatype, root, comm, options, request.get());
   if (st != RELAY_SUCCESS) return st;
-  return relay_request_finish(&request, "relay_bcast");
+  return relay_request_finish(request.get(), "relay_bcast");
 }
 
 relay_status_t relay_ibcast(void* buffer, int count, MPI_Datatype datatype, int root,

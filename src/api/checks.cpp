@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "coll/options.hpp"
 #include "core/status.hpp"
 
 namespace relay::api {
@@ -86,9 +87,9 @@ relay_status_t check_reduction_buffers(const char* fn, const ReductionBuffers& b
   return RELAY_SUCCESS;
 }
 
-bool wants_collective_check(relay_check_t option) {
+bool wants_collective_check(relay_check_t option, const core::RelayEnvironment& env) {
   if (option != RELAY_CHECK_DEFAULT) return option == RELAY_CHECK_COLLECTIVE;
-  const char* v = std::getenv("RELAY_CHECK");
+  const char* v = env.get("RELAY_CHECK");
   return v != nullptr && std::strcmp(v, "collective") == 0;
 }
 

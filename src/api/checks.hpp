@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "coll/options.hpp"
 #include "relay/relay.h"
 
 namespace relay::api {
@@ -47,7 +48,7 @@ relay_status_t check_reduction_buffers(const char* function, const ReductionBuff
 /// Whether to agree collectively on the arguments (RELAY_CHECK_COLLECTIVE in the options, or
 /// RELAY_CHECK=collective when the options leave it to the environment). Decided before any
 /// other check, so that ranks whose arguments are wrong still join the agreement.
-bool wants_collective_check(relay_check_t option);
+bool wants_collective_check(relay_check_t option, const relay::core::RelayEnvironment& env);
 
 /// With RELAY_CHECK_COLLECTIVE: one allreduce tells every rank whether any rank failed its
 /// local checks and whether all ranks resolved the same `values` (named by `names`, at most

@@ -100,6 +100,7 @@ struct Call {
   int rank = 0;
   bool commutative = true;
   std::int64_t bytes = 0;  // the accumulator
+  relay::core::RelayEnvironment env;  // read once per call
   relay::coll::CollConfig config;
 };
 
@@ -126,7 +127,7 @@ relay_status_t resolve(const char* fn, const Args& a, Call& call) {
   const Positions pos = positions(a.collective);
   const relay::coll::CollCall cc{a.collective, call.size, call.bytes,
                                  std::max<std::int64_t>(1, call.type.size), call.commutative};
-  if (auto st = relay::coll::resolve_coll(a.options, cc, fn, pos.options, pos.op, call.config);
+  if (auto st = relay::coll::resolve_coll(call.env, a.options, cc, fn, pos.options, pos.op, call.config);
       st != RELAY_SUCCESS) {
     return st;
   }
@@ -462,7 +463,7 @@ relay_status_t start(const char* fn, const Args& a, relay_request* request) {
   Call call;
   relay_status_t st = check_arguments(fn, a, call);
   const bool collective_check = relay::api::wants_collective_check(
-      a.options != nullptr ? a.options->check : RELAY_CHECK_DEFAULT);
+      a.options != nullptr ? a.options->check : RELAY_CHECK_DEFAULT, call.env);
   if (collective_check && st != RELAY_ERR_COMM) st = agree(fn, a, st, call);
   if (st != RELAY_SUCCESS) return st;
 
@@ -517,11 +518,10 @@ relay_status_t start(const char* fn, const Args& a, relay_request* request) {
 }
 
 relay_status_t run(const char* fn, const Args& a) {
-  relay_request request;
-  request.blocking = true;
-  const relay_status_t st = start(fn, a, &request);
+  relay::api::BlockingRequest request;
+  const relay_status_t st = start(fn, a, request.get());
   if (st != RELAY_SUCCESS) return st;
-  return relay_request_finish(&request, fn);
+  return relay_request_finish(request.get(), fn);
 }
 
 relay_status_t run_nonblocking(const char* fn, const Args& a, relay_request_t* request,

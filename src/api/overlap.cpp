@@ -99,13 +99,14 @@ relay_status_t check_buffers(const char* fn, const Args& a, const Layout& l) {
 relay_status_t check_options(const char* fn, const Args& a, const Positions& pos,
                              const Layout& l) {
   const std::int64_t elem = std::max<std::int64_t>(1, l.type.size);
+  const relay::core::RelayEnvironment env;
   for (int c : {0, a.n_dup - 1}) {
     const std::int64_t bytes = relay::overlap::part_range(a.count, a.n_dup, c).count * elem;
     bool schedule = false;
     if (a.kind != Kind::bcast) {
       relay::coll::CollConfig config;
       const relay::coll::CollCall call{collective(a.kind), l.size, bytes, elem, l.commutative};
-      if (auto st = relay::coll::resolve_coll(a.coll_options, call, fn, pos.coll_options,
+      if (auto st = relay::coll::resolve_coll(env, a.coll_options, call, fn, pos.coll_options,
                                               pos.op, config);
           st != RELAY_SUCCESS) {
         return st;
@@ -114,7 +115,7 @@ relay_status_t check_options(const char* fn, const Args& a, const Positions& pos
     }
     if (a.kind == Kind::bcast || a.kind == Kind::reduce_bcast) {
       relay::coll::BcastConfig config;
-      if (auto st = relay::coll::resolve_bcast(a.bcast_options, l.bcast_size, bytes, elem, fn,
+      if (auto st = relay::coll::resolve_bcast(env, a.bcast_options, l.bcast_size, bytes, elem, fn,
                                                pos.bcast_options, config);
           st != RELAY_SUCCESS) {
         return st;
@@ -184,9 +185,10 @@ relay_status_t check_arguments(const char* fn, const Args& a, Layout& l) {
 }
 
 bool wants_collective_check(const Args& a) {
-  auto check = [](const auto* options) {
-    return relay::api::wants_collective_check(options != nullptr ? options->check
-                                                                 : RELAY_CHECK_DEFAULT);
+  const relay::core::RelayEnvironment env;
+  auto check = [&env](const auto* options) {
+    return relay::api::wants_collective_check(
+        options != nullptr ? options->check : RELAY_CHECK_DEFAULT, env);
   };
   return check(a.coll_options) || check(a.bcast_options);
 }

@@ -15,6 +15,43 @@ void relay_request::finish_locally() {
   copies.clear();
 }
 
+void relay_request::reset_for_blocking_call() {
+  kind = Kind::schedule;
+  blocking = true;
+  executor.release();
+  mpi_request = MPI_REQUEST_NULL;
+  mpi_done = false;
+  overlap.reset();
+  scratch.reset();
+  accumulator.reset();
+  copies.clear();
+}
+
+namespace relay::api {
+namespace {
+thread_local relay_request t_blocking_request;
+thread_local bool t_blocking_request_busy = false;
+}  // namespace
+
+BlockingRequest::BlockingRequest() {
+  if (t_blocking_request_busy) {
+    own_ = std::make_unique<relay_request>();
+    request_ = own_.get();
+  } else {
+    t_blocking_request_busy = true;
+    request_ = &t_blocking_request;  // reset when the previous call ended
+  }
+  request_->blocking = true;
+}
+
+BlockingRequest::~BlockingRequest() {
+  if (own_ != nullptr) return;
+  t_blocking_request.reset_for_blocking_call();
+  t_blocking_request_busy = false;
+}
+
+}  // namespace relay::api
+
 relay_status_t relay_request_finish(relay_request* request, const char* fn) {
   if (request->kind == relay_request::Kind::overlap) return request->overlap->wait();
   if (request->kind == relay_request::Kind::mpi) {

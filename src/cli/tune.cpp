@@ -388,13 +388,8 @@ int Tuner::run() {
     // winner's curse); the rule the table keeps should be the one that is fastest on re-test.
     if (a_.confirm > 1 && grid.size() > 0 && grid.back().first == bytes) {
       const auto& r = found[a_.table_method];
-      std::vector<tune::Point> pick;
-      std::vector<tune::Point> seen = r.path;
-      std::stable_sort(seen.begin(), seen.end(), [](const tune::Point& x, const tune::Point& y) { return x.time_s < y.time_s; });
-      for (const auto& p : seen) {
-        const bool dup = std::any_of(pick.begin(), pick.end(), [&](const tune::Point& q) { return q.axis == p.axis && q.segment == p.segment; });
-        if (!dup && static_cast<int>(pick.size()) < a_.confirm) pick.push_back(p);
-      }
+      const tune::ConfirmationPool pool = tune::confirmation_pool(r.path, a_.confirm);
+      const std::vector<tune::Point>& pick = pool.points;
       if (pick.size() > 1) {
         const double t0 = MPI_Wtime();
         const auto times = measure::interleaved_rounds(pick.size(), a_.confirm_rounds, 7, [&](std::size_t i) {
@@ -408,8 +403,9 @@ int Tuner::run() {
         const auto best = static_cast<std::size_t>(std::min_element(relative.begin(), relative.end()) - relative.begin());
         nlohmann::json rows = nlohmann::json::array();
         if (rank_ == 0) {
-          std::printf("# confirmation of %s's %zu fastest, head to head in %d rounds (%.2f s, not in the speed-ups above)\n",
-                      a_.table_method.c_str(), pick.size(), a_.confirm_rounds, seconds);
+          std::printf("# confirmation of %s's %d fastest and %zu other algorithms' best (within 1.25x), head to head in %d "
+                      "rounds (%.2f s, not in the speed-ups above)\n", a_.table_method.c_str(), pool.fastest,
+                      pick.size() - static_cast<std::size_t>(pool.fastest), a_.confirm_rounds, seconds);
           std::printf("%-11s %-40s %12s %14s %8s\n", "# Place", "Configuration", "Search(us)", "Confirmed(us)", "x best");
         }
         for (std::size_t i = 0; i < pick.size(); ++i) {
@@ -417,9 +413,11 @@ int Tuner::run() {
           const auto seg = ax.segments[pick[i].segment];
           rows.push_back({{"algorithm", ax.algorithm}, {"policy", ax.policy}, {"segment_bytes", seg},
                           {"search_us", pick[i].time_s * 1e6}, {"confirmed_us", relative[i] * reference * 1e6},
-                          {"x_best", relative[i] / relative[best]}, {"round_us", times[i]}});
+                          {"x_best", relative[i] / relative[best]}, {"round_us", times[i]},
+                          {"rival", static_cast<int>(i) >= pool.fastest}});
           if (rank_ == 0) {
-            std::printf("%-11s %-40s %12.1f %14.1f %8.3f%s\n", fmt::format("{}", i + 1).c_str(), describe(ax, seg).c_str(),
+            std::printf("%-11s %-40s %12.1f %14.1f %8.3f%s\n",
+                        static_cast<int>(i) < pool.fastest ? fmt::format("{}", i + 1).c_str() : "rival", describe(ax, seg).c_str(),
                         pick[i].time_s * 1e6, relative[i] * reference * 1e6, relative[i] / relative[best],
                         i == best ? "  <- the table's" : "");
           }
@@ -555,7 +553,7 @@ void add_tune(CLI::App& app, int& exit_code) {
   cmd->add_option("--threshold", a->threshold, "smgd: prune algorithms predicted worse than this x best, and stop measuring a configuration once it is")->check(CLI::Range(1.0, 100.0))->capture_default_str();
   cmd->add_option("--noise", a->noise, "smgd: relative gains below this do not count as improvements")->check(CLI::Range(0.0, 0.5))->capture_default_str();
   cmd->add_option("--variant-top", a->variant_top, "smgd: the best algorithms whose other policy is searched")->check(CLI::NonNegativeNumber)->capture_default_str();
-  cmd->add_option("--confirm", a->confirm, "measure the table method's fastest N configurations per size again, head to head, and take the best (0: take its choice as found)")->check(CLI::NonNegativeNumber)->capture_default_str();
+  cmd->add_option("--confirm", a->confirm, "measure the table method's fastest N configurations per size, and up to N other algorithm/policy pairs' best within 1.25x of them, again, head to head, and take the best (0: take its choice as found)")->check(CLI::NonNegativeNumber)->capture_default_str();
   cmd->add_option("--confirm-rounds", a->confirm_rounds, "rounds of that confirmation")->check(CLI::PositiveNumber)->capture_default_str();
   cmd->add_flag("--smgd-gradient", a->smgd_gradient, "smgd: predict from measured rates of change only (vadhiyar2004), not from the model's curve shapes");
   cmd->add_option("--patience", a->patience, "mgd/smgd: points past a minimum before stopping")->check(CLI::NonNegativeNumber)->capture_default_str();

@@ -4,27 +4,25 @@
 #include <cstring>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "core/status.hpp"
 #include "core/units.hpp"
 
 namespace relay::coll {
 
-const char* env_value(const char* name) {
-  const char* v = std::getenv(name);
-  return (v != nullptr && *v != '\0') ? v : nullptr;
-}
-
-relay_status_t apply_environment(const char* prefix, const char* function, CommonOptions& o) {
-  const std::string base = std::string("RELAY_") + prefix + "_";
-  const std::string policy = base + "POLICY", segment = base + "SEGMENT_BYTES",
-                    fanout = base + "FANOUT", requests = base + "MAX_REQUESTS";
-  if (const char* v = env_value(policy.c_str())) {
+relay_status_t apply_environment(const core::RelayEnvironment& env, std::string_view prefix,
+                                 const char* function, CommonOptions& o) {
+  // Names are spelled out only for an error message.
+  auto name = [prefix](const char* field) { return fmt::format("RELAY_{}_{}", prefix, field); };
+  if (const char* v = env.get(prefix, "POLICY")) {
     if (relay_policy_from_name(v, &o.policy) != RELAY_SUCCESS) {
       return core::fail(RELAY_ERR_OPTIONS,
-                        "{}: {}='{}' is not blocking, nonblocking or default", function, policy, v);
+                        "{}: {}='{}' is not blocking, nonblocking or default", function,
+                        name("POLICY"), v);
     }
   }
-  if (const char* v = env_value(segment.c_str())) {
+  if (const char* v = env.get(prefix, "SEGMENT_BYTES")) {
     if (std::strcmp(v, "default") == 0) {
       o.segment_bytes = RELAY_SEGMENT_DEFAULT;
     } else if (auto b = core::parse_bytes(v)) {
@@ -32,26 +30,26 @@ relay_status_t apply_environment(const char* prefix, const char* function, Commo
     } else {
       return core::fail(RELAY_ERR_OPTIONS,
                         "{}: {}='{}' is not a byte count (e.g. 65536, 64KiB, 0 for unsegmented, "
-                        "default)", function, segment, v);
+                        "default)", function, name("SEGMENT_BYTES"), v);
     }
   }
-  if (const char* v = env_value(fanout.c_str())) {
+  if (const char* v = env.get(prefix, "FANOUT")) {
     if (auto f = core::parse_integer(v, 0, 1 << 20)) {
       o.fanout = static_cast<int>(*f);
     } else {
-      return core::fail(RELAY_ERR_OPTIONS, "{}: {}='{}' is not an integer >= 0", function, fanout,
-                        v);
+      return core::fail(RELAY_ERR_OPTIONS, "{}: {}='{}' is not an integer >= 0", function,
+                        name("FANOUT"), v);
     }
   }
-  if (const char* v = env_value(requests.c_str())) {
+  if (const char* v = env.get(prefix, "MAX_REQUESTS")) {
     if (auto w = core::parse_integer(v, 0, kMaxMaxRequests)) {
       o.max_requests = static_cast<int>(*w);
     } else {
-      return core::fail(RELAY_ERR_OPTIONS, "{}: {}='{}' is not in [0, {}]", function, requests, v,
-                        kMaxMaxRequests);
+      return core::fail(RELAY_ERR_OPTIONS, "{}: {}='{}' is not in [0, {}]", function,
+                        name("MAX_REQUESTS"), v, kMaxMaxRequests);
     }
   }
-  if (const char* v = env_value("RELAY_CHECK"); v != nullptr && o.check == RELAY_CHECK_DEFAULT) {
+  if (const char* v = env.get("RELAY_CHECK"); v != nullptr && o.check == RELAY_CHECK_DEFAULT) {
     if (std::strcmp(v, "collective") == 0) {
       o.check = RELAY_CHECK_COLLECTIVE;
     } else if (std::strcmp(v, "local") == 0) {

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
+#include "core/environment.hpp"
 #include "relay/relay.h"
 
 namespace relay::coll {
@@ -20,11 +22,9 @@ struct CommonOptions {
   relay_check_t check = RELAY_CHECK_DEFAULT;
 };
 
-/// The value of an environment variable, or nullptr when unset or empty.
-const char* env_value(const char* name);
-
 /// Applies RELAY_<prefix>_POLICY, _SEGMENT_BYTES, _FANOUT, _MAX_REQUESTS and RELAY_CHECK.
-relay_status_t apply_environment(const char* prefix, const char* function, CommonOptions& o);
+relay_status_t apply_environment(const core::RelayEnvironment& env, std::string_view prefix,
+                                 const char* function, CommonOptions& o);
 
 /// Validates the common fields (argument `position` of `function`); segments must be whole
 /// elem_bytes-sized elements.

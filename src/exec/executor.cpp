@@ -77,6 +77,8 @@ relay_status_t Executor::start(std::shared_ptr<const schedule::RankProgram> prog
   completed_.assign(slots, 0);
   free_recv_slots_.clear();
   free_send_slots_.clear();
+  free_recv_slots_.reserve(window_);
+  free_send_slots_.reserve(window_);
   for (int s = window_ - 1; s >= 0; --s) free_recv_slots_.push_back(s);
   for (int s = slots - 1; s >= window_; --s) free_send_slots_.push_back(s);
   recv_done_.assign(recvs, 0);

@@ -53,6 +53,8 @@ class Executor {
   /// Blocks until every step has completed.
   relay_status_t wait();
   bool done() const;
+  /// Lets go of the program; the bookkeeping keeps its memory for the next start().
+  void release() { program_.reset(); }
   /// Steps completed so far (receives, sends, combines): grows whenever progress advanced.
   std::int64_t events() const {
     return static_cast<std::int64_t>(recv_prefix_) + sends_done_ + cursor_ + combines_done_;

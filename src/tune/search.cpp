@@ -241,6 +241,34 @@ SearchResult search_model_best(const std::vector<Axis>& axes, const Predict& pre
   return r;
 }
 
+ConfirmationPool confirmation_pool(std::vector<Point> measured, int fastest, double within) {
+  std::stable_sort(measured.begin(), measured.end(),
+                   [](const Point& x, const Point& y) { return x.time_s < y.time_s; });
+  std::vector<Point> pool;
+  auto has = [&pool](const Point& p, bool same_axis) {
+    return std::any_of(pool.begin(), pool.end(), [&](const Point& q) {
+      return q.axis == p.axis && (same_axis || q.segment == p.segment);
+    });
+  };
+  for (const Point& p : measured) {
+    if (static_cast<int>(pool.size()) == fastest) break;
+    if (!has(p, false)) pool.push_back(p);
+  }
+  ConfirmationPool out{{}, static_cast<int>(pool.size())};
+  if (pool.empty()) return out;
+  const double limit = pool.front().time_s * within;
+  int rivals = 0;
+  for (const Point& p : measured) {  // fastest first: the first of an axis is its best
+    if (rivals == fastest || !(p.time_s <= limit)) break;
+    if (!has(p, true)) {
+      pool.push_back(p);
+      ++rivals;
+    }
+  }
+  out.points = std::move(pool);
+  return out;
+}
+
 SearchResult search_model_guided(const std::vector<Axis>& axes, const Predict& predict,
                                  const Measure& measure, const SearchOptions& o) {
   check(axes);

@@ -92,4 +92,15 @@ SearchResult search_model_best(const std::vector<Axis>& axes, const Predict& pre
 SearchResult search_model_guided(const std::vector<Axis>& axes, const Predict& predict,
                                  const Measure& measure, const SearchOptions& options = {});
 
+/// What a confirmation measures again, from the points a search measured: the `fastest` fastest
+/// distinct configurations, then the best of each other axis that came within `within` (x) of
+/// the fastest, best first, at most `fastest` of those. A search's fastest few are often
+/// neighbouring segments of one algorithm, measured back to back under the same conditions; a
+/// rival axis measured once, at an unlucky moment, gets its re-test too.
+struct ConfirmationPool {
+  std::vector<Point> points;  ///< the fastest first, then the rivals
+  int fastest = 0;            ///< how many of them are the fastest
+};
+ConfirmationPool confirmation_pool(std::vector<Point> measured, int fastest, double within = 1.25);
+
 }  // namespace relay::tune

@@ -3,7 +3,7 @@
 # decision table; relay_bcast(auto) then follows it, and RELAY_LOG shows which rule chose what.
 #   1. relay tune (SMGD, two sizes; 2 ranks predicted by the model) writes a table that
 #      `relay table` validates; each measured size's rule is the winner of the confirmation
-#      (SMGD's fastest few measured again head to head);
+#      (SMGD's fastest few, and other algorithms' best, measured again head to head);
 #   2. relay bench bcast --algorithms auto, with RELAY_TUNING_FILE: every rank logs
 #      "(auto: table FILE rule N)" for each size, and the algorithm, policy and segment size it
 #      ran are the ones rule N holds;
@@ -36,7 +36,13 @@ import json, sys
 rules = json.load(open(sys.argv[1]))["rules"]
 for size in json.load(open(sys.argv[2]))["sizes"]:
     conf = size["confirmation"]
-    assert conf["method"] == "smgd" and conf["rounds"] == 3 and len(conf["rows"]) == 3, conf
+    assert conf["method"] == "smgd" and conf["rounds"] == 3, conf
+    # The search's 3 fastest, then at most 3 rivals: the best of other algorithm/policy pairs.
+    fastest = [r for r in conf["rows"] if not r["rival"]]
+    rivals = conf["rows"][len(fastest):]
+    assert len(fastest) == 3 and len(rivals) <= 3 and all(r["rival"] for r in rivals), conf
+    axes = [(r["algorithm"], r["policy"]) for r in conf["rows"]]
+    assert all(axes.count(a) == 1 and a not in axes[:3] for a in axes[3:]), conf
     assert all(len(r["round_us"]) == 3 for r in conf["rows"]), conf
     win = min(conf["rows"], key=lambda r: r["x_best"])
     assert win["x_best"] == 1.0, win

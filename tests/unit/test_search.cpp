@@ -184,3 +184,25 @@ TEST(Search, ModelBestPrefersTheLargestSegmentAmongNearTies) {
   // Within 6%, the unsegmented axis counts as the largest segment.
   EXPECT_EQ(relay::tune::search_model_best(axes, table(model), 0.06).best.axis, 1);
 }
+
+TEST(Search, ConfirmationPoolTakesTheFastestThenRivalAxesBest) {
+  using relay::tune::Point;
+  // Axis 0 holds the three fastest; axis 1's best (11) is within 1.25x of 10, axis 2's (13) is
+  // not; axis 3's best (12) comes after axis 1's. A point measured twice counts once.
+  const std::vector<Point> measured = {{0, 1, 10.0}, {0, 2, 10.2}, {0, 1, 10.1}, {0, 3, 10.4},
+                                       {1, 0, 11.0}, {1, 1, 11.5}, {3, 2, 12.0}, {2, 0, 13.0},
+                                       {0, 4, 14.0}};
+  const auto pool = relay::tune::confirmation_pool(measured, 3);
+  ASSERT_EQ(pool.fastest, 3);
+  ASSERT_EQ(pool.points.size(), 5u);
+  EXPECT_EQ(pool.points[0].segment, 1);
+  EXPECT_EQ(pool.points[1].segment, 2);
+  EXPECT_EQ(pool.points[2].segment, 3);
+  EXPECT_EQ(pool.points[3].axis, 1);
+  EXPECT_EQ(pool.points[3].segment, 0);
+  EXPECT_EQ(pool.points[4].axis, 3);
+  // At most `fastest` rivals; none when no other axis comes close.
+  EXPECT_EQ(relay::tune::confirmation_pool(measured, 1).points.size(), 2u);
+  EXPECT_EQ(relay::tune::confirmation_pool(measured, 3, 1.05).points.size(), 3u);
+  EXPECT_TRUE(relay::tune::confirmation_pool({}, 3).points.empty());
+}

@@ -59,7 +59,8 @@ const BcastAlgorithm& auto_bcast_algorithm(int size, std::int64_t total_bytes,
   return binomial;
 }
 
-relay_status_t resolve_bcast(const relay_bcast_options_t* options, int size,
+relay_status_t resolve_bcast(const core::RelayEnvironment& env, const relay_bcast_options_t* options,
+                             int size,
                              std::int64_t total_bytes, std::int64_t elem_bytes,
                              const char* function, int position, BcastConfig& config) {
   relay_bcast_options_t o;
@@ -67,7 +68,7 @@ relay_status_t resolve_bcast(const relay_bcast_options_t* options, int size,
   if (options != nullptr) o = *options;
 
   // Environment overrides.
-  if (const char* v = env_value("RELAY_BCAST_ALGORITHM")) {
+  if (const char* v = env.get("BCAST", "ALGORITHM")) {
     if (relay_bcast_algorithm_from_name(v, &o.algorithm) != RELAY_SUCCESS) {
       return core::fail(RELAY_ERR_OPTIONS,
                         "{}: RELAY_BCAST_ALGORITHM='{}' is not an algorithm (relay algorithms)",
@@ -75,7 +76,7 @@ relay_status_t resolve_bcast(const relay_bcast_options_t* options, int size,
     }
   }
   CommonOptions common{o.policy, o.segment_bytes, o.fanout, o.max_requests, o.check};
-  if (auto st = apply_environment("BCAST", function, common); st != RELAY_SUCCESS) return st;
+  if (auto st = apply_environment(env, "BCAST", function, common); st != RELAY_SUCCESS) return st;
   o.policy = common.policy;
   o.segment_bytes = common.segment_bytes;
   o.fanout = common.fanout;

@@ -59,23 +59,24 @@ const CollAlgorithm& auto_coll_algorithm(const CollCall& call) {
   return pick(0);
 }
 
-relay_status_t resolve_coll(const relay_coll_options_t* options, const CollCall& call,
+relay_status_t resolve_coll(const core::RelayEnvironment& env, const relay_coll_options_t* options,
+                            const CollCall& call,
                             const char* function, int position, int op_position,
                             CollConfig& config) {
   relay_coll_options_t o;
   relay_coll_options_init(&o);
   if (options != nullptr) o = *options;
-  const std::string prefix(env_prefix(call.collective));
-  const std::string algorithm_var = "RELAY_" + prefix + "_ALGORITHM";
-  if (const char* v = env_value(algorithm_var.c_str())) {
+  const std::string_view prefix = env_prefix(call.collective);
+  if (const char* v = env.get(prefix, "ALGORITHM")) {
     if (relay_coll_algorithm_from_name(static_cast<relay_collective_t>(call.collective), v,
                                        &o.algorithm) != RELAY_SUCCESS) {
       return core::fail(RELAY_ERR_OPTIONS, "{}: {}='{}' is not a {} algorithm (relay algorithms)",
-                        function, algorithm_var, v, to_string(call.collective));
+                        function, fmt::format("RELAY_{}_ALGORITHM", prefix), v,
+                        to_string(call.collective));
     }
   }
   CommonOptions common{o.policy, o.segment_bytes, o.fanout, o.max_requests, o.check};
-  if (auto st = apply_environment(prefix.c_str(), function, common); st != RELAY_SUCCESS) {
+  if (auto st = apply_environment(env, prefix, function, common); st != RELAY_SUCCESS) {
     return st;
   }
   if (o.algorithm != 0 && find_coll_algorithm(call.collective, o.algorithm) == nullptr) {

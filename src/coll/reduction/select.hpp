@@ -38,7 +38,8 @@ struct CollCall {
 /// Resolves options (NULL = defaults); on error returns its status with relay_last_error()
 /// naming the option (argument `position` of `function`) or, for an op the algorithm cannot
 /// keep in order, the op (argument `op_position`).
-relay_status_t resolve_coll(const relay_coll_options_t* options, const CollCall& call,
+relay_status_t resolve_coll(const core::RelayEnvironment& env, const relay_coll_options_t* options,
+                            const CollCall& call,
                             const char* function, int position, int op_position,
                             CollConfig& config);
 
