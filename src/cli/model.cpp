@@ -30,6 +30,22 @@ namespace {
 
 constexpr int kTag = 911;
 
+// A barrier that ranks with nothing to do wait at asleep: they test it every 100 us and sleep
+// in between, then meet in a plain barrier so that everyone leaves it together. A rank that
+// waits in MPI_Barrier spins, and with more ranks than cores (8 ranks on 2) the six that wait
+// while one pair measures took most of the CPU from it: the same 8-rank measurement gave a
+// Hockney beta of 0.09 in one run and 0.51 ns/B in the next.
+void sleepy_barrier(MPI_Comm comm) {
+  MPI_Request r;
+  MPI_Ibarrier(comm, &r);
+  int done = 0;
+  MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+  while (!done) {
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+    MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+  }
+  MPI_Barrier(comm);
+}
 
 // Every timing is collective over the pair (rank 0 and peer); other ranks wait at barriers.
 // Each sample is one exchange; the Sampler (median, interquartile spread) decides when to
@@ -222,6 +238,7 @@ nlohmann::json measure_params(const P2pMeasureArgs& a, MPI_Comm comm) {
     }
   }
   if (rank == 0 && !a.quiet) std::fprintf(stderr, "\n");
+  sleepy_barrier(comm);  // ranks outside the pair have waited here
   // Link sharing, as a schedule meets it: a rank that forwards -- receives m from one rank
   // while it sends m to another (a pipeline's middle) -- against one transfer alone. With 3 or
   // more ranks, 0 -> peer -> third; with 2, a bidirectional exchange between the pair. (The
@@ -238,7 +255,7 @@ nlohmann::json measure_params(const P2pMeasureArgs& a, MPI_Comm comm) {
     }
     std::vector<double> samples;
     for (int k = 0; k < 6; ++k) {  // the first is a warm-up
-      MPI_Barrier(comm);
+      sleepy_barrier(comm);
       const double t0 = MPI_Wtime();
       MPI_Request r[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
       if (third >= 0) {
@@ -256,6 +273,7 @@ nlohmann::json measure_params(const P2pMeasureArgs& a, MPI_Comm comm) {
       MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
       if (k > 0) samples.push_back(MPI_Wtime() - t0);
     }
+    sleepy_barrier(comm);
     double both = measure::median(samples);  // the forwarding rank's reading decides
     MPI_Bcast(&both, 1, MPI_DOUBLE, peer, comm);
     if (rank == 0) {
@@ -275,7 +293,7 @@ nlohmann::json measure_params(const P2pMeasureArgs& a, MPI_Comm comm) {
     auto one_way = [&](bool all) {
       std::vector<double> samples;
       for (int k = 0; k < 6; ++k) {  // the first is a warm-up
-        MPI_Barrier(comm);
+        sleepy_barrier(comm);
         const double t0 = MPI_Wtime();
         if (rank < 2 * pairs && (all || rank < 2)) {
           if (rank % 2 == 0) {
@@ -285,6 +303,7 @@ nlohmann::json measure_params(const P2pMeasureArgs& a, MPI_Comm comm) {
           }
         }
         double t = MPI_Wtime() - t0, slowest = 0;
+        sleepy_barrier(comm);
         MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
         if (k > 0) samples.push_back(slowest);
       }
