@@ -30,24 +30,15 @@ namespace {
 
 constexpr int kTag = 911;
 
-// A barrier that ranks with nothing to do wait at asleep: they test it every 100 us and sleep
-// in between, then meet in a plain barrier so that everyone leaves it together. A rank that
-// waits in MPI_Barrier spins, and with more ranks than cores (8 ranks on 2) the six that wait
-// while one pair measures took most of the CPU from it: the same 8-rank measurement gave a
-// Hockney beta of 0.09 in one run and 0.51 ns/B in the next.
-void sleepy_barrier(MPI_Comm comm) {
-  MPI_Request r;
-  MPI_Ibarrier(comm, &r);
-  int done = 0;
-  MPI_Test(&r, &done, MPI_STATUS_IGNORE);
-  while (!done) {
-    std::this_thread::sleep_for(std::chrono::microseconds(100));
-    MPI_Test(&r, &done, MPI_STATUS_IGNORE);
-  }
-  MPI_Barrier(comm);
-}
 
 // Every timing is collective over the pair (rank 0 and peer); other ranks wait at barriers.
+// They spin there on purpose: during a collective the ranks not transferring spin in MPI's
+// waits, and the parameters should describe that machine. With idle ranks asleep instead
+// (tried: a nonblocking barrier tested every 100 us), 8 ranks on 2 cores gave steadier pair
+// figures (alpha 0.4-0.55 us against 3.8-5.3 us), but the lone pair ran faster than any pair
+// does in a broadcast: 4 ranks then measured a 1.50x concurrent slowdown (1.11x with
+// spinners), the model limited transfer slots there, its curves went flat, and it picked
+// 4 MiB segments that measured up to 1.22x the best (the worst curve was 1.084 before).
 // Each sample is one exchange; the Sampler (median, interquartile spread) decides when to
 // stop, on rank 0, and tells the peer. Concurrent: every rank is in a pair that measures at
 // the same time (a rank left over idles), and rank 0 tells all of them.
@@ -238,7 +229,6 @@ nlohmann::json measure_params(const P2pMeasureArgs& a, MPI_Comm comm) {
     }
   }
   if (rank == 0 && !a.quiet) std::fprintf(stderr, "\n");
-  sleepy_barrier(comm);  // ranks outside the pair have waited here
   // Link sharing, as a schedule meets it: a rank that forwards -- receives m from one rank
   // while it sends m to another (a pipeline's middle) -- against one transfer alone. With 3 or
   // more ranks, 0 -> peer -> third; with 2, a bidirectional exchange between the pair. (The
@@ -255,7 +245,7 @@ nlohmann::json measure_params(const P2pMeasureArgs& a, MPI_Comm comm) {
     }
     std::vector<double> samples;
     for (int k = 0; k < 6; ++k) {  // the first is a warm-up
-      sleepy_barrier(comm);
+      MPI_Barrier(comm);
       const double t0 = MPI_Wtime();
       MPI_Request r[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
       if (third >= 0) {
@@ -273,7 +263,6 @@ nlohmann::json measure_params(const P2pMeasureArgs& a, MPI_Comm comm) {
       MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
       if (k > 0) samples.push_back(MPI_Wtime() - t0);
     }
-    sleepy_barrier(comm);
     double both = measure::median(samples);  // the forwarding rank's reading decides
     MPI_Bcast(&both, 1, MPI_DOUBLE, peer, comm);
     if (rank == 0) {
@@ -293,7 +282,7 @@ nlohmann::json measure_params(const P2pMeasureArgs& a, MPI_Comm comm) {
     auto one_way = [&](bool all) {
       std::vector<double> samples;
       for (int k = 0; k < 6; ++k) {  // the first is a warm-up
-        sleepy_barrier(comm);
+        MPI_Barrier(comm);
         const double t0 = MPI_Wtime();
         if (rank < 2 * pairs && (all || rank < 2)) {
           if (rank % 2 == 0) {
@@ -303,7 +292,6 @@ nlohmann::json measure_params(const P2pMeasureArgs& a, MPI_Comm comm) {
           }
         }
         double t = MPI_Wtime() - t0, slowest = 0;
-        sleepy_barrier(comm);
         MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
         if (k > 0) samples.push_back(slowest);
       }
