@@ -3,7 +3,6 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "coll/options.hpp"
 #include "core/status.hpp"
 
 namespace relay::api {

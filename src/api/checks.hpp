@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "coll/options.hpp"
+#include "core/environment.hpp"
 #include "relay/relay.h"
 
 namespace relay::api {

@@ -25,8 +25,8 @@ struct BcastConfig {
   tune::AutoRule table_rule;         ///< for `auto`: the table rule it took, if any
 };
 
-/// Resolves options (NULL = defaults), then the RELAY_BCAST_* variables of `env`, for a broadcast of total_bytes bytes of elem_bytes-sized
-/// elements on `size` ranks. Validates every option; on error returns its status with
+/// Resolves options (NULL = defaults), then the RELAY_BCAST_* variables of `env`, for a
+/// broadcast of total_bytes bytes of elem_bytes-sized elements on `size` ranks. Validates every option; on error returns its status with
 /// relay_last_error() naming the option (argument `argument_position` of `function`).
 relay_status_t resolve_bcast(const core::RelayEnvironment& env, const relay_bcast_options_t* options,
                              int size,
