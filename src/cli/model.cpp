@@ -2,6 +2,7 @@
 // eager/rendezvous switch, Hockney fit, link sharing), repeated until stable, as JSON.
 // relay model predict: the replay's time for broadcast configurations, from such a file.
 #include <mpi.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -81,6 +82,46 @@ class PairMeter {
   measure::StopRule rule_;
 };
 
+// Whether every rank measures at once (in pairs) or rank 0 and its peer alone, and why.
+struct PairsChoice {
+  bool concurrent = false;
+  std::string reason;
+};
+
+// "auto" measures concurrently when some host runs more ranks than it has cores online.
+// There a lone pair with idle ranks (which yield to it in MPI's waits) gets the cores nearly to
+// itself, and how nearly varies from run to run, while in a pipelined broadcast every rank is
+// busy at once. On 8 ranks of this 2-core machine lone pairs gave Hockney beta 0.09-0.51 ns/B
+// in four runs, transfer slots 1.0-1.7, and picks of 2-4 MiB segments for 8 MiB broadcasts
+// whose best was 512 KiB-2 MiB; all pairs at once gave 0.42-0.61 ns/B in three runs and picks
+// of 512 KiB-1 MiB (docs/tuning.md has the confirmed figures, at 4 ranks too). Where every
+// rank has a core (a cluster node per rank, or ranks <= cores) the lone pair is
+// vadhiyar2004's measurement and stays the default. Collective over `comm`.
+PairsChoice choose_pairs(const std::string& pairs, MPI_Comm comm) {
+  if (pairs != "auto" && pairs != "lone" && pairs != "concurrent") {
+    throw std::invalid_argument("--pairs must be auto, lone or concurrent, not '" + pairs + "'");
+  }
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int on_host = 1;
+  MPI_Comm_size(node, &on_host);
+  MPI_Comm_free(&node);
+  const int cores = static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+  struct {
+    int excess;
+    int rank;
+  } mine{on_host - cores, 0}, most{0, 0};
+  MPI_Comm_rank(comm, &mine.rank);
+  MPI_Allreduce(&mine, &most, 1, MPI_2INT, MPI_MAXLOC, comm);
+  int host[2] = {on_host, cores};  // of the most oversubscribed host
+  MPI_Bcast(host, 2, MPI_INT, most.rank, comm);
+  const std::string load = fmt::format("{} ranks on a host with {} cores", host[0], host[1]);
+  if (pairs == "lone") return {false, "--pairs lone"};
+  if (pairs == "concurrent") return {true, "--pairs concurrent"};
+  if (most.excess > 0) return {true, "auto: " + load + " (more ranks than cores)"};
+  return {false, "auto: " + load + " (a core per rank)"};
+}
+
 }  // namespace
 
 nlohmann::json measure_params(const P2pMeasureArgs& a, MPI_Comm comm) {
@@ -100,9 +141,10 @@ nlohmann::json measure_params(const P2pMeasureArgs& a, MPI_Comm comm) {
   rule.max_seconds = a.max_seconds;
   rule.max_samples = static_cast<std::size_t>(a.max_samples);
   const int peer = a.peer;
+  const PairsChoice who = choose_pairs(a.pairs, comm);
   // This rank's partner (-1: none) and whether it leads (times) its pair.
   int partner = rank == 0 ? peer : rank == peer ? 0 : -1;
-  if (a.concurrent && partner < 0) {
+  if (who.concurrent && partner < 0) {
     std::vector<int> others;
     for (int r = 1; r < size; ++r) {
       if (r != peer) others.push_back(r);
@@ -111,7 +153,7 @@ nlohmann::json measure_params(const P2pMeasureArgs& a, MPI_Comm comm) {
     if ((at ^ 1U) < others.size()) partner = others[at ^ 1U];
   }
   const bool leader = partner >= 0 && (rank == 0 || (rank != peer && rank < partner));
-  PairMeter pm(comm, partner, a.concurrent, rule);
+  PairMeter pm(comm, partner, who.concurrent, rule);
   std::vector<char> buf(static_cast<std::size_t>(sizes.back()) * 2, 1);
   nlohmann::json rows = nlohmann::json::array();
   std::vector<std::int64_t> fit_x;
@@ -308,6 +350,8 @@ nlohmann::json measure_params(const P2pMeasureArgs& a, MPI_Comm comm) {
   nlohmann::json doc = {{"schema", model::kParamsSchema},
                         {"machine", machine},
                         {"pair", {0, peer}},
+                        {"pairs", who.concurrent ? "concurrent" : "lone"},
+                        {"pairs_reason", who.reason},
                         {"hockney", {{"alpha_s", fit.alpha_s}, {"beta_s_per_byte", fit.beta_s_per_byte},
                                      {"bandwidth_MBps", fit.beta_s_per_byte > 0 ? 1e-6 / fit.beta_s_per_byte : 0.0}}},
                         {"eager_limit_bytes", eager_limit < 0 ? sizes.back() : eager_limit},
@@ -321,7 +365,12 @@ nlohmann::json measure_params(const P2pMeasureArgs& a, MPI_Comm comm) {
 namespace {
 
 void print_params(const nlohmann::json& doc) {
-  std::printf("# point-to-point parameters, ranks %d and %d\n", doc["pair"][0].get<int>(), doc["pair"][1].get<int>());
+  std::printf("# point-to-point parameters, ranks %d and %d", doc["pair"][0].get<int>(), doc["pair"][1].get<int>());
+  if (doc.contains("pairs")) {
+    std::printf(", %s (%s)", doc["pairs"] == "concurrent" ? "all ranks in pairs at once" : "the pair alone",
+                doc.value("pairs_reason", std::string()).c_str());
+  }
+  std::printf("\n");
   std::printf("%-10s %12s %8s %10s %10s %12s %10s %6s\n", "# Size", "RTT/2(us)", "spread", "os(us)",
               "or(us)", "g(us)", "L(us)", "eager");
   for (const auto& r : doc["plogp"]) {
@@ -427,7 +476,10 @@ void add_model(CLI::App& app, int& exit_code) {
   measure->add_option("--max-seconds", m->max_seconds, "cap per quantity and size")->capture_default_str();
   measure->add_option("--max-samples", m->max_samples, "cap per quantity and size")->check(CLI::PositiveNumber)->capture_default_str();
   measure->add_option("--output,-o", m->output, "parameter file (JSON) to write")->capture_default_str();
-  measure->add_flag("--concurrent", m->concurrent, "all ranks measure at once in pairs, so that costs include what ranks sharing cores and memory do to each other during a collective (rank 0's pair is reported)");
+  measure->add_option("--pairs", m->pairs, "who measures at a time: lone (rank 0 and --peer; the others wait), concurrent (all ranks in pairs at once, rank 0's pair reported: costs include what ranks sharing cores and memory do to each other during a collective), auto (concurrent when a host runs more ranks than it has cores)")
+      ->check(CLI::IsMember({"auto", "lone", "concurrent"}))
+      ->capture_default_str();
+  measure->add_flag_callback("--concurrent", [m] { m->pairs = "concurrent"; }, "same as --pairs concurrent");
   measure->add_flag("--quiet", m->quiet, "no progress on stderr");
   measure->callback([m, &exit_code] {
     ensure_mpi();

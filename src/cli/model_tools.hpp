@@ -19,7 +19,10 @@ struct P2pMeasureArgs {
   double spread = 0.05;     ///< stop once the relative interquartile spread is below this
   double max_seconds = 1.0;  ///< cap per quantity and size
   int max_samples = 200;     ///< cap per quantity and size
-  bool concurrent = false;   ///< every rank measures at once, in pairs (rank 0's pair reported)
+  /// Who measures at a time: "lone" (rank 0 and peer; the others wait), "concurrent" (every
+  /// rank, in pairs; rank 0's pair reported) or "auto" (concurrent when some host runs more
+  /// ranks than it has cores, lone otherwise; see measure_params).
+  std::string pairs = "auto";
   std::string output = "model.json";
   bool quiet = false;
 };

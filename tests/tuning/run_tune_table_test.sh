@@ -10,8 +10,9 @@
 #      The GEMM's panel broadcasts on a 2x2 grid (auto by default; 2-rank row and column
 #      communicators) follow the table's predicted 2-rank rules.
 #   3. a malformed table makes auto fail with a message naming the file and the problem.
-#   4. relay model measure --concurrent (all 4 ranks in pairs at once) writes a parameter file
-#      with every size asked, the forwarding-rank link sharing and the transfer slots.
+#   4. relay model measure (--pairs auto: all 4 ranks in pairs at once when they outnumber the
+#      cores) writes a parameter file with every size asked, the forwarding-rank link sharing
+#      and the transfer slots; --pairs with a bad value is refused.
 #   5. relay bench bcast --model (those parameters) reports, per algorithm, the segment the
 #      model predicts best against the fastest measured, and confirms both head to head.
 # Usage: run_tune_table_test.sh MPIEXEC RELAY [mpiexec flags...]
@@ -97,11 +98,15 @@ run env RELAY_TUNING_FILE="$work/truncated.json" "$relay" bench bcast --algorith
   --baselines none --sizes 4KiB --iterations 1 --warmup 0 --quiet && fail "a truncated table was accepted"
 grep -q "truncated.json: not valid JSON" "$out" || fail "the error does not name the file and the problem"
 echo "3. a truncated table: auto fails (non-zero exit) naming the file and the problem"
-run "$relay" model measure --concurrent --sizes 1KiB,64KiB --max-seconds 0.02 --quiet \
-  --output "$work/params.json" || fail "relay model measure --concurrent exited $?"
-python3 - "$work/params.json" <<'PY' || fail "relay model measure --concurrent wrote a bad file"
+run "$relay" model measure --sizes 1KiB,64KiB --max-seconds 0.02 --quiet \
+  --output "$work/params.json" || fail "relay model measure exited $?"
+python3 - "$work/params.json" <<'PY' || fail "relay model measure wrote a bad file"
 import json, sys
 d = json.load(open(sys.argv[1]))
+# --pairs auto: all pairs at once exactly when a host runs more ranks than it has cores
+m = d["machine"]
+want = "concurrent" if max(m["hosts"].values()) > m["cores_online"] else "lone"
+assert d["pairs"] == want and d["pairs_reason"].startswith("auto: "), (d["pairs"], d["pairs_reason"], m)
 assert d["schema"] == "relay.model.params/1", d["schema"]
 assert [r["bytes"] for r in d["plogp"]] == [1024, 65536], d["plogp"]
 assert all(r["g_s"] > 0 and r["rtt_s"] > 0 for r in d["plogp"])
@@ -110,7 +115,11 @@ assert 0 <= d["duplex"] <= 1
 assert d["concurrent_slowdown"] > 0, d
 assert d["transfer_slots"] == 0 or 1 <= d["transfer_slots"] <= 2, d
 PY
-echo "4. relay model measure --concurrent: parameters of 2 sizes written"
+echo "4. relay model measure (--pairs auto): parameters of 2 sizes written"
+run "$relay" model measure --pairs sideways --sizes 1KiB --quiet --output "$work/bad.json" \
+  && fail "--pairs sideways was accepted"
+grep -q -- "--pairs" "$out" || fail "the error does not name --pairs"
+echo "4b. relay model measure --pairs sideways: refused, naming the option"
 
 run "$relay" bench bcast --model "$work/params.json" --sizes 64KiB --algorithms binomial,chain \
   --policies nonblocking --segments 1KiB,8KiB,0 --baselines none --min-time 0.005 --warmup 1 --quiet \
