@@ -12,6 +12,7 @@
 #include <ctime>
 #include <fmt/format.h>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "cli/results.hpp"
 #include "cli/sweep.hpp"
 #include "coll/bcast/bcast.hpp"
+#include "coll/reduction/reduction.hpp"
 #include "core/units.hpp"
 #include "measure/stats.hpp"
 #include "model/params.hpp"
@@ -396,6 +398,8 @@ void print_params(const nlohmann::json& doc) {
 
 struct PredictArgs {
   std::string params;
+  std::string operation = "bcast";
+  int elem_bytes = 8;
   int ranks = 8;
   int root = 0;
   std::string sizes = "8MiB";
@@ -408,31 +412,70 @@ struct PredictArgs {
   std::string json_path;
 };
 
+// The collective `--operation` names (other than bcast), or nullopt for bcast.
+std::optional<coll::Collective> parse_operation(const std::string& name) {
+  if (name == "bcast") return std::nullopt;
+  std::vector<std::string> names = {"bcast"};
+  for (auto c : coll::kCollectives) {
+    if (coll::to_string(c) == name) return c;
+    names.emplace_back(coll::to_string(c));
+  }
+  throw std::invalid_argument(fmt::format("--operation {} is not one of {}", name, fmt::join(names, ", ")));
+}
+
 int run_predict(const PredictArgs& a) {
   const auto machine = model::machine_from_json(model::read_params_file(a.params), !a.hockney, a.duplex);
   if (a.ranks < 1) throw std::invalid_argument("--ranks must be >= 1");
   if (a.root < 0 || a.root >= a.ranks) throw std::invalid_argument("--root is not a rank");
+  if (a.elem_bytes < 1) throw std::invalid_argument("--elem-bytes must be >= 1");
+  const auto collective = parse_operation(a.operation);
   std::vector<std::string> names;
-  for (const auto& alg : coll::bcast_algorithms()) {
-    if (alg.build != nullptr) names.emplace_back(alg.name);
+  if (collective) {
+    for (const auto& alg : coll::coll_algorithms(*collective)) {
+      if (alg.build != nullptr) names.emplace_back(alg.name);
+    }
+  } else {
+    for (const auto& alg : coll::bcast_algorithms()) {
+      if (alg.build != nullptr) names.emplace_back(alg.name);
+    }
   }
-  const auto algorithms = parse_name_list(a.algorithms, names, "modelled broadcast algorithm (mpi has no schedule)");
+  const auto algorithms = parse_name_list(a.algorithms, names, fmt::format("modelled {} algorithm (mpi has no schedule)", a.operation));
   const auto policies = parse_name_list(a.policies, {"blocking", "nonblocking"}, "policy");
   const auto sizes = parse_size_list(a.sizes);
   const auto segments = parse_size_list(a.segments);
   nlohmann::json rows = nlohmann::json::array();
-  std::printf("# predicted broadcast times, %d ranks, root %d, %s model (%s)\n", a.ranks, a.root,
+  std::printf("# predicted %s times, %d ranks, root %d, %s model (%s)\n", a.operation.c_str(), a.ranks, a.root,
               a.hockney ? "Hockney" : "PLogP", a.params.c_str());
-  std::printf("%-10s %-18s %-12s %-9s %14s\n", "# Size", "Algorithm", "Policy", "Segment", "Predicted(us)");
-  for (auto bytes : sizes) {
+  if (collective && *collective != coll::Collective::barrier) {
+    std::printf("# sizes are the data a call moves, as relay's tables count them: the vector (reduce, allreduce) or all "
+                "ranks' blocks together (the others), in elements of %d bytes\n", a.elem_bytes);
+  }
+  if (collective && (*collective == coll::Collective::reduce || *collective == coll::Collective::allreduce ||
+                     *collective == coll::Collective::reduce_scatter_block)) {
+    std::printf("# the model costs messages only: combining received data (the op) is free here\n");
+  }
+  std::printf("%-10s %-22s %-12s %-9s %14s\n", "# Size", "Algorithm", "Policy", "Segment", "Predicted(us)");
+  for (auto requested : sizes) {
+    std::int64_t bytes = requested;
+    if (collective) bytes = coll_call_bytes(*collective, a.ranks, requested, a.elem_bytes);
     for (const auto& name : algorithms) {
+      if (collective) {
+        const auto* alg = coll::find_coll_algorithm(*collective, name);
+        if (alg->needs_power_of_two && (a.ranks & (a.ranks - 1)) != 0) {
+          std::printf("# %s needs a power-of-two process count; relay runs %s instead\n", name.c_str(),
+                      std::string(coll::find_coll_algorithm(*collective, alg->fallback)->name).c_str());
+          continue;
+        }
+      }
       for (const auto& policy : policies) {
         for (auto seg : segments) {
           if (seg >= bytes && seg != 0) continue;
-          const double t = predict_bcast(machine, name, policy, a.ranks, a.root, bytes, seg, a.window);
-          std::printf("%-10s %-18s %-12s %-9s %14.2f\n", core::format_bytes(bytes).c_str(), name.c_str(),
+          const double t = collective ? predict_coll(machine, *collective, name, policy, a.ranks, a.root, bytes,
+                                                     a.elem_bytes, seg, a.window)
+                                      : predict_bcast(machine, name, policy, a.ranks, a.root, bytes, seg, a.window);
+          std::printf("%-10s %-22s %-12s %-9s %14.2f\n", core::format_bytes(bytes).c_str(), name.c_str(),
                       policy.c_str(), seg > 0 ? core::format_bytes(seg).c_str() : "none", t * 1e6);
-          rows.push_back({{"size_bytes", bytes}, {"algorithm", name}, {"policy", policy},
+          rows.push_back({{"operation", a.operation}, {"size_bytes", bytes}, {"algorithm", name}, {"policy", policy},
                           {"segment_bytes", seg}, {"predicted_us", t * 1e6}});
         }
       }
@@ -440,7 +483,7 @@ int run_predict(const PredictArgs& a) {
   }
   if (!a.json_path.empty()) {
     write_json_atomic(a.json_path, {{"schema", "relay.model.predict/1"}, {"params", a.params},
-                                    {"ranks", a.ranks}, {"rows", rows}});
+                                    {"operation", a.operation}, {"ranks", a.ranks}, {"rows", rows}});
     std::printf("# wrote %s\n", a.json_path.c_str());
   }
   return 0;
@@ -456,6 +499,38 @@ double predict_bcast(const model::Machine& machine, const std::string& algorithm
   coll::BcastShape shape{ranks, root, bytes, 1, segment >= bytes ? 0 : segment,
                          fanout > 0 ? fanout : alg->default_fanout};
   const auto schedule = coll::build_bcast_schedule(*alg, shape);
+  return model::replay(schedule, policy == "blocking" ? exec::Policy::blocking : exec::Policy::nonblocking,
+                       window, machine)
+      .time_s;
+}
+
+std::int64_t coll_call_bytes(coll::Collective collective, int ranks, std::int64_t bytes, int elem_bytes) {
+  if (collective == coll::Collective::barrier) return 1;
+  const bool blocks = collective != coll::Collective::reduce && collective != coll::Collective::allreduce;
+  const std::int64_t unit = static_cast<std::int64_t>(elem_bytes) * (blocks ? ranks : 1);
+  return std::max<std::int64_t>(1, bytes / unit) * unit;
+}
+
+double predict_coll(const model::Machine& machine, coll::Collective collective, const std::string& algorithm,
+                    const std::string& policy, int ranks, int root, std::int64_t bytes, int elem_bytes,
+                    std::int64_t segment, int window, int fanout) {
+  const auto* alg = coll::find_coll_algorithm(collective, algorithm);
+  if (alg == nullptr || alg->build == nullptr) return -1;
+  // The shape the library builds for such a call (api/collectives.cpp), segments rounded down
+  // to whole elements as resolve_coll rounds its defaults.
+  coll::CollShape shape;
+  shape.size = ranks;
+  const bool rooted = collective == coll::Collective::reduce || collective == coll::Collective::gather ||
+                      collective == coll::Collective::scatter;
+  shape.root = rooted ? root : 0;
+  shape.blocks = collective != coll::Collective::reduce && collective != coll::Collective::allreduce &&
+                 collective != coll::Collective::barrier;
+  shape.elem_bytes = collective == coll::Collective::barrier ? 1 : elem_bytes;
+  shape.count = collective == coll::Collective::barrier ? 1 : bytes / shape.elem_bytes / (shape.blocks ? ranks : 1);
+  if (segment > 0) segment = std::max(shape.elem_bytes, segment / shape.elem_bytes * shape.elem_bytes);
+  shape.segment_bytes = segment >= bytes ? 0 : segment;
+  shape.fanout = alg->uses_fanout && fanout > 0 ? fanout : 1;
+  const auto schedule = coll::build_coll_schedule(*alg, shape);
   return model::replay(schedule, policy == "blocking" ? exec::Policy::blocking : exec::Policy::nonblocking,
                        window, machine)
       .time_s;
@@ -495,9 +570,12 @@ void add_model(CLI::App& app, int& exit_code) {
   });
 
   auto p = std::make_shared<PredictArgs>();
-  CLI::App* predict = model->add_subcommand("predict", "Predict broadcast times from a parameter file (no MPI needed)");
-  predict->footer("Example: relay model predict --params model.json --ranks 8 --sizes 8MiB --segments 0,8KiB:1MiB");
+  CLI::App* predict = model->add_subcommand("predict", "Predict collective times from a parameter file (no MPI needed)");
+  predict->footer("Example: relay model predict --params model.json --ranks 8 --sizes 8MiB --segments 0,8KiB:1MiB\n"
+                  "         relay model predict --params model.json --operation allreduce --ranks 6 --sizes 1MiB");
   predict->add_option("--params", p->params, "parameter file from relay model measure")->required()->check(CLI::ExistingFile);
+  predict->add_option("--operation", p->operation, "bcast, or a collective of `relay algorithms` (reduce, allreduce, allgather, ...)")->capture_default_str();
+  predict->add_option("--elem-bytes", p->elem_bytes, "element size of the reductions and gathers (8: double)")->capture_default_str();
   predict->add_option("--ranks", p->ranks, "process count")->capture_default_str();
   predict->add_option("--root", p->root, "root rank")->capture_default_str();
   predict->add_option("--sizes", p->sizes, "message sizes")->capture_default_str();

@@ -8,6 +8,7 @@
 #include <mpi.h>
 #include <nlohmann/json.hpp>
 
+#include "coll/reduction/reduction.hpp"
 #include "model/params.hpp"
 
 namespace relay::cli {
@@ -36,5 +37,16 @@ nlohmann::json measure_params(const P2pMeasureArgs& a, MPI_Comm comm);
 double predict_bcast(const model::Machine& machine, const std::string& algorithm,
                      const std::string& policy, int ranks, int root, std::int64_t bytes,
                      std::int64_t segment, int window, int fanout = 0);
+
+/// The bytes relay's tables count for a call of `collective` on `ranks` ranks moving about
+/// `bytes`: the vector (reduce, allreduce) or all blocks together (the others), rounded down to
+/// whole elements (whole blocks), at least one; 1 for a barrier.
+std::int64_t coll_call_bytes(coll::Collective collective, int ranks, std::int64_t bytes, int elem_bytes);
+
+/// As predict_bcast, for a collective of the reduction/gather catalogue: `bytes` as
+/// coll_call_bytes returns them, elements of `elem_bytes`, commutative op. -1 without a schedule.
+double predict_coll(const model::Machine& machine, coll::Collective collective, const std::string& algorithm,
+                    const std::string& policy, int ranks, int root, std::int64_t bytes, int elem_bytes,
+                    std::int64_t segment, int window, int fanout = 0);
 
 }  // namespace relay::cli

@@ -15,6 +15,8 @@
 #      and the transfer slots; --pairs with a bad value is refused.
 #   5. relay bench bcast --model (those parameters) reports, per algorithm, the segment the
 #      model predicts best against the fastest measured, and confirms both head to head.
+#   6. relay model predict --operation allgather costs every allgather schedule (5 ranks:
+#      recursive doubling is said to run bruck) and refuses an unknown operation.
 # Usage: run_tune_table_test.sh MPIEXEC RELAY [mpiexec flags...]
 set -uo pipefail
 mpiexec=$1 relay=$2
@@ -143,4 +145,22 @@ for a in acc:
     assert all(len(c["round_us"]) == 2 for c in a["confirmation"]), a
 PY
 echo "5. relay bench bcast --model: model accuracy per algorithm, confirmed head to head"
+
+# relay model predict costs every collective's registered schedules (no MPI needed).
+"$relay" model predict --params "$work/params.json" --operation allgather --ranks 5 --sizes 40000 \
+  --segments 0 --policies nonblocking --json "$work/predict.json" >"$out" 2>&1 \
+  || fail "relay model predict --operation allgather exited $?"
+grep -q "recursive_doubling needs a power-of-two process count; relay runs bruck instead" "$out" \
+  || fail "predict did not say recursive_doubling runs bruck on 5 ranks"
+python3 - "$work/predict.json" <<'PY' || fail "relay model predict --operation allgather wrote wrong rows"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["operation"] == "allgather" and d["ranks"] == 5, d
+assert sorted(r["algorithm"] for r in d["rows"]) == ["bruck", "gather_bcast", "ring"], d["rows"]
+assert all(r["size_bytes"] == 40000 and r["predicted_us"] > 0 for r in d["rows"]), d["rows"]
+PY
+"$relay" model predict --params "$work/params.json" --operation allreduce_typo >"$out" 2>&1 \
+  && fail "an unknown --operation was accepted"
+grep -q "allreduce_typo is not one of bcast, reduce, allreduce" "$out" || fail "the error does not list the operations"
+echo "6. relay model predict --operation: every allgather schedule costed; a wrong name refused"
 echo "PASS"

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "coll/bcast/bcast.hpp"
+#include "coll/reduction/reduction.hpp"
 #include "model/replay.hpp"
 #include "topology/tree.hpp"
 
@@ -231,4 +232,29 @@ TEST(Model, ParameterFileRoundTripAndErrors) {
   bad = doc;
   bad["plogp"][0]["bytes"] = 1.5;
   EXPECT_THROW(relay::model::machine_from_json(bad, true), std::runtime_error);
+}
+
+// The other collectives are costed from the same registry schedules (relay model predict
+// --operation): rings on a full-duplex alpha-beta machine take (P - 1) steps per phase, each
+// of one block (combines are free in this model).
+TEST(Model, RingAllgatherAndAllreduceMatchTheirClosedForms) {
+  using relay::coll::Collective;
+  for (int P : {2, 3, 5, 8}) {
+    relay::coll::CollShape shape;
+    shape.size = P;
+    shape.elem_bytes = 8;
+    shape.count = 1000;  // allgather: elements per block
+    shape.blocks = true;
+    const auto gather = relay::coll::build_coll_schedule(
+        *relay::coll::find_coll_algorithm(Collective::allgather, "ring"), shape);
+    const double block = kAlpha + kBeta * 8000;
+    EXPECT_NEAR(replay(gather, Policy::nonblocking, 16, alpha_beta(kAlpha, kBeta)).time_s,
+                (P - 1) * block, 1e-12) << "allgather ring, P " << P;
+    shape.blocks = false;
+    shape.count = 1000 * P;  // allreduce: the vector, P blocks of 1000 elements
+    const auto reduce = relay::coll::build_coll_schedule(
+        *relay::coll::find_coll_algorithm(Collective::allreduce, "ring"), shape);
+    EXPECT_NEAR(replay(reduce, Policy::nonblocking, 16, alpha_beta(kAlpha, kBeta)).time_s,
+                2 * (P - 1) * block, 1e-12) << "allreduce ring, P " << P;
+  }
 }
