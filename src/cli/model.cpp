@@ -412,17 +412,6 @@ struct PredictArgs {
   std::string json_path;
 };
 
-// The collective `--operation` names (other than bcast), or nullopt for bcast.
-std::optional<coll::Collective> parse_operation(const std::string& name) {
-  if (name == "bcast") return std::nullopt;
-  std::vector<std::string> names = {"bcast"};
-  for (auto c : coll::kCollectives) {
-    if (coll::to_string(c) == name) return c;
-    names.emplace_back(coll::to_string(c));
-  }
-  throw std::invalid_argument(fmt::format("--operation {} is not one of {}", name, fmt::join(names, ", ")));
-}
-
 int run_predict(const PredictArgs& a) {
   const auto machine = model::machine_from_json(model::read_params_file(a.params), !a.hockney, a.duplex);
   if (a.ranks < 1) throw std::invalid_argument("--ranks must be >= 1");
@@ -502,6 +491,16 @@ double predict_bcast(const model::Machine& machine, const std::string& algorithm
   return model::replay(schedule, policy == "blocking" ? exec::Policy::blocking : exec::Policy::nonblocking,
                        window, machine)
       .time_s;
+}
+
+std::optional<coll::Collective> parse_operation(const std::string& name) {
+  if (name == "bcast") return std::nullopt;
+  std::vector<std::string> names = {"bcast"};
+  for (auto c : coll::kCollectives) {
+    if (coll::to_string(c) == name) return c;
+    names.emplace_back(coll::to_string(c));
+  }
+  throw std::invalid_argument(fmt::format("--operation {} is not one of {}", name, fmt::join(names, ", ")));
 }
 
 std::int64_t coll_call_bytes(coll::Collective collective, int ranks, std::int64_t bytes, int elem_bytes) {

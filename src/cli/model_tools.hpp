@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include <mpi.h>
@@ -37,6 +38,10 @@ nlohmann::json measure_params(const P2pMeasureArgs& a, MPI_Comm comm);
 double predict_bcast(const model::Machine& machine, const std::string& algorithm,
                      const std::string& policy, int ranks, int root, std::int64_t bytes,
                      std::int64_t segment, int window, int fanout = 0);
+
+/// The collective an `--operation` names; nullopt for "bcast". Throws std::invalid_argument
+/// listing the names for anything else.
+std::optional<coll::Collective> parse_operation(const std::string& name);
 
 /// The bytes relay's tables count for a call of `collective` on `ranks` ranks moving about
 /// `bytes`: the vector (reduce, allreduce) or all blocks together (the others), rounded down to

@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -25,6 +26,7 @@
 #include "cli/results.hpp"
 #include "cli/sweep.hpp"
 #include "coll/bcast/bcast.hpp"
+#include "coll/reduction/reduction.hpp"
 #include "core/units.hpp"
 #include "measure/stats.hpp"
 #include "model/params.hpp"
@@ -37,6 +39,7 @@ namespace relay::cli {
 namespace {
 
 struct TuneArgs {
+  std::string operation = "bcast";
   std::string sizes = "64KiB,1MiB,8MiB";
   std::string algorithms = "all";
   std::string policies = "all";
@@ -115,10 +118,17 @@ class Tuner {
   Measured measure(const Axis& axis, std::int64_t segment, std::int64_t bytes, double bound_s);
   void progress(const std::string& what);
 
+  // The model's time for a configuration of the tuned operation (-1: no schedule, mpi).
+  double predict(const model::Machine& machine, const Axis& axis, int ranks, int root, std::int64_t bytes,
+                 std::int64_t segment) const;
+
   const TuneArgs& a_;
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1;
+  std::optional<coll::Collective> collective_;  // nullopt: bcast
   std::vector<char> buffer_;
+  std::vector<double> send_, recv_;             // the other collectives: MPI_DOUBLE, MPI_SUM
+  std::vector<int> counts_, displs_;            // allgatherv
   std::size_t measured_ = 0, expected_ = 0;
   double started_ = 0;
 };
@@ -133,15 +143,50 @@ class Tuner {
 Measured Tuner::measure(const Axis& axis, std::int64_t segment, std::int64_t bytes, double bound_s) {
   relay_bcast_options_t o;
   relay_bcast_options_init(&o);
-  relay_bcast_algorithm_from_name(axis.algorithm.c_str(), &o.algorithm);
-  relay_policy_from_name(axis.policy.c_str(), &o.policy);
-  o.segment_bytes = segment;
-  o.max_requests = a_.window;
+  relay_coll_options_t co;
+  relay_coll_options_init(&co);
+  if (!collective_) {
+    relay_bcast_algorithm_from_name(axis.algorithm.c_str(), &o.algorithm);
+    relay_policy_from_name(axis.policy.c_str(), &o.policy);
+    o.segment_bytes = segment;
+    o.max_requests = a_.window;
+  } else {
+    relay_coll_algorithm_from_name(static_cast<relay_collective_t>(*collective_), axis.algorithm.c_str(), &co.algorithm);
+    relay_policy_from_name(axis.policy.c_str(), &co.policy);
+    co.segment_bytes = segment;
+    co.max_requests = a_.window;
+  }
   const int count = static_cast<int>(bytes);
+  // The vector (reduce, allreduce) or one rank's block (the others), in doubles.
+  const int elems = collective_ ? static_cast<int>(coll_call_bytes(*collective_, size_, bytes, 8) / 8 /
+                                                   (*collective_ == coll::Collective::reduce || *collective_ == coll::Collective::allreduce ? 1 : size_))
+                                : 0;
+  auto call = [&]() -> relay_status_t {
+    if (!collective_) return relay_bcast(buffer_.data(), count, MPI_BYTE, a_.root, comm_, &o);
+    double* in = send_.data();
+    double* out = recv_.data();
+    switch (*collective_) {
+      case coll::Collective::reduce: return relay_reduce(in, out, elems, MPI_DOUBLE, MPI_SUM, a_.root, comm_, &co);
+      case coll::Collective::allreduce: return relay_allreduce(in, out, elems, MPI_DOUBLE, MPI_SUM, comm_, &co);
+      case coll::Collective::allgather: return relay_allgather(in, out, elems, MPI_DOUBLE, comm_, &co);
+      case coll::Collective::reduce_scatter_block:
+        return relay_reduce_scatter_block(in, out, elems, MPI_DOUBLE, MPI_SUM, comm_, &co);
+      case coll::Collective::gather: return relay_gather(in, out, elems, MPI_DOUBLE, a_.root, comm_, &co);
+      case coll::Collective::scatter: return relay_scatter(in, out, elems, MPI_DOUBLE, a_.root, comm_, &co);
+      case coll::Collective::alltoall: return relay_alltoall(in, out, elems, MPI_DOUBLE, comm_, &co);
+      case coll::Collective::barrier: return relay_barrier(comm_, &co);
+      case coll::Collective::allgatherv:
+        counts_.assign(static_cast<std::size_t>(size_), elems);
+        displs_.resize(static_cast<std::size_t>(size_));
+        for (int r = 0; r < size_; ++r) displs_[static_cast<std::size_t>(r)] = r * elems;
+        return relay_allgatherv(in, elems, MPI_DOUBLE, out, counts_.data(), displs_.data(), MPI_DOUBLE, comm_, &co);
+    }
+    return RELAY_ERR_ALGORITHM;  // not reached: every collective is handled above
+  };
   const double t_start = MPI_Wtime();
   MPI_Barrier(comm_);
   double warm = MPI_Wtime();
-  if (relay_bcast(buffer_.data(), count, MPI_BYTE, a_.root, comm_, &o) != RELAY_SUCCESS) {
+  if (call() != RELAY_SUCCESS) {
     throw std::runtime_error(relay_last_error());
   }
   warm = MPI_Wtime() - warm;
@@ -158,7 +203,7 @@ Measured Tuner::measure(const Axis& axis, std::int64_t segment, std::int64_t byt
     const double w0 = MPI_Wtime();
     MPI_Barrier(comm_);
     const double t0 = MPI_Wtime();
-    relay_bcast(buffer_.data(), count, MPI_BYTE, a_.root, comm_, &o);
+    call();
     double t = MPI_Wtime() - t0, tmax = 0;
     MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm_);  // outside the timed part
     m.iterations.push_back(tmax);
@@ -191,6 +236,15 @@ void Tuner::progress(const std::string& what) {
                elapsed / static_cast<double>(measured_) * static_cast<double>(left));
 }
 
+double Tuner::predict(const model::Machine& machine, const Axis& axis, int ranks, int root, std::int64_t bytes,
+                      std::int64_t segment) const {
+  if (!collective_) return predict_bcast(machine, axis.algorithm, axis.policy, ranks, root, bytes, segment, a_.window);
+  const auto* alg = coll::find_coll_algorithm(*collective_, axis.algorithm);
+  if (alg == nullptr || (alg->needs_power_of_two && (ranks & (ranks - 1)) != 0)) return -1;  // runs its fallback there
+  return predict_coll(machine, *collective_, axis.algorithm, axis.policy, ranks, root,
+                      coll_call_bytes(*collective_, ranks, bytes, 8), 8, segment, a_.window);
+}
+
 std::string describe(const Axis& axis, std::int64_t segment) {
   if (axis.algorithm == "mpi") return "mpi";
   return fmt::format("{} {} {}", axis.algorithm, axis.policy,
@@ -201,12 +255,38 @@ model::Machine quick_model(MPI_Comm comm, const std::vector<std::int64_t>& messa
                            const std::vector<std::int64_t>& segments, bool quiet);
 
 int Tuner::run() {
+  collective_ = parse_operation(a_.operation);
+  const std::string& op = a_.operation;
   std::vector<std::string> all_algorithms;
-  for (const auto& alg : coll::bcast_algorithms()) all_algorithms.emplace_back(alg.name);
-  const auto algorithms = parse_name_list(a_.algorithms, all_algorithms, "broadcast algorithm");
+  if (collective_) {
+    for (const auto& alg : coll::coll_algorithms(*collective_)) all_algorithms.emplace_back(alg.name);
+  } else {
+    for (const auto& alg : coll::bcast_algorithms()) all_algorithms.emplace_back(alg.name);
+  }
+  auto algorithms = parse_name_list(a_.algorithms, all_algorithms, op + " algorithm");
+  if (collective_ && (size_ & (size_ - 1)) != 0) {
+    // Such an algorithm would run its fallback here: measuring it would label the fallback's
+    // time with its name in the table.
+    std::vector<std::string> kept;
+    for (const auto& name : algorithms) {
+      const auto* alg = coll::find_coll_algorithm(*collective_, name);
+      if (alg->needs_power_of_two) {
+        if (rank_ == 0) std::printf("# %s %s needs a power-of-two process count: not tuned on %d ranks\n", op.c_str(), name.c_str(), size_);
+      } else {
+        kept.push_back(name);
+      }
+    }
+    algorithms = kept;
+    if (algorithms.empty()) throw std::invalid_argument("--algorithms: none of them runs on " + std::to_string(size_) + " ranks");
+  }
   const auto policies = parse_name_list(a_.policies, {"blocking", "nonblocking"}, "policy");
   auto sizes = parse_size_list(a_.sizes);
+  if (collective_) {
+    // As tables count a call: the vector or all blocks, in whole doubles (whole blocks).
+    for (auto& b : sizes) b = coll_call_bytes(*collective_, size_, b, 8);
+  }
   std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
   auto candidate_segments = parse_size_list(a_.segments);
   const auto methods = parse_name_list(a_.methods, {"exhaustive", "mgd", "smgd", "model", "guided"}, "method");
   if (std::find(methods.begin(), methods.end(), a_.table_method) == methods.end()) {
@@ -244,7 +324,12 @@ int Tuner::run() {
       }
     }
   }
-  buffer_.assign(static_cast<std::size_t>(sizes.back()), 1);
+  if (collective_) {
+    send_.assign(static_cast<std::size_t>(sizes.back() / 8 + 1), 1.0);
+    recv_.assign(static_cast<std::size_t>(sizes.back() / 8 + 1), 0.0);
+  } else {
+    buffer_.assign(static_cast<std::size_t>(sizes.back()), 1);
+  }
   started_ = MPI_Wtime();
   for (auto bytes : sizes) {
     std::size_t per = 0;
@@ -252,7 +337,7 @@ int Tuner::run() {
     expected_ += (algorithms.size() * policies.size()) * (per + 1);
   }
   nlohmann::json results = {{"schema", "relay.tune/1"}, {"machine", machine_description(comm_)},
-                            {"ranks", size_}, {"model", model_source}, {"model_measuring_s", model_seconds}, {"sizes", nlohmann::json::array()}};
+                            {"operation", op}, {"ranks", size_}, {"model", model_source}, {"model_measuring_s", model_seconds}, {"sizes", nlohmann::json::array()}};
   tune::Table table;
   table.machine = results["machine"];
   {
@@ -273,8 +358,13 @@ int Tuner::run() {
   for (auto bytes : sizes) {
     std::vector<Axis> axes;
     for (const auto& alg : algorithms) {
-      if (alg == "mpi") {
-        axes.push_back({alg, "nonblocking", {0}});
+      if (alg == "mpi" || (collective_ && *collective_ == coll::Collective::barrier)) {
+        // mpi has no segments or policy of relay's; a barrier moves one byte.
+        if (alg == "mpi") {
+          axes.push_back({alg, "nonblocking", {0}});
+          continue;
+        }
+        for (const auto& pol : policies) axes.push_back({alg, pol, {0}});
         continue;
       }
       for (const auto& pol : policies) {
@@ -315,8 +405,7 @@ int Tuner::run() {
       return it->second.time_under(bound);
     };
     const tune::Predict predict = [&](int axis, int seg) {
-      return predict_bcast(machine, axes[axis].algorithm, axes[axis].policy, size_, a_.root,
-                           bytes, axes[axis].segments[seg], a_.window);  // mpi: -1, none
+      return this->predict(machine, axes[axis], size_, a_.root, bytes, axes[axis].segments[seg]);  // mpi: -1, none
     };
     nlohmann::json size_doc = {{"size_bytes", bytes}, {"methods", nlohmann::json::array()},
                                {"axes", nlohmann::json::array()}};
@@ -343,9 +432,9 @@ int Tuner::run() {
     const double ex_best = have_ex ? found["exhaustive"].best.time_s : 0;
     const double ex_cost = have_ex ? found["exhaustive"].cost_s : 0;
     if (rank_ == 0) {
-      std::printf("# bcast %s on %d ranks: tuning methods (x best = measured time of the choice / "
+      std::printf("# %s %s on %d ranks: tuning methods (x best = measured time of the choice / "
                   "exhaustive best; speed-up = exhaustive measurement seconds / the method's)\n",
-                  core::format_bytes(bytes).c_str(), size_);
+                  op.c_str(), core::format_bytes(bytes).c_str(), size_);
       std::printf("%-11s %11s %14s %-40s %12s %8s %9s\n", "# Method", "Experiments", "Measuring(s)",
                   "Choice", "Time(us)", "x best", "Speed-up");
     }
@@ -353,7 +442,7 @@ int Tuner::run() {
       const auto& r = found[method];
       const Axis& ax = axes[r.best.axis];
       const std::int64_t seg = ax.segments[r.best.segment];
-      const double pred = predict_bcast(machine, ax.algorithm, ax.policy, size_, a_.root, bytes, seg, a_.window);
+      const double pred = this->predict(machine, ax, size_, a_.root, bytes, seg);
       nlohmann::json path = nlohmann::json::array();
       for (const auto& p : r.path) {
         path.push_back({{"algorithm", axes[p.axis].algorithm}, {"policy", axes[p.axis].policy},
@@ -430,8 +519,7 @@ int Tuner::run() {
         rule.choice.policy = ax.policy;
         rule.choice.segment_bytes = ax.segments[pick[best].segment];
         rule.measured_s = relative[best] * reference;
-        const double pred = predict_bcast(machine, ax.algorithm, ax.policy, size_, a_.root, bytes,
-                                          rule.choice.segment_bytes, a_.window);
+        const double pred = this->predict(machine, ax, size_, a_.root, bytes, rule.choice.segment_bytes);
         rule.predicted_s = pred >= 0 ? pred : -1;
         rule.source = a_.table_method + "+confirmed";
       }
@@ -447,7 +535,7 @@ int Tuner::run() {
           if (it->second.partial) p["stopped_early"] = true;  // SMGD raced it: an estimate
         }
         if (need_model) {
-          const double t = predict_bcast(machine, axes[ai].algorithm, axes[ai].policy, size_, a_.root, bytes, seg, a_.window);
+          const double t = this->predict(machine, axes[ai], size_, a_.root, bytes, seg);
           if (t >= 0) p["predicted_us"] = t * 1e6;
         }
         points.push_back(p);
@@ -463,7 +551,7 @@ int Tuner::run() {
       for (const auto& ax : axes) {
         if (ax.algorithm == "mpi") continue;
         for (auto seg : ax.segments) {
-          const double t = predict_bcast(machine, ax.algorithm, ax.policy, p, 0, bytes, seg, a_.window);
+          const double t = this->predict(machine, ax, p, 0, bytes, seg);
           if (t >= 0 && t < best) {
             best = t;
             rule.choice = {ax.algorithm, ax.policy, seg, 0};
@@ -475,9 +563,9 @@ int Tuner::run() {
       if (best < 1e300) predicted_grid[p].emplace_back(bytes, rule);
     }
   }
-  table.rules = tune::rules_from_grid("bcast", size_, size_, grid);
+  table.rules = tune::rules_from_grid(op, size_, size_, grid);
   for (auto& [p, points] : predicted_grid) {
-    for (auto& r : tune::rules_from_grid("bcast", p, p, points)) table.rules.push_back(r);
+    for (auto& r : tune::rules_from_grid(op, p, p, points)) table.rules.push_back(r);
   }
   if (rank_ != 0) return 0;
   tune::Table::from_json(table.to_json());  // what relay_tuning_load will accept
@@ -527,16 +615,18 @@ struct TableArgs {
 
 void add_tune(CLI::App& app, int& exit_code) {
   auto a = std::make_shared<TuneArgs>();
-  CLI::App* cmd = app.add_subcommand("tune", "Find the best broadcast configuration per size on this communicator and write a decision table (run under mpirun)");
+  CLI::App* cmd = app.add_subcommand("tune", "Find the best configuration of a collective (broadcast by default) per size on this communicator and write a decision table (run under mpirun)");
   cmd->footer(
       "Example: mpirun -np 4 relay tune --sizes 64KiB,1MiB,8MiB --output table.json\n"
+      "         mpirun -np 4 relay tune --operation allreduce --sizes 8KiB,1MiB --output table.json\n"
       "Methods: exhaustive (every configuration), mgd and smgd (vadhiyar2004's modified and\n"
       "scanning gradient descents from the largest segment), model (the replay's best, measured\n"
       "once to report it), guided (measure the model's --top-k). The table takes --table-method's\n"
       "choice per size; sizes between grid points take the nearer one on a log scale. Use the\n"
       "table with RELAY_TUNING_FILE=table.json (auto then follows it; RELAY_LOG=1 shows the rule).");
-  cmd->add_option("--sizes", a->sizes, "message sizes (grid points)")->capture_default_str();
-  cmd->add_option("--algorithms", a->algorithms, "broadcast algorithms, or all")->capture_default_str();
+  cmd->add_option("--operation", a->operation, "bcast, or a collective of `relay algorithms` (reduce, allreduce, allgather, ...; doubles, MPI_SUM)")->capture_default_str();
+  cmd->add_option("--sizes", a->sizes, "message sizes (grid points); other than bcast, the data a call moves: the vector (reduce, allreduce) or all ranks' blocks")->capture_default_str();
+  cmd->add_option("--algorithms", a->algorithms, "the operation's algorithms, or all")->capture_default_str();
   cmd->add_option("--policies", a->policies, "blocking, nonblocking or all")->capture_default_str();
   cmd->add_option("--segments", a->segments, "candidate segment sizes (unsegmented is always one)")->capture_default_str();
   cmd->add_option("--methods", a->methods, "exhaustive, mgd, smgd, model, guided (comma list)")->capture_default_str();

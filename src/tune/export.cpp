@@ -101,6 +101,18 @@ std::string find_builtin_mpich_json() {
   return "";
 }
 
+// What an export leaves out: the rules of operations other than bcast.
+std::string other_operations_note(const Table& t) {
+  std::set<std::string> ops;
+  for (const auto& r : t.rules) {
+    if (r.operation != "bcast") ops.insert(r.operation);
+  }
+  if (ops.empty()) return "";
+  std::string names;
+  for (const auto& op : ops) names += (names.empty() ? "" : ", ") + op;
+  return "# note: rules of " + names + " are not exported (relay exports broadcast rules only)\n";
+}
+
 }  // namespace
 
 std::string export_openmpi(const Table& table, const std::string& path) {
@@ -126,7 +138,7 @@ std::string export_openmpi(const Table& table, const std::string& path) {
   std::string text;
   for (const auto& n : notes) text += "# note: " + n + "\n";
   if (!groups.empty()) text += "# note: relay's executor policy and max_requests have no Open MPI counterpart\n";
-  return text;
+  return text + other_operations_note(table);
 }
 
 std::string export_mpich(const Table& table, const std::string& path, const std::string& base) {
@@ -179,7 +191,7 @@ std::string export_mpich(const Table& table, const std::string& path, const std:
   std::string text = "# note: other collectives copied from " + base_name + "\n";
   for (const auto& n : notes) text += "# note: " + n + "\n";
   text += "# note: segment sizes and relay's executor policy have no MPICH 4.0 counterpart\n";
-  return text;
+  return text + other_operations_note(table);
 }
 
 }  // namespace relay::tune

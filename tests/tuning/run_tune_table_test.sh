@@ -17,6 +17,8 @@
 #      model predicts best against the fastest measured, and confirms both head to head.
 #   6. relay model predict --operation allgather costs every allgather schedule (5 ranks:
 #      recursive doubling is said to run bruck) and refuses an unknown operation.
+#   7. relay tune --operation allreduce writes a valid table of allreduce rules; on 3 ranks,
+#      tune --operation allgather leaves out the algorithm that needs a power-of-two count.
 # Usage: run_tune_table_test.sh MPIEXEC RELAY [mpiexec flags...]
 set -uo pipefail
 mpiexec=$1 relay=$2
@@ -163,4 +165,29 @@ PY
   && fail "an unknown --operation was accepted"
 grep -q "allreduce_typo is not one of bcast, reduce, allreduce" "$out" || fail "the error does not list the operations"
 echo "6. relay model predict --operation: every allgather schedule costed; a wrong name refused"
+
+# relay tune --operation: the same searches for another collective, a table of its rules.
+run "$relay" tune --operation allreduce --sizes 8KiB,256KiB --segments 64KiB --methods exhaustive,smgd \
+  --min-time 0.005 --confirm 2 --confirm-rounds 2 --params "$work/params.json" --quiet \
+  -o "$work/allreduce.json" --json "$work/allreduce_run.json" || fail "relay tune --operation allreduce exited $?"
+grep -q "^# allreduce 256KiB on 4 ranks: tuning methods" "$out" || fail "no allreduce tuning report"
+"$relay" table "$work/allreduce.json" >"$out" 2>&1 || fail "relay table rejected the allreduce table"
+python3 - "$work/allreduce.json" "$work/allreduce_run.json" <<'PY' || fail "the allreduce table is wrong"
+import json, sys
+table, run = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert run["operation"] == "allreduce", run.get("operation")
+rules = table["rules"]
+assert len(rules) == 2 and all(r["operation"] == "allreduce" for r in rules), rules
+names = {"reduce_bcast", "recursive_doubling", "ring", "rabenseifner", "mpi"}
+assert all(r["algorithm"] in names for r in rules), rules
+assert [m["method"] for m in run["sizes"][0]["methods"]] == ["exhaustive", "smgd"], run["sizes"][0]["methods"]
+PY
+# On 3 ranks an algorithm that needs a power-of-two count would run its fallback: not tuned.
+timeout 240 "$mpiexec" -n 3 "${flags[@]}" "$relay" tune --operation allgather --sizes 3KiB --segments 1KiB \
+  --methods exhaustive --table-method exhaustive --min-time 0.005 --confirm 0 --params "$work/params.json" --quiet \
+  -o "$work/allgather.json" >"$out" 2>&1 || fail "relay tune --operation allgather on 3 ranks exited $?"
+grep -q "allgather recursive_doubling needs a power-of-two process count: not tuned on 3 ranks" "$out" \
+  || fail "recursive_doubling was not left out on 3 ranks"
+grep -q "recursive_doubling" "$work/allgather.json" && fail "the 3-rank table names recursive_doubling"
+echo "7. relay tune --operation allreduce (4 ranks) and allgather (3 ranks): tables of their rules"
 echo "PASS"
