@@ -22,7 +22,7 @@ def x_of(segment, message):
     """Unsegmented (0) is drawn at the message size: one segment of the whole message."""
     return segment if segment > 0 else message
 
-def plot_curves(ax, size_doc, colours):
+def plot_curves(ax, size_doc, colours, operation="bcast"):
     message = size_doc["size_bytes"]
     for axis in size_doc["axes"]:
         name = axis_name(axis)
@@ -49,7 +49,8 @@ def plot_curves(ax, size_doc, colours):
     ax.set_yscale("log")
     ax.set_xlabel("segment size (bytes; unsegmented at the message size)")
     ax.set_ylabel("time (ms)")
-    ax.set_title(f"broadcast of {human(message)}: measured vs predicted")
+    what = "broadcast" if operation == "bcast" else operation
+    ax.set_title(f"{what} of {human(message)}: measured vs predicted")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=6, ncol=2)
 
@@ -105,9 +106,10 @@ def main():
     fig, panels = plt.subplots(2, len(sizes), figsize=(6.5 * len(sizes), 10), squeeze=False)
     colours = {}
     for col, size_doc in enumerate(sizes):
-        plot_curves(panels[0][col], size_doc, colours)
+        plot_curves(panels[0][col], size_doc, colours, doc.get("operation", "bcast"))
         plot_paths(panels[1][col], size_doc)
-    fig.suptitle(f"relay tune on {doc.get('ranks', '?')} ranks, model: {doc.get('model', '?')}")
+    fig.suptitle(f"relay tune ({doc.get('operation', 'bcast')}) on {doc.get('ranks', '?')} ranks, "
+                 f"model: {doc.get('model', '?')}")
     fig.tight_layout()
     save_atomically(fig, args.output, dpi=100)
     return 0
