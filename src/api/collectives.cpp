@@ -104,10 +104,6 @@ struct Call {
   relay::coll::CollConfig config;
 };
 
-bool blocks(Collective c) {
-  return c != Collective::reduce && c != Collective::allreduce && c != Collective::barrier;
-}
-
 // Which buffers matter on this rank, and where MPI_IN_PLACE is allowed (MPI's rules).
 struct BufferRules {
   bool send_significant, recv_significant, send_in_place_ok, recv_in_place_ok;
@@ -202,7 +198,7 @@ relay_status_t check_arguments(const char* fn, const Args& a, Call& call) {
   }
   call.bytes = barrier ? 1
                       : static_cast<std::int64_t>(a.count) * call.type.size *
-                            (blocks(a.collective) ? call.size : 1);
+                            (relay::coll::has_blocks(a.collective) ? call.size : 1);
   return resolve(fn, a, call);
 }
 
@@ -488,7 +484,7 @@ relay_status_t start(const char* fn, const Args& a, relay_request* request) {
   shape.segment_bytes = c.segment_bytes;
   shape.commutative = call.commutative;
   shape.fanout = c.fanout;
-  shape.blocks = blocks(a.collective);
+  shape.blocks = relay::coll::has_blocks(a.collective);
   shape.block_counts = call.layout.counts;  // prepare_accumulator reads the layout too
   shape.block_displs = call.layout.displs;
   const CollKey key{static_cast<int>(a.collective), c.algorithm->id, shape.size, shape.root,

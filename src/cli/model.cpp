@@ -450,7 +450,7 @@ int run_predict(const PredictArgs& a) {
     for (const auto& name : algorithms) {
       if (collective) {
         const auto* alg = coll::find_coll_algorithm(*collective, name);
-        if (alg->needs_power_of_two && (a.ranks & (a.ranks - 1)) != 0) {
+        if (!alg->runs_on(a.ranks)) {
           std::printf("# %s needs a power-of-two process count; relay runs %s instead\n", name.c_str(),
                       std::string(coll::find_coll_algorithm(*collective, alg->fallback)->name).c_str());
           continue;
@@ -505,8 +505,7 @@ std::optional<coll::Collective> parse_operation(const std::string& name) {
 
 std::int64_t coll_call_bytes(coll::Collective collective, int ranks, std::int64_t bytes, int elem_bytes) {
   if (collective == coll::Collective::barrier) return 1;
-  const bool blocks = collective != coll::Collective::reduce && collective != coll::Collective::allreduce;
-  const std::int64_t unit = static_cast<std::int64_t>(elem_bytes) * (blocks ? ranks : 1);
+  const std::int64_t unit = static_cast<std::int64_t>(elem_bytes) * (coll::has_blocks(collective) ? ranks : 1);
   return std::max<std::int64_t>(1, bytes / unit) * unit;
 }
 
@@ -519,11 +518,8 @@ double predict_coll(const model::Machine& machine, coll::Collective collective, 
   // to whole elements as resolve_coll rounds its defaults.
   coll::CollShape shape;
   shape.size = ranks;
-  const bool rooted = collective == coll::Collective::reduce || collective == coll::Collective::gather ||
-                      collective == coll::Collective::scatter;
-  shape.root = rooted ? root : 0;
-  shape.blocks = collective != coll::Collective::reduce && collective != coll::Collective::allreduce &&
-                 collective != coll::Collective::barrier;
+  shape.root = coll::has_root(collective) ? root : 0;
+  shape.blocks = coll::has_blocks(collective);
   shape.elem_bytes = collective == coll::Collective::barrier ? 1 : elem_bytes;
   shape.count = collective == coll::Collective::barrier ? 1 : bytes / shape.elem_bytes / (shape.blocks ? ranks : 1);
   if (segment > 0) segment = std::max(shape.elem_bytes, segment / shape.elem_bytes * shape.elem_bytes);

@@ -157,10 +157,14 @@ Measured Tuner::measure(const Axis& axis, std::int64_t segment, std::int64_t byt
     co.max_requests = a_.window;
   }
   const int count = static_cast<int>(bytes);
-  // The vector (reduce, allreduce) or one rank's block (the others), in doubles.
-  const int elems = collective_ ? static_cast<int>(coll_call_bytes(*collective_, size_, bytes, 8) / 8 /
-                                                   (*collective_ == coll::Collective::reduce || *collective_ == coll::Collective::allreduce ? 1 : size_))
-                                : 0;
+  // The vector (reduce, allreduce) or one rank's block (the others), in doubles; run() made
+  // `bytes` whole blocks of doubles.
+  const int elems = collective_ ? static_cast<int>(bytes / 8 / (coll::has_blocks(*collective_) ? size_ : 1)) : 0;
+  if (collective_ == coll::Collective::allgatherv) {  // uniform blocks, set up once, not per call
+    counts_.assign(static_cast<std::size_t>(size_), elems);
+    displs_.resize(static_cast<std::size_t>(size_));
+    for (int r = 0; r < size_; ++r) displs_[static_cast<std::size_t>(r)] = r * elems;
+  }
   auto call = [&]() -> relay_status_t {
     if (!collective_) return relay_bcast(buffer_.data(), count, MPI_BYTE, a_.root, comm_, &o);
     double* in = send_.data();
@@ -176,9 +180,6 @@ Measured Tuner::measure(const Axis& axis, std::int64_t segment, std::int64_t byt
       case coll::Collective::alltoall: return relay_alltoall(in, out, elems, MPI_DOUBLE, comm_, &co);
       case coll::Collective::barrier: return relay_barrier(comm_, &co);
       case coll::Collective::allgatherv:
-        counts_.assign(static_cast<std::size_t>(size_), elems);
-        displs_.resize(static_cast<std::size_t>(size_));
-        for (int r = 0; r < size_; ++r) displs_[static_cast<std::size_t>(r)] = r * elems;
         return relay_allgatherv(in, elems, MPI_DOUBLE, out, counts_.data(), displs_.data(), MPI_DOUBLE, comm_, &co);
     }
     return RELAY_ERR_ALGORITHM;  // not reached: every collective is handled above
@@ -240,7 +241,7 @@ double Tuner::predict(const model::Machine& machine, const Axis& axis, int ranks
                       std::int64_t segment) const {
   if (!collective_) return predict_bcast(machine, axis.algorithm, axis.policy, ranks, root, bytes, segment, a_.window);
   const auto* alg = coll::find_coll_algorithm(*collective_, axis.algorithm);
-  if (alg == nullptr || (alg->needs_power_of_two && (ranks & (ranks - 1)) != 0)) return -1;  // runs its fallback there
+  if (alg == nullptr || !alg->runs_on(ranks)) return -1;  // its fallback runs there
   return predict_coll(machine, *collective_, axis.algorithm, axis.policy, ranks, root,
                       coll_call_bytes(*collective_, ranks, bytes, 8), 8, segment, a_.window);
 }
@@ -257,20 +258,14 @@ model::Machine quick_model(MPI_Comm comm, const std::vector<std::int64_t>& messa
 int Tuner::run() {
   collective_ = parse_operation(a_.operation);
   const std::string& op = a_.operation;
-  std::vector<std::string> all_algorithms;
+  auto algorithms = parse_name_list(a_.algorithms, tune::table_algorithms(op),
+                                    collective_ ? op + " algorithm" : "broadcast algorithm");
   if (collective_) {
-    for (const auto& alg : coll::coll_algorithms(*collective_)) all_algorithms.emplace_back(alg.name);
-  } else {
-    for (const auto& alg : coll::bcast_algorithms()) all_algorithms.emplace_back(alg.name);
-  }
-  auto algorithms = parse_name_list(a_.algorithms, all_algorithms, op + " algorithm");
-  if (collective_ && (size_ & (size_ - 1)) != 0) {
-    // Such an algorithm would run its fallback here: measuring it would label the fallback's
+    // An algorithm that would run its fallback here: measuring it would label the fallback's
     // time with its name in the table.
     std::vector<std::string> kept;
     for (const auto& name : algorithms) {
-      const auto* alg = coll::find_coll_algorithm(*collective_, name);
-      if (alg->needs_power_of_two) {
+      if (!coll::find_coll_algorithm(*collective_, name)->runs_on(size_)) {
         if (rank_ == 0) std::printf("# %s %s needs a power-of-two process count: not tuned on %d ranks\n", op.c_str(), name.c_str(), size_);
       } else {
         kept.push_back(name);

@@ -343,13 +343,6 @@ std::string check(const CollAlgorithm& a, const CollShape& shape) {
   return expect_result(sim, shape);
 }
 
-bool has_blocks(Collective c) {
-  return c != Collective::reduce && c != Collective::allreduce && c != Collective::barrier;
-}
-bool rooted(Collective c) {
-  return c == Collective::reduce || c == Collective::gather || c == Collective::scatter;
-}
-
 }  // namespace
 
 TEST(ReductionSchedules, EveryAlgorithmIsConsistentCompleteAndCorrect) {
@@ -359,8 +352,8 @@ TEST(ReductionSchedules, EveryAlgorithmIsConsistentCompleteAndCorrect) {
       if (a.build == nullptr) continue;
       for (int size : {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16, 17}) {
         std::vector<int> roots = {0};
-        if (rooted(c)) roots = {0, size / 2, size - 1};
-        if (rooted(c) && size <= 5) {
+        if (relay::coll::has_root(c)) roots = {0, size / 2, size - 1};
+        if (relay::coll::has_root(c) && size <= 5) {
           roots.clear();
           for (int r = 0; r < size; ++r) roots.push_back(r);
         }
@@ -385,7 +378,7 @@ TEST(ReductionSchedules, EveryAlgorithmIsConsistentCompleteAndCorrect) {
                     shape.segment_bytes = seg;
                     shape.commutative = commutative;
                     shape.fanout = fanout;
-                    shape.blocks = has_blocks(c);
+                    shape.blocks = relay::coll::has_blocks(c);
                     const std::string e = check(a, shape);
                     ASSERT_EQ(e, "") << to_string(c) << " " << a.name << " size " << size
                                      << " root " << root << " count " << count << " elem "

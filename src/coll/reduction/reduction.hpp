@@ -62,6 +62,15 @@ std::string_view to_string(Collective collective);
 /// "REDUCE", ... as in the RELAY_<OP>_* environment variables.
 std::string_view env_prefix(Collective collective);
 
+/// Whether the buffer is size blocks (all but reduce, allreduce and barrier; CollShape::blocks).
+inline bool has_blocks(Collective c) {
+  return c != Collective::reduce && c != Collective::allreduce && c != Collective::barrier;
+}
+/// Whether the collective has a root (reduce, gather, scatter).
+inline bool has_root(Collective c) {
+  return c == Collective::reduce || c == Collective::gather || c == Collective::scatter;
+}
+
 /// Everything a program depends on (the cache key, less the rank).
 struct CollShape {
   int size = 1;
@@ -132,6 +141,9 @@ struct CollAlgorithm {
   bool needs_power_of_two;               ///< otherwise runs `fallback` (logged)
   int fallback;                          ///< id run instead when a restriction fails
   bool uses_fanout;
+
+  /// Whether it runs itself on `size` ranks (else its `fallback` runs).
+  bool runs_on(int size) const { return !needs_power_of_two || (size & (size - 1)) == 0; }
 };
 
 /// The registered algorithms of a collective, in id order (`auto` is not one).

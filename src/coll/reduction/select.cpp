@@ -117,7 +117,7 @@ relay_status_t resolve_coll(const core::RelayEnvironment& env, const relay_coll_
                       "operands (use one that keeps rank order, mpi, or auto)", function,
                       op_position, to_string(call.collective), config.algorithm->name);
   }
-  if (config.algorithm->needs_power_of_two && (call.size & (call.size - 1)) != 0) {
+  if (!config.algorithm->runs_on(call.size)) {
     config.requested = config.algorithm;
     config.algorithm = find_coll_algorithm(call.collective, config.algorithm->fallback);
   }
