@@ -124,6 +124,41 @@ PairsChoice choose_pairs(const std::string& pairs, MPI_Comm comm) {
   return {false, "auto: " + load + " (a core per rank)"};
 }
 
+// --cycle: hands out successive parts of a buffer, wrapping around, so that back-to-back
+// messages and repeated samples touch new memory (IMB's -off_cache). Reusing one buffer, the
+// default, serves every size that fits from the caches: on a 2-core machine with 1 MiB of L2
+// per core, g(m) per byte was lowest at 512 KiB-1 MiB and jumped at 2 MiB. Cycling through
+// 64 MiB there (4 ranks) doubled beta (0.19 against 0.085 ns/B) and made the model pick
+// 256 KiB segments for every 8 MiB broadcast, no closer to the measured best than the cached
+// figures' 512 KiB-1 MiB (the broadcast's own 8 MiB buffers partly stay in the 32 MiB L3), so
+// it is an option, for machines whose collectives stream from memory. Without cycling, two
+// buffers alternate (a combine's operands must not alias).
+class BufferCycle {
+ public:
+  BufferCycle(std::int64_t region, std::int64_t largest)
+      : bytes_(std::max(region, 2 * largest)), cycling_(region > 0), half_(largest),
+        buf_(static_cast<std::size_t>(bytes_), 1) {}
+  char* next(std::int64_t m) {
+    if (!cycling_) {
+      flip_ = !flip_;
+      return buf_.data() + (flip_ ? half_ : 0);
+    }
+    if (at_ + m > bytes_) at_ = 0;
+    char* p = buf_.data() + at_;
+    at_ += (m + 63) / 64 * 64;  // the next part starts on its own cache line
+    return p;
+  }
+  std::int64_t bytes() const { return bytes_; }
+
+ private:
+  std::int64_t bytes_;
+  bool cycling_;
+  std::int64_t half_;
+  std::vector<char> buf_;
+  std::int64_t at_ = 0;
+  bool flip_ = false;
+};
+
 }  // namespace
 
 nlohmann::json measure_params(const P2pMeasureArgs& a, MPI_Comm comm) {
@@ -156,7 +191,12 @@ nlohmann::json measure_params(const P2pMeasureArgs& a, MPI_Comm comm) {
   }
   const bool leader = partner >= 0 && (rank == 0 || (rank != peer && rank < partner));
   PairMeter pm(comm, partner, who.concurrent, rule);
-  std::vector<char> buf(static_cast<std::size_t>(sizes.back()) * 2, 1);
+  const auto cycle_bytes = core::parse_bytes(a.cycle);
+  if (!cycle_bytes || *cycle_bytes < 0) {
+    throw std::invalid_argument("--cycle '" + a.cycle + "' is not a size (0 = reuse one buffer)");
+  }
+  BufferCycle cyc(*cycle_bytes, sizes.back());
+  std::vector<char> buf(static_cast<std::size_t>(sizes.back()) * 2, 1);  // link sharing, slots
   nlohmann::json rows = nlohmann::json::array();
   std::vector<std::int64_t> fit_x;
   std::vector<double> fit_y;
@@ -170,12 +210,14 @@ nlohmann::json measure_params(const P2pMeasureArgs& a, MPI_Comm comm) {
       // Ping-pong round trip.
       const auto rtt = pm.run([&] {
         const double t0 = MPI_Wtime();
+        char* out = cyc.next(m);
+        char* in = cyc.next(m);
         if (leader) {
-          MPI_Send(buf.data(), n, MPI_BYTE, partner, kTag, comm);
-          MPI_Recv(buf.data(), n, MPI_BYTE, partner, kTag, comm, MPI_STATUS_IGNORE);
+          MPI_Send(out, n, MPI_BYTE, partner, kTag, comm);
+          MPI_Recv(in, n, MPI_BYTE, partner, kTag, comm, MPI_STATUS_IGNORE);
         } else {
-          MPI_Recv(buf.data(), n, MPI_BYTE, partner, kTag, comm, MPI_STATUS_IGNORE);
-          MPI_Send(buf.data(), n, MPI_BYTE, partner, kTag, comm);
+          MPI_Recv(in, n, MPI_BYTE, partner, kTag, comm, MPI_STATUS_IGNORE);
+          MPI_Send(out, n, MPI_BYTE, partner, kTag, comm);
         }
         return MPI_Wtime() - t0;
       });
@@ -186,12 +228,12 @@ nlohmann::json measure_params(const P2pMeasureArgs& a, MPI_Comm comm) {
           MPI_Recv(nullptr, 0, MPI_BYTE, partner, kTag + 2, comm, MPI_STATUS_IGNORE);  // posted
           MPI_Request r;
           const double t0 = MPI_Wtime();
-          MPI_Isend(buf.data(), n, MPI_BYTE, partner, kTag, comm, &r);
+          MPI_Isend(cyc.next(m), n, MPI_BYTE, partner, kTag, comm, &r);
           t = MPI_Wtime() - t0;
           MPI_Wait(&r, MPI_STATUS_IGNORE);
         } else {
           MPI_Request r;
-          MPI_Irecv(buf.data(), n, MPI_BYTE, partner, kTag, comm, &r);
+          MPI_Irecv(cyc.next(m), n, MPI_BYTE, partner, kTag, comm, &r);
           MPI_Send(nullptr, 0, MPI_BYTE, partner, kTag + 2, comm);
           MPI_Wait(&r, MPI_STATUS_IGNORE);
         }
@@ -202,12 +244,13 @@ nlohmann::json measure_params(const P2pMeasureArgs& a, MPI_Comm comm) {
       const auto orr = pm.run([&] {
         double t = 0;
         if (leader) {
-          MPI_Send(buf.data(), n, MPI_BYTE, partner, kTag, comm);
+          MPI_Send(cyc.next(m), n, MPI_BYTE, partner, kTag, comm);
           MPI_Recv(&t, 1, MPI_DOUBLE, partner, kTag + 3, comm, MPI_STATUS_IGNORE);
         } else {
           MPI_Probe(partner, kTag, comm, MPI_STATUS_IGNORE);
+          char* in = cyc.next(m);
           const double t0 = MPI_Wtime();
-          MPI_Recv(buf.data(), n, MPI_BYTE, partner, kTag, comm, MPI_STATUS_IGNORE);
+          MPI_Recv(in, n, MPI_BYTE, partner, kTag, comm, MPI_STATUS_IGNORE);
           t = MPI_Wtime() - t0;
           MPI_Send(&t, 1, MPI_DOUBLE, partner, kTag + 3, comm);
         }
@@ -223,13 +266,15 @@ nlohmann::json measure_params(const P2pMeasureArgs& a, MPI_Comm comm) {
         double t = 0;
         std::vector<MPI_Request> r(burst);
         if (leader) {
+          std::vector<char*> parts(static_cast<std::size_t>(burst));
+          for (auto& part : parts) part = cyc.next(m);
           MPI_Recv(nullptr, 0, MPI_BYTE, partner, kTag + 2, comm, MPI_STATUS_IGNORE);
           const double t0 = MPI_Wtime();
-          for (int k = 0; k < burst; ++k) MPI_Send(buf.data(), n, MPI_BYTE, partner, kTag, comm);
+          for (char* part : parts) MPI_Send(part, n, MPI_BYTE, partner, kTag, comm);
           MPI_Recv(nullptr, 0, MPI_BYTE, partner, kTag + 4, comm, MPI_STATUS_IGNORE);
           t = (MPI_Wtime() - t0) / burst;
         } else {
-          for (int k = 0; k < burst; ++k) MPI_Irecv(buf.data(), n, MPI_BYTE, partner, kTag, comm, &r[k]);
+          for (int k = 0; k < burst; ++k) MPI_Irecv(cyc.next(m), n, MPI_BYTE, partner, kTag, comm, &r[k]);
           MPI_Send(nullptr, 0, MPI_BYTE, partner, kTag + 2, comm);
           MPI_Waitall(burst, r.data(), MPI_STATUSES_IGNORE);
           MPI_Send(nullptr, 0, MPI_BYTE, partner, kTag + 4, comm);
@@ -346,6 +391,42 @@ nlohmann::json measure_params(const P2pMeasureArgs& a, MPI_Comm comm) {
     slowdown = alone > 0 ? together / alone : 1;
     if (slowdown > 1.15) transfer_slots = std::max(1.0, pairs / slowdown);
   }
+  // Combine cost (reductions): MPI_Reduce_local of doubles with MPI_SUM, as the executor's
+  // combine steps call it, per size. With all pairs measuring at once, every rank times it at
+  // once too (in a reduction the ranks combine at the same time); otherwise rank 0 alone.
+  // Small sizes repeat the call within a sample so that the clock can see it.
+  nlohmann::json combine_rows = nlohmann::json::array();
+  {
+    // Operands cycle through the same region as the messages (two parts per call).
+    const bool timing = who.concurrent || rank == 0;
+    for (const std::int64_t m : sizes) {
+      const int count = static_cast<int>(m / 8);
+      if (count < 1 || !timing) continue;
+      const int reps = static_cast<int>(std::clamp<std::int64_t>((1 << 16) / m, 1, 1 << 10));
+      measure::Sampler sampler(rule);
+      const std::int64_t bytes = static_cast<std::int64_t>(count) * 8;
+      auto operand = [&] { return reinterpret_cast<double*>(cyc.next(bytes)); };
+      MPI_Reduce_local(operand(), operand(), count, MPI_DOUBLE, MPI_SUM);  // warm-up
+      int more = 1;
+      std::vector<std::pair<double*, double*>> parts(static_cast<std::size_t>(reps));
+      while (more) {
+        for (auto& part : parts) part = {operand(), operand()};
+        const double t0 = MPI_Wtime();
+        for (const auto& part : parts) MPI_Reduce_local(part.first, part.second, count, MPI_DOUBLE, MPI_SUM);
+        const double s = (MPI_Wtime() - t0) / reps;
+        if (rank == 0) {
+          sampler.add(s);
+          more = sampler.done() ? 0 : 1;
+        }
+        if (who.concurrent) MPI_Bcast(&more, 1, MPI_INT, 0, comm);
+      }
+      if (rank == 0) {
+        const auto sum = sampler.summary();
+        combine_rows.push_back({{"bytes", bytes}, {"s", sum.median_s},
+                                {"spread", sum.spread}});
+      }
+    }
+  }
   const nlohmann::json machine = machine_description(comm);  // collective
   if (rank != 0) return {};
   const auto fit = model::fit_hockney(fit_x, fit_y);
@@ -354,13 +435,16 @@ nlohmann::json measure_params(const P2pMeasureArgs& a, MPI_Comm comm) {
                         {"pair", {0, peer}},
                         {"pairs", who.concurrent ? "concurrent" : "lone"},
                         {"pairs_reason", who.reason},
+                        {"cycle_bytes", *cycle_bytes > 0 ? cyc.bytes() : 0},
                         {"hockney", {{"alpha_s", fit.alpha_s}, {"beta_s_per_byte", fit.beta_s_per_byte},
                                      {"bandwidth_MBps", fit.beta_s_per_byte > 0 ? 1e-6 / fit.beta_s_per_byte : 0.0}}},
                         {"eager_limit_bytes", eager_limit < 0 ? sizes.back() : eager_limit},
                         {"duplex", duplex},
                         {"transfer_slots", transfer_slots},
                         {"concurrent_slowdown", slowdown},
-                        {"plogp", rows}};
+                        {"plogp", rows},
+                        {"combine", {{"call", "MPI_Reduce_local"}, {"datatype", "MPI_DOUBLE"}, {"op", "MPI_SUM"},
+                                     {"rows", combine_rows}}}};
   return doc;
 }
 
@@ -387,6 +471,17 @@ void print_params(const nlohmann::json& doc) {
               doc["hockney"]["alpha_s"].get<double>() * 1e6, doc["hockney"]["beta_s_per_byte"].get<double>() * 1e9,
               doc["hockney"]["bandwidth_MBps"].get<double>(),
               core::format_bytes(doc["eager_limit_bytes"].get<std::int64_t>()).c_str(), doc["duplex"].get<double>());
+  if (doc.contains("combine") && !doc["combine"]["rows"].empty()) {
+    std::printf("# combine (MPI_Reduce_local, doubles, MPI_SUM):");
+    const auto& crows = doc["combine"]["rows"];
+    for (std::size_t i = 0; i < crows.size(); ++i) {
+      const auto bytes = crows[i]["bytes"].get<std::int64_t>();
+      if (bytes == 1024 || bytes == 65536 || bytes == 1048576 || i + 1 == crows.size()) {
+        std::printf(" %s %.2f us", core::format_bytes(bytes).c_str(), crows[i]["s"].get<double>() * 1e6);
+      }
+    }
+    std::printf("\n");
+  }
   if (doc.contains("transfer_slots")) {
     const double slots = doc["transfer_slots"].get<double>();
     std::printf("# all ranks in pairs at once: %.2fx one pair's time; transfer slots %s\n",
@@ -441,7 +536,14 @@ int run_predict(const PredictArgs& a) {
   }
   if (collective && (*collective == coll::Collective::reduce || *collective == coll::Collective::allreduce ||
                      *collective == coll::Collective::reduce_scatter_block)) {
-    std::printf("# the model costs messages only: combining received data (the op) is free here\n");
+    if (machine.combine.empty()) {
+      std::printf("# combining received data (the op) is free here: %s has no combine timings (files "
+                  "written by relay model measure now have them)\n", a.params.c_str());
+    } else {
+      const auto& last = machine.combine.rows().back();
+      std::printf("# combines cost what MPI_Reduce_local of doubles with MPI_SUM took (%.3f ns/B at %s)\n",
+                  last.second / static_cast<double>(last.first) * 1e9, core::format_bytes(last.first).c_str());
+    }
   }
   std::printf("%-10s %-22s %-12s %-9s %14s\n", "# Size", "Algorithm", "Policy", "Segment", "Predicted(us)");
   for (auto requested : sizes) {
@@ -548,6 +650,8 @@ void add_model(CLI::App& app, int& exit_code) {
   measure->add_option("--output,-o", m->output, "parameter file (JSON) to write")->capture_default_str();
   measure->add_option("--pairs", m->pairs, "who measures at a time: lone (rank 0 and --peer; the others wait), concurrent (all ranks in pairs at once, rank 0's pair reported: costs include what ranks sharing cores and memory do to each other during a collective), auto (concurrent when a host runs more ranks than it has cores)")
       ->check(CLI::IsMember({"auto", "lone", "concurrent"}))
+      ->capture_default_str();
+  measure->add_option("--cycle", m->cycle, "messages take successive parts of a buffer this large per rank (at least twice the largest size), so that no size is served from a cache (as IMB's -off_cache); 0 = reuse one buffer")
       ->capture_default_str();
   measure->add_flag_callback("--concurrent", [m] { m->pairs = "concurrent"; }, "same as --pairs concurrent");
   measure->add_flag("--quiet", m->quiet, "no progress on stderr");

@@ -25,6 +25,10 @@ struct P2pMeasureArgs {
   /// rank, in pairs; rank 0's pair reported) or "auto" (concurrent when some host runs more
   /// ranks than it has cores, lone otherwise; see measure_params).
   std::string pairs = "auto";
+  /// With a size: messages take successive parts of a buffer this large per rank (at least
+  /// twice the largest size), so that no size is served from a cache (IMB's -off_cache);
+  /// 0 = one buffer reused by every message, as ping-pong benchmarks do.
+  std::string cycle = "0";
   std::string output = "model.json";
   bool quiet = false;
 };

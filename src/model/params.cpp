@@ -59,6 +59,39 @@ PlogpRow PlogpTable::at(std::int64_t bytes) const {
                   lerp(a.latency_s, b.latency_s, f)};
 }
 
+CpuCostTable::CpuCostTable(std::vector<std::pair<std::int64_t, double>> rows) : rows_(std::move(rows)) {
+  std::sort(rows_.begin(), rows_.end());
+  for (std::size_t i = 0; i < rows_.size(); ++i) {
+    if (rows_[i].first <= 0 || (i > 0 && rows_[i - 1].first == rows_[i].first)) {
+      throw std::invalid_argument("combine table: sizes must be distinct and > 0");
+    }
+    if (!finite_nonneg(rows_[i].second)) {
+      throw std::invalid_argument("combine table: row for " + std::to_string(rows_[i].first) +
+                                  " bytes has a negative or non-finite time");
+    }
+  }
+}
+
+double CpuCostTable::at(std::int64_t bytes) const {
+  if (rows_.empty() || bytes <= 0) return 0;
+  if (bytes <= rows_.front().first) return rows_.front().second;
+  if (bytes >= rows_.back().first) {
+    double t = rows_.back().second;
+    if (rows_.size() >= 2) {
+      const auto& p = rows_[rows_.size() - 2];
+      const auto& r = rows_.back();
+      const double slope = std::max(0.0, (r.second - p.second) / static_cast<double>(r.first - p.first));
+      t += slope * static_cast<double>(bytes - r.first);
+    }
+    return t;
+  }
+  const auto hi = std::upper_bound(rows_.begin(), rows_.end(), bytes,
+                                   [](std::int64_t b, const auto& r) { return b < r.first; });
+  const auto& b = *hi;
+  const auto& a = *(hi - 1);
+  return lerp(a.second, b.second, static_cast<double>(bytes - a.first) / static_cast<double>(b.first - a.first));
+}
+
 MessageCost Machine::cost(std::int64_t bytes) const {
   MessageCost c;
   if (plogp.empty()) {
@@ -137,6 +170,26 @@ Machine machine_from_json(const nlohmann::json& doc, bool use_plogp, double dupl
     }
     try {
       m.plogp = PlogpTable(std::move(table));
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error(e.what());
+    }
+  }
+  if (doc.contains("combine")) {
+    const auto& c = doc.at("combine");
+    if (!c.is_object() || !c.contains("rows") || !c.at("rows").is_array()) {
+      throw std::runtime_error("combine.rows: expected an array");
+    }
+    std::vector<std::pair<std::int64_t, double>> table;
+    for (std::size_t i = 0; i < c.at("rows").size(); ++i) {
+      const std::string where = "combine.rows[" + std::to_string(i) + "]";
+      const auto& r = c.at("rows")[i];
+      if (!r.is_object() || !r.contains("bytes") || !r.at("bytes").is_number_integer()) {
+        throw std::runtime_error(where + ".bytes: expected an integer");
+      }
+      table.emplace_back(r.at("bytes").get<std::int64_t>(), number(r, "s", where));
+    }
+    try {
+      m.combine = CpuCostTable(std::move(table));
     } catch (const std::invalid_argument& e) {
       throw std::runtime_error(e.what());
     }

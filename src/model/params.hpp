@@ -10,6 +10,10 @@
 //     smallest size measured), and a work part, g(m) minus the fixed part, which is moved at the
 //     rate the node's links allow (1 when alone; less when shared, see `duplex`);
 //   - it needs L(m) more to arrive (flight latency), and the receiver's CPU or(m) to complete.
+// A combine step of a reduction (schedule.hpp) of m bytes keeps its rank's CPU busy for
+// combine(m): MPI_Reduce_local of doubles with MPI_SUM, timed per size by relay model measure
+// (linear interpolation between sizes, the last two sizes' slope beyond them); a file without
+// those timings makes combines free.
 // An isolated message therefore costs os + g + L + or end to end, which is how relay model
 // measure derives L from the ping-pong: L(m) = RTT(m)/2 - os(m) - g(m) - or(m), at least 0, so
 // that the model reproduces the measured ping-pong by construction.
@@ -17,6 +21,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -46,6 +51,23 @@ class PlogpTable {
 
  private:
   std::vector<PlogpRow> rows_;
+};
+
+/// Seconds of CPU per call at measured sizes (combines of reductions), interpolated like the
+/// PLogP table: linearly between sizes, the first row's time below the first size, the last two
+/// rows' slope above the last. Empty = free.
+class CpuCostTable {
+ public:
+  CpuCostTable() = default;
+  /// Throws std::invalid_argument unless sizes are distinct, > 0, and times finite, >= 0.
+  explicit CpuCostTable(std::vector<std::pair<std::int64_t, double>> rows);
+  bool empty() const { return rows_.empty(); }
+  const std::vector<std::pair<std::int64_t, double>>& rows() const { return rows_; }
+  /// 0 for 0 bytes.
+  double at(std::int64_t bytes) const;
+
+ private:
+  std::vector<std::pair<std::int64_t, double>> rows_;
 };
 
 /// What one message costs (see the file comment).
@@ -78,6 +100,8 @@ struct Machine {
   double transfer_slots = 0;
   /// When not empty, per-size os/or/g/L replace the five constants above.
   PlogpTable plogp;
+  /// CPU time of a combine step by its bytes; empty: combines are free.
+  CpuCostTable combine;
 
   MessageCost cost(std::int64_t bytes) const;
 };

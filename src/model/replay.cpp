@@ -40,6 +40,10 @@ struct RankState {
   double clock = 0;
   int active_send = -1;
   std::int32_t recvs_seen = 0;
+  // nonblocking: combines run in order on the CPU (cpu_free) once their receives are in
+  std::size_t next_combine = 0;
+  std::vector<double> combine_done;  // per combine ordinal; kUnknown until it is run
+  std::int32_t combines_prefix = 0;  // combines [0, prefix) complete by the current time
   // both
   std::vector<double> recv_done;  // per receive ordinal; kUnknown until its message ends
   std::int32_t prefix = 0;        // receives [0, prefix) complete by the current time
@@ -60,6 +64,7 @@ Prediction replay(const schedule::Schedule& schedule, exec::Policy policy,
   for (int r = 0; r < P; ++r) {
     const auto& p = schedule.ranks[r];
     st[r].recv_done.assign(p.recv_steps.size(), kUnknown);
+    st[r].combine_done.assign(p.combine_steps.size(), kUnknown);
     st[r].peer_bytes.assign(P, 0);
     for (std::int32_t i = 0; i < p.recv_count(); ++i) {
       recv_by_peer[r][p.steps[p.recv_steps[i]].peer].push_back(i);
@@ -68,18 +73,8 @@ Prediction replay(const schedule::Schedule& schedule, exec::Policy policy,
   std::vector<Message> msgs;
   std::vector<int> active;  // messages holding ports
   std::vector<int> out_busy(P, -1), in_busy(P, -1);
-  // Combines (reductions) are local work of zero cost here: a send that needs the first c
-  // combines needs the receives those combines need. Receives are taken as pre-posted.
-  std::vector<std::vector<std::int32_t>> combine_needs(P);
-  for (int r = 0; r < P; ++r) {
-    const auto& p = schedule.ranks[r];
-    std::int32_t most = 0;
-    combine_needs[r].push_back(0);
-    for (auto i : p.combine_steps) combine_needs[r].push_back(most = std::max(most, p.steps[i].needs_recvs));
-  }
-  auto needs_recvs = [&](int r, const schedule::Step& step) {
-    return std::max(step.needs_recvs, combine_needs[r][step.needs_combines]);
-  };
+  // Combines (reductions) keep their rank's CPU busy for machine.combine(bytes), in program
+  // order, once the receives they need are complete (receives are taken as pre-posted).
   std::priority_queue<double, std::vector<double>, std::greater<>> times;
   double t = 0;
 
@@ -107,6 +102,10 @@ Prediction replay(const schedule::Schedule& schedule, exec::Policy policy,
            s.recv_done[s.prefix] != kUnknown && s.recv_done[s.prefix] <= t) {
       ++s.prefix;
     }
+    while (s.combines_prefix < static_cast<std::int32_t>(s.combine_done.size()) &&
+           s.combine_done[s.combines_prefix] != kUnknown && s.combine_done[s.combines_prefix] <= t) {
+      ++s.combines_prefix;
+    }
   };
   auto budget_allows = [&](const RankState& s, const schedule::Step& step) {
     const std::int64_t in = s.peer_bytes[step.peer];
@@ -121,9 +120,22 @@ Prediction replay(const schedule::Schedule& schedule, exec::Policy policy,
       RankState& s = st[r];
       complete_prefix(s);
       if (policy == exec::Policy::nonblocking) {
+        // As the executor's local_steps: combines that can run, then sends that can start.
+        while (s.next_combine < p.combine_steps.size() && s.cpu_free <= t) {
+          const schedule::Step& step = p.steps[p.combine_steps[s.next_combine]];
+          if (step.needs_recvs > s.prefix) break;
+          s.cpu_free = t + m.combine.at(step.bytes);
+          s.combine_done[s.next_combine++] = s.cpu_free;
+          times.push(s.cpu_free);
+          complete_prefix(s);
+          any = true;
+        }
         while (s.next_send < p.send_steps.size() && s.cpu_free <= t && s.in_flight < window) {
           const schedule::Step& step = p.steps[p.send_steps[s.next_send]];
-          if (needs_recvs(r, step) > s.prefix || !budget_allows(s, step)) break;
+          if (step.needs_recvs > s.prefix || step.needs_combines > s.combines_prefix ||
+              !budget_allows(s, step)) {
+            break;
+          }
           issue(r, step);
           s.cpu_free = msgs.back().ready;
           ++s.in_flight;
@@ -135,7 +147,9 @@ Prediction replay(const schedule::Schedule& schedule, exec::Policy policy,
       } else {
         while (s.cursor < p.steps.size() && s.active_send < 0) {
           const schedule::Step& step = p.steps[s.cursor];
-          if (step.kind == schedule::StepKind::combine) {  // local, free in this model
+          if (step.kind == schedule::StepKind::combine) {  // local: the rank's clock moves on
+            s.clock += m.combine.at(step.bytes);  // from when the rank got here
+            if (s.clock > t) times.push(s.clock);
             ++s.cursor;
             any = true;
             continue;
@@ -256,8 +270,9 @@ Prediction replay(const schedule::Schedule& schedule, exec::Policy policy,
   for (int r = 0; r < P; ++r) {
     const auto& p = schedule.ranks[r];
     RankState& s = st[r];
-    const bool complete = policy == exec::Policy::blocking ? s.cursor == p.steps.size()
-                                                           : s.next_send == p.send_steps.size();
+    const bool complete = policy == exec::Policy::blocking
+                              ? s.cursor == p.steps.size()
+                              : s.next_send == p.send_steps.size() && s.next_combine == p.combine_steps.size();
     for (double d : s.recv_done) {
       if (d == kUnknown) {
         throw std::logic_error("replay: rank " + std::to_string(r) +

@@ -18,7 +18,11 @@
 //     rate;
 //   - it arrives L(m) after the ports are released, and completes at the receiver after or(m).
 // A send completes (frees its window slot and budget; in the blocking policy, lets the rank go
-// on) when its ports are released.
+// on) when its ports are released. A combine step (reductions) keeps its rank's CPU busy for
+// machine.combine(bytes) once the receives it needs are complete: in program order with the
+// rank's other steps in the blocking policy; in the nonblocking policy in order among
+// combines, before the sends that can start at the same moment (as the executor's
+// local_steps), and sends that need it wait for it.
 #pragma once
 
 #include <cstdint>

@@ -118,8 +118,22 @@ assert 0 <= d["duplex"] <= 1
 # 4 ranks: two pairs at once against one; no limit (0) or at least one transfer at full rate
 assert d["concurrent_slowdown"] > 0, d
 assert d["transfer_slots"] == 0 or 1 <= d["transfer_slots"] <= 2, d
+# combine cost (MPI_Reduce_local of doubles, MPI_SUM) per size; one buffer reused (no --cycle)
+c = d["combine"]
+assert (c["datatype"], c["op"]) == ("MPI_DOUBLE", "MPI_SUM"), c
+assert [r["bytes"] for r in c["rows"]] == [1024, 65536] and all(r["s"] > 0 for r in c["rows"]), c
+assert c["rows"][1]["s"] > c["rows"][0]["s"], c
+assert d["cycle_bytes"] == 0, d["cycle_bytes"]
 PY
-echo "4. relay model measure (--pairs auto): parameters of 2 sizes written"
+echo "4. relay model measure (--pairs auto): parameters and combine costs of 2 sizes written"
+run "$relay" model measure --sizes 1KiB,64KiB --max-seconds 0.02 --cycle 96KiB --quiet \
+  --output "$work/cycled.json" || fail "relay model measure --cycle exited $?"
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["cycle_bytes"] == 131072, d["cycle_bytes"]' \
+  "$work/cycled.json" || fail "--cycle 96KiB did not cycle through twice the largest size (128 KiB)"
+run "$relay" model measure --sizes 1KiB --cycle lots --quiet --output "$work/bad.json" \
+  && fail "--cycle lots was accepted"
+grep -q -- "--cycle 'lots' is not a size" "$out" || fail "the error does not name --cycle"
+echo "4c. relay model measure --cycle: messages cycle through 128 KiB; a bad size refused"
 run "$relay" model measure --pairs sideways --sizes 1KiB --quiet --output "$work/bad.json" \
   && fail "--pairs sideways was accepted"
 grep -q -- "--pairs" "$out" || fail "the error does not name --pairs"
@@ -164,7 +178,11 @@ PY
 "$relay" model predict --params "$work/params.json" --operation allreduce_typo >"$out" 2>&1 \
   && fail "an unknown --operation was accepted"
 grep -q "allreduce_typo is not one of bcast, reduce, allreduce" "$out" || fail "the error does not list the operations"
-echo "6. relay model predict --operation: every allgather schedule costed; a wrong name refused"
+"$relay" model predict --params "$work/params.json" --operation allreduce --ranks 4 --sizes 64KiB --segments 0 \
+  >"$out" 2>&1 || fail "relay model predict --operation allreduce exited $?"
+grep -q "^# combines cost what MPI_Reduce_local of doubles with MPI_SUM took" "$out" \
+  || fail "predict did not say combines are costed"
+echo "6. relay model predict --operation: every allgather schedule costed; allreduce with combine costs; a wrong name refused"
 
 # relay tune --operation: the same searches for another collective, a table of its rules.
 run "$relay" tune --operation allreduce --sizes 8KiB,256KiB --segments 64KiB --methods exhaustive,smgd \

@@ -232,11 +232,26 @@ TEST(Model, ParameterFileRoundTripAndErrors) {
   bad = doc;
   bad["plogp"][0]["bytes"] = 1.5;
   EXPECT_THROW(relay::model::machine_from_json(bad, true), std::runtime_error);
+  EXPECT_TRUE(m.combine.empty());  // absent: combines are free
+  auto combine = doc;
+  combine["combine"]["rows"] = nlohmann::json::array({{{"bytes", 1024}, {"s", 1e-6}}, {{"bytes", 2048}, {"s", 3e-6}}});
+  const auto c = relay::model::machine_from_json(combine, false);  // with the Hockney fit too
+  EXPECT_DOUBLE_EQ(c.combine.at(1536), 2e-6);   // interpolated
+  EXPECT_DOUBLE_EQ(c.combine.at(4096), 7e-6);   // the last slope beyond
+  EXPECT_DOUBLE_EQ(c.combine.at(512), 1e-6);    // the first row below
+  EXPECT_DOUBLE_EQ(c.combine.at(0), 0);
+  combine["combine"]["rows"][1]["s"] = -1;
+  EXPECT_THROW(relay::model::machine_from_json(combine, true), std::runtime_error);
+  combine["combine"]["rows"][1]["s"] = 3e-6;
+  combine["combine"]["rows"][1]["bytes"] = 1024;  // two rows of one size
+  EXPECT_THROW(relay::model::machine_from_json(combine, true), std::runtime_error);
+  combine["combine"]["rows"] = "none";
+  EXPECT_THROW(relay::model::machine_from_json(combine, true), std::runtime_error);
 }
 
 // The other collectives are costed from the same registry schedules (relay model predict
 // --operation): rings on a full-duplex alpha-beta machine take (P - 1) steps per phase, each
-// of one block (combines are free in this model).
+// of one block (combines cost nothing on this machine: it has no combine table).
 TEST(Model, RingAllgatherAndAllreduceMatchTheirClosedForms) {
   using relay::coll::Collective;
   for (int P : {2, 3, 5, 8}) {
@@ -256,5 +271,37 @@ TEST(Model, RingAllgatherAndAllreduceMatchTheirClosedForms) {
         *relay::coll::find_coll_algorithm(Collective::allreduce, "ring"), shape);
     EXPECT_NEAR(replay(reduce, Policy::nonblocking, 16, alpha_beta(kAlpha, kBeta)).time_s,
                 2 * (P - 1) * block, 1e-12) << "allreduce ring, P " << P;
+  }
+}
+
+// Combines keep their rank's CPU busy: in ring allreduce each of the P - 1 reduce-scatter steps
+// combines the received block before the next send can read it, so the time grows by (P - 1)
+// combines of one block in both policies; a two-rank reduce ends with the root's one combine.
+TEST(Model, CombineCostsLieOnTheCriticalPath) {
+  using relay::coll::Collective;
+  constexpr double kGamma = 2e-9;  // seconds per byte combined
+  Machine m = alpha_beta(kAlpha, kBeta);
+  m.combine = relay::model::CpuCostTable({{8000, 8000 * kGamma}, {16000, 16000 * kGamma}});
+  for (int P : {2, 3, 5, 8}) {
+    relay::coll::CollShape shape;
+    shape.size = P;
+    shape.elem_bytes = 8;
+    shape.count = 1000 * P;
+    const auto ring = relay::coll::build_coll_schedule(
+        *relay::coll::find_coll_algorithm(Collective::allreduce, "ring"), shape);
+    const double block = kAlpha + kBeta * 8000;
+    for (Policy policy : {Policy::blocking, Policy::nonblocking}) {
+      EXPECT_NEAR(replay(ring, policy, 16, m).time_s, 2 * (P - 1) * block + (P - 1) * 8000 * kGamma, 1e-12)
+          << "allreduce ring, P " << P << (policy == Policy::blocking ? " blocking" : " nonblocking");
+    }
+  }
+  relay::coll::CollShape two;
+  two.size = 2;
+  two.elem_bytes = 8;
+  two.count = 1000;
+  const auto reduce = relay::coll::build_coll_schedule(
+      *relay::coll::find_coll_algorithm(Collective::reduce, "binomial"), two);
+  for (Policy policy : {Policy::blocking, Policy::nonblocking}) {
+    EXPECT_NEAR(replay(reduce, policy, 16, m).time_s, kAlpha + kBeta * 8000 + 8000 * kGamma, 1e-12);
   }
 }
