@@ -209,9 +209,9 @@ nlohmann::json measure_params(const P2pMeasureArgs& a, MPI_Comm comm) {
     if (pm.active()) {
       // Ping-pong round trip.
       const auto rtt = pm.run([&] {
-        const double t0 = MPI_Wtime();
         char* out = cyc.next(m);
         char* in = cyc.next(m);
+        const double t0 = MPI_Wtime();
         if (leader) {
           MPI_Send(out, n, MPI_BYTE, partner, kTag, comm);
           MPI_Recv(in, n, MPI_BYTE, partner, kTag, comm, MPI_STATUS_IGNORE);
