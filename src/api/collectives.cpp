@@ -374,8 +374,7 @@ char* prepare_accumulator(const Args& a, const Call& call,
                    : const_cast<char*>(static_cast<const char*>(a.sendbuf)) + true_lb;
   const std::int64_t block = static_cast<std::int64_t>(a.count) * call.type.size;
   auto work = [&](std::int64_t bytes) {  // uninitialized
-    r->accumulator.reset(new char[static_cast<std::size_t>(std::max<std::int64_t>(1, bytes))]);
-    return r->accumulator.get();
+    return r->accumulator.get(static_cast<std::size_t>(std::max<std::int64_t>(1, bytes)));
   };
   auto copy_at_end = [&](char* to, const char* from, std::int64_t bytes) {
     r->copies.push_back({to, from, static_cast<std::size_t>(bytes)});
@@ -389,7 +388,7 @@ char* prepare_accumulator(const Args& a, const Call& call,
       }
       if (program.recv_count() == 0) return send;  // only read
       copy(work(call.bytes), send, call.bytes);
-      return r->accumulator.get();
+      return r->accumulator.ptr();
     case Collective::allreduce:
       if (!in_place) copy(recv, send, call.bytes);
       return recv;
@@ -408,14 +407,14 @@ char* prepare_accumulator(const Args& a, const Call& call,
         return recv;
       }
       copy(work(call.bytes) + mine, send, block);
-      return r->accumulator.get();
+      return r->accumulator.ptr();
     case Collective::scatter:
       if (call.rank == a.root) {
         if (!recv_in_place) copy(recv, send + mine, block);
         return send;  // only read
       }
       copy_at_end(recv, work(call.bytes) + mine, block);
-      return r->accumulator.get();
+      return r->accumulator.ptr();
     case Collective::alltoall: {
       const char* blocks = in_place ? recv : send;
       if (call.config.algorithm->id == RELAY_ALLTOALL_BRUCK) {
@@ -431,14 +430,14 @@ char* prepare_accumulator(const Args& a, const Call& call,
       }
       if (in_place) {
         copy(work(call.bytes), recv, call.bytes);
-        return r->accumulator.get();
+        return r->accumulator.ptr();
       }
       copy(recv + mine, send + mine, block);
       return send;  // only read; receives land in recvbuf
     }
     case Collective::barrier:
       work(1)[0] = 0;
-      return r->accumulator.get();
+      return r->accumulator.ptr();
     case Collective::allgatherv: {
       const std::int64_t e = call.type.size;
       char* acc = recv + call.layout.base * e;
@@ -497,8 +496,7 @@ relay_status_t start(const char* fn, const Args& a, relay_request* request) {
   if (a.collective == Collective::alltoall && c.algorithm->id == RELAY_ALLTOALL_LINEAR) {
     combiner.scratch = static_cast<char*>(a.recvbuf) + call.type.true_lb;  // receives land there
   } else if (program->scratch_bytes > 0) {
-    request->scratch.reset(new char[static_cast<std::size_t>(program->scratch_bytes)]);
-    combiner.scratch = request->scratch.get();
+    combiner.scratch = request->scratch.get(static_cast<std::size_t>(program->scratch_bytes));
   }
   if (a.collective == Collective::alltoall) combiner.op = MPI_REPLACE;  // bruck's unpacking
   if (a.collective == Collective::barrier) {

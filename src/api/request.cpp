@@ -1,6 +1,7 @@
 // Completing nonblocking operations, names of enums, status strings.
 #include "api/request.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "coll/bcast/bcast.hpp"
@@ -15,6 +16,22 @@ void relay_request::finish_locally() {
   copies.clear();
 }
 
+char* relay_request::Buffer::get(std::size_t bytes) {
+  if (bytes > capacity || data == nullptr) {
+    data.reset();  // before the new one: no moment with both
+    capacity = std::max<std::size_t>(1, bytes);
+    data.reset(new char[capacity]);
+  }
+  return data.get();
+}
+
+void relay_request::Buffer::trim(bool all) {
+  if (all || capacity > kKeptBytes) {
+    data.reset();
+    capacity = 0;
+  }
+}
+
 void relay_request::reset_for_blocking_call() {
   kind = Kind::schedule;
   blocking = true;
@@ -22,8 +39,8 @@ void relay_request::reset_for_blocking_call() {
   mpi_request = MPI_REQUEST_NULL;
   mpi_done = false;
   overlap.reset();
-  scratch.reset();
-  accumulator.reset();
+  scratch.trim(false);  // kept for the thread's next call
+  accumulator.trim(false);
   copies.clear();
 }
 
