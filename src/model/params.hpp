@@ -16,7 +16,10 @@
 // those timings makes combines free.
 // An isolated message therefore costs os + g + L + or end to end, which is how relay model
 // measure derives L from the ping-pong: L(m) = RTT(m)/2 - os(m) - g(m) - or(m), at least 0, so
-// that the model reproduces the measured ping-pong by construction.
+// that the model reproduces the measured ping-pong by construction -- where os + g + or fit in
+// RTT/2. On shared memory with a single copy (Open MPI's CMA) g and or both contain the
+// receiver's copy and exceed it (up to about 2x): an isolated message then costs more than the
+// ping-pong, and relay model measure marks those rows (over_rtt).
 #pragma once
 
 #include <cstdint>
