@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Plot `relay bench bcast` results (JSON) as a PNG.
+"""Plot `relay bench bcast` or `relay bench coll` results (JSON) as a PNG.
 
 Left: time vs segment size per algorithm and policy for the largest message size measured
 (vadhiyar2004 Fig. 2 style); unsegmented runs and unsegmentable algorithms (mpi, p2p) are
 drawn as horizontal reference lines. Right: time vs message size, best segment size per
-algorithm and policy.
+algorithm and policy. Titles name the operation the rows carry ("broadcast" for bcast).
 
 usage: plot_bcast.py RESULTS.json -o PLOT.png
 """
@@ -35,7 +35,11 @@ def series_name(row):
     return row["algorithm"] if policy in ("-", "") else f"{row['algorithm']}/{policy}"
 
 def main():
-    args, doc, rows = read_results(__doc__.splitlines()[0], "relay bench bcast")
+    args, doc, rows = read_results(__doc__.splitlines()[0], "relay bench bcast (or coll)")
+    operation = rows[0].get("operation", "bcast")
+    # bcast keeps its titles; other operations are named in every title.
+    noun = "broadcast" if operation == "bcast" else operation
+    prefix = "" if operation == "bcast" else f"{operation}, "
     machine = doc.get("machine", {})
     ranks = machine.get("ranks", rows[0].get("ranks", "?"))
 
@@ -61,7 +65,7 @@ def main():
     for name, t in sorted(flat.items()):
         colour, _ = colour_and_style(name.split(" ")[0], algorithms)
         left.axhline(t / 1e3, linestyle="--", linewidth=1, color=colour, label=name)
-    style_axes(left, "segment size (bytes)", "time (ms)", f"broadcast of {human(largest)} on {ranks} ranks")
+    style_axes(left, "segment size (bytes)", "time (ms)", f"{noun} of {human(largest)} on {ranks} ranks" if largest > 0 else f"{noun} on {ranks} ranks")
 
     # Right: the best segment size per series -- over message sizes, or as bars for one size.
     best = defaultdict(dict)
@@ -80,7 +84,7 @@ def main():
         right.set_yticks(range(len(names)), names, fontsize=7)
         right.invert_yaxis()
         right.set_xlabel("time (ms), best segment size")
-        right.set_title(f"{human(largest)}, {library}, {ranks} ranks: fastest first")
+        right.set_title(f"{prefix}{human(largest) + ', ' if largest > 0 else ''}{library}, {ranks} ranks: fastest first")
         right.grid(True, axis="x", alpha=0.3)
     else:
         for name, points in sorted(best.items()):
@@ -88,7 +92,8 @@ def main():
             xs = sorted(points)
             right.plot(xs, [points[x] for x in xs], marker=".", label=name, color=colour,
                        linestyle=style)
-        style_axes(right, "message size (bytes)", "time (us), best segment size", f"{library}, {ranks} ranks")
+        style_axes(right, "message size (bytes)" if operation == "bcast" else "data a call moves (bytes)",
+                   "time (us), best segment size", f"{prefix}{library}, {ranks} ranks")
 
     fig.tight_layout()
     save_atomically(fig, args.output, dpi=110)

@@ -13,6 +13,7 @@ void ensure_mpi();
 int launcher_rank();
 
 void add_bench_bcast(CLI::App& bench, int& exit_code);
+void add_bench_coll(CLI::App& bench, int& exit_code);
 void add_bench_gemm(CLI::App& bench, int& exit_code);
 void add_bench_overlap(CLI::App& bench, int& exit_code);
 void add_algorithms(CLI::App& app, int& exit_code);

@@ -124,6 +124,7 @@ int main(int argc, char** argv) {
   CLI::App* bench = app.add_subcommand("bench", "Benchmarks (run under mpirun)");
   bench->require_subcommand(1);
   relay::cli::add_bench_bcast(*bench, exit_code);
+  relay::cli::add_bench_coll(*bench, exit_code);
   relay::cli::add_bench_gemm(*bench, exit_code);
   relay::cli::add_bench_overlap(*bench, exit_code);
   relay::cli::add_algorithms(app, exit_code);

@@ -11,10 +11,7 @@ set -uo pipefail
 flavor=$1 mpiexec=$2 relay=$3
 shift 3
 flags=("$@")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-out=$work/out
-fail() { echo "FAIL: $*"; echo "--- output ---"; cat "$out"; exit 1; }
+. "$(dirname "$0")/../cli_test_common.sh"
 # MPI_Bcast timed by relay's benchmark (which also checks the data every rank received).
 bcast() {  # bcast JSON [env or mpiexec args...]
   local json=$1

@@ -24,10 +24,7 @@ set -uo pipefail
 mpiexec=$1 relay=$2
 shift 2
 flags=("$@")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-out=$work/out
-fail() { echo "FAIL: $*"; echo "--- output ---"; cat "$out"; exit 1; }
+. "$(dirname "$0")/../cli_test_common.sh"
 run() { timeout 240 "$mpiexec" -n 4 "${flags[@]}" "$@" >"$out" 2>&1; }
 table=$work/table.json
 

@@ -1,0 +1,148 @@
+// What relay bench bcast and relay bench coll share: the options of a sweep of sizes x
+// algorithms x policies x segments, the sweep itself (rounds interleaved in a shuffled order,
+// progress on stderr), the OSU-style tables, the summary and the confirmation of the fastest
+// configurations head to head.
+#pragma once
+
+#include <mpi.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "cli/timing.hpp"
+#include "model/params.hpp"
+
+namespace relay::cli {
+
+/// The options every sweep benchmark takes (each command sets its own default sizes).
+struct SweepArgs {
+  std::string sizes;
+  std::string algorithms = "all";
+  std::string policies = "all";
+  std::string segments = "0,8KiB,64KiB,512KiB";
+  int window = 16;
+  int root = 0;
+  IterationArgs timing;
+  int rounds = 1;
+  int confirm = 0;  // re-measure the sweep's fastest N per size, and auto
+  int confirm_rounds = 9;
+  std::string json_path;
+  std::string plot_path;
+  std::string model_path;  // parameter file: print the model's time next to each row
+  bool quiet = false;
+};
+
+/// --sizes, --algorithms, --policies, --segments.
+void add_sweep_axes(CLI::App* cmd, SweepArgs& a, const std::string& sizes_help,
+                    const std::string& algorithms_help);
+/// --window, --root, --iterations, --warmup, --min-time, --max-iterations, --confirm,
+/// --confirm-rounds.
+void add_sweep_timing(CLI::App* cmd, SweepArgs& a);
+/// --rounds, --json, --plot, --model, --quiet and --cluster (listed for --help; main.cpp
+/// relaunches `relay bench <what> --cluster` before parsing).
+void add_sweep_output(CLI::App* cmd, SweepArgs& a, const std::string& model_help);
+/// Throws CLI::ValidationError for --plot without --json.
+void check_sweep_args(const SweepArgs& a);
+
+/// Runs the command: checks the options, starts MPI, and runs a `Bench` made from them.
+template <class Bench, class Args>
+void set_sweep_callback(CLI::App* cmd, const std::shared_ptr<Args>& args, int& exit_code) {
+  cmd->callback([args, &exit_code] {
+    check_sweep_args(*args);
+    ensure_mpi();
+    Bench bench_run(*args);
+    exit_code = bench_run.run();
+  });
+}
+
+/// One configuration of a sweep.
+struct BenchConfig {
+  std::string algorithm;  // relay algorithm name, or a baseline
+  std::string policy;     // "blocking", "nonblocking", or "-" where it does not apply
+  std::int64_t segment_bytes = 0;
+};
+
+/// "algorithm=A policy=P segment=S".
+std::string label(const BenchConfig& c);
+
+/// The value of `key` in a describe line "algorithm=A policy=P segment_bytes=S ..." ("" if
+/// absent).
+std::string resolved_field(const std::string& text, const std::string& key);
+
+/// One row from several rounds: the median of the rounds' averages, the extreme min and max,
+/// the iterations summed, and every round's average kept for the record.
+nlohmann::json combine_rounds(const std::vector<nlohmann::json>& rounds);
+
+/// One row per combination and size, fastest first, with each row's time relative to the best.
+void print_summary(const nlohmann::json& rows);
+
+/// Measures one configuration at one size: a row with avg_us (or error), agreed over ranks.
+using MeasureRow = std::function<nlohmann::json(const BenchConfig&, std::int64_t bytes)>;
+
+/// The sweep: every configuration at every size once per round, each round in its own order;
+/// returns measured[ci * sizes.size() + si], one row per round. Collective over comm.
+std::vector<std::vector<nlohmann::json>> measure_sweep(MPI_Comm comm, const SweepArgs& a,
+                                                       const std::vector<BenchConfig>& configs,
+                                                       const std::vector<std::int64_t>& sizes,
+                                                       const MeasureRow& measure);
+
+/// Per configuration (rank 0 prints): `header(config)` and an OSU-style table, with the
+/// model's columns when `with_model`; every combined row, passed through add_prediction, is
+/// appended to doc["rows"] on every rank. Returns how many rows failed.
+long print_tables(MPI_Comm comm, const std::vector<BenchConfig>& configs,
+                  const std::vector<std::int64_t>& sizes,
+                  const std::vector<std::vector<nlohmann::json>>& measured, bool with_model,
+                  const std::function<std::string(const BenchConfig&)>& header,
+                  const std::function<void(nlohmann::json&)>& add_prediction, nlohmann::json& doc);
+
+/// --confirm N: the sweep's fastest N per size (and auto) measured again head to head for
+/// --confirm-rounds rounds and compared round by round; rank 0 prints the tables and fills
+/// doc["confirmation"]. Collective over comm.
+void confirm_fastest(MPI_Comm comm, const SweepArgs& a, const std::vector<BenchConfig>& configs,
+                     const std::vector<std::int64_t>& sizes,
+                     const std::vector<std::vector<nlohmann::json>>& measured,
+                     const MeasureRow& measure, nlohmann::json& doc);
+
+/// A sweep benchmark on a duplicate of MPI_COMM_WORLD: the command measures one configuration
+/// (measure) and costs it with the model (add_prediction); the sweep, its tables, the summary,
+/// the confirmation and the results files are the same for every command.
+class SweepBench {
+ public:
+  explicit SweepBench(const SweepArgs& a);
+  virtual ~SweepBench();
+  SweepBench(const SweepBench&) = delete;
+  SweepBench& operator=(const SweepBench&) = delete;
+
+ protected:
+  /// One configuration at one size: a row with avg_us (or error), agreed over ranks.
+  virtual nlohmann::json measure(const BenchConfig& c, std::int64_t bytes) = 0;
+  /// predicted_us and predicted_over_measured into a measured row, where the model has it.
+  virtual void add_prediction(nlohmann::json& row) const = 0;
+
+  /// Times op (time_iterations) into row: avg_us, min_us, max_us, iterations, bandwidth_MBps
+  /// (bytes / avg).
+  void add_timing(nlohmann::json& row, std::int64_t bytes, const std::function<void(bool)>& op) const;
+  /// measure_sweep, print_tables (a table per configuration under `header`), print_summary
+  /// and, with --confirm, confirm_fastest; fills doc and `measured`; returns the failed rows.
+  long sweep(const std::vector<BenchConfig>& configs, const std::vector<std::int64_t>& sizes,
+             const std::function<std::string(const BenchConfig&)>& header, nlohmann::json& doc,
+             std::vector<std::vector<nlohmann::json>>& measured);
+  /// The exit code: 1 on every rank when rows failed (said on stderr), else what writing
+  /// the JSON and the plot (python/<script>) returned on rank 0.
+  int finish(const nlohmann::json& doc, long failed, const std::string& command,
+             const std::string& script) const;
+
+  const SweepArgs& sweep_args_;
+  std::optional<model::Machine> machine_;  // --model
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0, size_ = 1;
+};
+
+}  // namespace relay::cli
