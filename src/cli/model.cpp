@@ -298,8 +298,9 @@ nlohmann::json measure_params(const P2pMeasureArgs& a, MPI_Comm comm) {
       }
       const bool eager = send_s < 1e-3;
       if (rank == 0 && !eager && eager_limit < 0) eager_limit = i > 0 ? sizes[i - 1] : 0;
-      // At least 0: where os + g + or exceed RTT/2 (on shared memory with a single copy, g and
-      // or both contain the receiver's copy) the model costs one message more than the ping-pong
+      // At least 0: where os + g + or exceed RTT/2 (a rendezvous message's data moves while the
+      // receive runs, so g and or both contain the transfer: the receiver's copy on shared
+      // memory, the stream on TCP) the model costs one message more than the ping-pong
       // measured; the row says so ("over_rtt").
       const double parts = os.median_s + gap.median_s + orr.median_s;
       const double latency = std::max(0.0, rtt.median_s / 2 - parts);
@@ -481,7 +482,7 @@ void print_params(const nlohmann::json& doc) {
   }
   if (over > 0) {
     std::printf("# at %d sizes os + g + or exceed RTT/2 (up to %.2fx; L = 0 there): the model costs one message "
-                "more than the ping-pong measured (on shared memory g and or both hold the receiver's copy)\n",
+                "more than the ping-pong measured (g and or both hold the transfer of a rendezvous message)\n",
                 over, worst);
   }
   std::printf("# Hockney fit: alpha %.2f us, beta %.4f ns/B (%.0f MB/s); eager limit about %s; "

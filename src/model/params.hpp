@@ -17,9 +17,10 @@
 // An isolated message therefore costs os + g + L + or end to end, which is how relay model
 // measure derives L from the ping-pong: L(m) = RTT(m)/2 - os(m) - g(m) - or(m), at least 0, so
 // that the model reproduces the measured ping-pong by construction -- where os + g + or fit in
-// RTT/2. On shared memory with a single copy (Open MPI's CMA) g and or both contain the
-// receiver's copy and exceed it (up to about 2x): an isolated message then costs more than the
-// ping-pong, and relay model measure marks those rows (over_rtt).
+// RTT/2. A rendezvous message's data moves while its receive runs, so g and or both contain
+// the transfer (the receiver's copy on shared memory, the stream on TCP) and exceed it (2-3x
+// here): an isolated message then costs more than the ping-pong, and relay model measure marks
+// those rows (over_rtt). Taking the overlap out of or made the picks worse (docs/tuning.md).
 #pragma once
 
 #include <cstdint>
