@@ -108,9 +108,7 @@ nlohmann::json combine_rounds(const std::vector<nlohmann::json>& rounds) {
     iterations += r["iterations"].get<int>();
   }
   row["round_avg_us"] = avgs;
-  std::sort(avgs.begin(), avgs.end());
-  const std::size_t n = avgs.size();
-  const double median = n % 2 ? avgs[n / 2] : 0.5 * (avgs[n / 2 - 1] + avgs[n / 2]);
+  const double median = measure::median(avgs);
   row["avg_us"] = median;
   row["iterations"] = iterations;
   row["bandwidth_MBps"] = median > 0 ? row["size_bytes"].get<double>() / median : 0.0;

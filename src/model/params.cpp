@@ -14,6 +14,17 @@ bool finite_nonneg(double v) { return std::isfinite(v) && v >= 0; }
 
 double lerp(double a, double b, double f) { return a + (b - a) * f; }
 
+// The rows around `bytes`, strictly inside the first and last sizes of `rows` (sorted by
+// size): the index of the row above and the fraction of the way from the row below.
+template <class Rows, class SizeOf>
+std::pair<std::size_t, double> bracket(const Rows& rows, std::int64_t bytes, SizeOf size_of) {
+  const auto hi = std::upper_bound(rows.begin(), rows.end(), bytes,
+                                   [&](std::int64_t b, const auto& r) { return b < size_of(r); });
+  const std::int64_t a = size_of(*(hi - 1)), b = size_of(*hi);
+  return {static_cast<std::size_t>(hi - rows.begin()),
+          static_cast<double>(bytes - a) / static_cast<double>(b - a)};
+}
+
 }  // namespace
 
 PlogpTable::PlogpTable(std::vector<PlogpRow> rows) : rows_(std::move(rows)) {
@@ -49,11 +60,9 @@ PlogpRow PlogpTable::at(std::int64_t bytes) const {
     r.bytes = bytes;
     return r;
   }
-  const auto hi = std::upper_bound(rows_.begin(), rows_.end(), bytes,
-                                   [](std::int64_t b, const PlogpRow& r) { return b < r.bytes; });
-  const PlogpRow& b = *hi;
-  const PlogpRow& a = *(hi - 1);
-  const double f = static_cast<double>(bytes - a.bytes) / static_cast<double>(b.bytes - a.bytes);
+  const auto [hi, f] = bracket(rows_, bytes, [](const PlogpRow& r) { return r.bytes; });
+  const PlogpRow& b = rows_[hi];
+  const PlogpRow& a = rows_[hi - 1];
   return PlogpRow{bytes, lerp(a.send_overhead_s, b.send_overhead_s, f),
                   lerp(a.recv_overhead_s, b.recv_overhead_s, f), lerp(a.gap_s, b.gap_s, f),
                   lerp(a.latency_s, b.latency_s, f)};
@@ -85,11 +94,8 @@ double CpuCostTable::at(std::int64_t bytes) const {
     }
     return t;
   }
-  const auto hi = std::upper_bound(rows_.begin(), rows_.end(), bytes,
-                                   [](std::int64_t b, const auto& r) { return b < r.first; });
-  const auto& b = *hi;
-  const auto& a = *(hi - 1);
-  return lerp(a.second, b.second, static_cast<double>(bytes - a.first) / static_cast<double>(b.first - a.first));
+  const auto [hi, f] = bracket(rows_, bytes, [](const auto& r) { return r.first; });
+  return lerp(rows_[hi - 1].second, rows_[hi].second, f);
 }
 
 MessageCost Machine::cost(std::int64_t bytes) const {
