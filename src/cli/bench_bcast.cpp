@@ -35,7 +35,6 @@ struct Args : SweepArgs {
   Args() { sizes = "1B:16MiB"; }
   std::string baselines = "all";
   int fanout = 0;
-  int model_confirm = 2;    // with --model: each curve's fastest N and the model's pick again
 };
 
 using Config = BenchConfig;
@@ -98,8 +97,6 @@ class Bench : public SweepBench {
   bool verify(const Config& c, std::int64_t bytes, std::string& error);
   nlohmann::json measure(const Config& c, std::int64_t bytes) override;
   void add_prediction(nlohmann::json& row) const override;
-  void model_accuracy(const std::vector<Config>& configs, const std::vector<std::int64_t>& sizes,
-                      const std::vector<std::vector<nlohmann::json>>& measured, nlohmann::json& doc);
 
   const Args& a_;
   std::vector<char> buffer_;
@@ -190,114 +187,6 @@ void Bench::add_prediction(nlohmann::json& row) const {
   row["predicted_over_measured"] = t * 1e6 / row["avg_us"].get<double>();
 }
 
-// Model accuracy (with --model): per size and per algorithm and policy swept over several
-// segment sizes, the segment the model predicts best (the largest within 1% of its best
-// prediction, as relay tune's model method takes it) against the fastest measured one
-// (vadhiyar2004 Table 2). With --model-confirm N, the model's pick and that curve's N fastest are
-// measured again head to head for --confirm-rounds rounds and compared round by round, so that
-// the verdict is not the sweep's luckiest row.
-void Bench::model_accuracy(const std::vector<Config>& configs, const std::vector<std::int64_t>& sizes,
-                           const std::vector<std::vector<nlohmann::json>>& measured, nlohmann::json& doc) {
-  doc["model_accuracy"] = nlohmann::json::array();
-  for (std::size_t si = 0; si < sizes.size(); ++si) {
-    struct Curve {
-      std::string algorithm, policy;
-      std::vector<int> rows;  // config indices
-      int pick = -1, fastest = -1;
-      std::vector<int> again;  // config indices measured head to head
-    };
-    std::vector<Curve> curves;
-    std::vector<nlohmann::json> rows(configs.size());
-    for (std::size_t ci = 0; ci < configs.size(); ++ci) {
-      const Config& c = configs[ci];
-      const auto* alg = coll::find_bcast_algorithm(c.algorithm);
-      if (alg == nullptr || alg->build == nullptr) continue;  // auto, mpi, baselines
-      rows[ci] = combine_rounds(measured[ci * sizes.size() + si]);
-      add_prediction(rows[ci]);
-      if (!rows[ci].contains("predicted_us")) continue;
-      auto it = std::find_if(curves.begin(), curves.end(), [&](const Curve& k) { return k.algorithm == c.algorithm && k.policy == c.policy; });
-      if (it == curves.end()) it = curves.insert(curves.end(), Curve{c.algorithm, c.policy, {}, -1, -1, {}});
-      it->rows.push_back(static_cast<int>(ci));
-    }
-    auto time = [&](int ci) { return rows[static_cast<std::size_t>(ci)]["avg_us"].get<double>(); };
-    auto pred = [&](int ci) { return rows[static_cast<std::size_t>(ci)]["predicted_us"].get<double>(); };
-    // Unsegmented (0) and segments not below the message are the same largest "segment".
-    auto effective = [&](int ci) {
-      const auto s = configs[static_cast<std::size_t>(ci)].segment_bytes;
-      return s <= 0 || s >= sizes[si] ? sizes[si] : s;
-    };
-    std::vector<int> all_again;
-    for (auto& k : curves) {
-      if (k.rows.size() < 2) continue;
-      double best_pred = 1e300;
-      for (int ci : k.rows) best_pred = std::min(best_pred, pred(ci));
-      for (int ci : k.rows) {
-        if (pred(ci) <= best_pred * 1.01 && (k.pick < 0 || effective(ci) > effective(k.pick))) k.pick = ci;
-        if (k.fastest < 0 || time(ci) < time(k.fastest)) k.fastest = ci;
-      }
-      if (a_.model_confirm > 0) {
-        std::vector<int> by_time = k.rows;
-        std::stable_sort(by_time.begin(), by_time.end(), [&](int x, int y) { return time(x) < time(y); });
-        k.again.push_back(k.pick);
-        for (int ci : by_time) {
-          if (static_cast<int>(k.again.size()) > a_.model_confirm) break;
-          if (ci != k.pick) k.again.push_back(ci);
-        }
-        for (int ci : k.again) all_again.push_back(ci);
-      }
-    }
-    // Every rank measures the same configurations in the same order (rank 0's lists).
-    int n = static_cast<int>(all_again.size());
-    MPI_Bcast(&n, 1, MPI_INT, 0, comm_);
-    all_again.resize(static_cast<std::size_t>(n));
-    MPI_Bcast(all_again.data(), n, MPI_INT, 0, comm_);
-    const auto round_times = measure::interleaved_rounds(all_again.size(), n > 0 ? a_.confirm_rounds : 0, 2003, [&](std::size_t i) {
-      return measure(configs[static_cast<std::size_t>(all_again[i])], sizes[si]).value("avg_us", 0.0);
-    });
-    if (rank_ != 0 || curves.empty()) continue;
-    std::printf("\n# Model accuracy, %s: per algorithm and policy, the segment the model predicts best "
-                "against the fastest measured (x best = the model's pick / the fastest)%s\n",
-                core::format_bytes(sizes[si]).c_str(),
-                n > 0 ? fmt::format(";\n# confirmed: the pick and the curve's fastest {} measured again "
-                                    "head to head, {} rounds, compared round by round", a_.model_confirm, a_.confirm_rounds).c_str() : "");
-    std::printf("%-18s %-12s %-13s %12s %12s %-13s %12s %8s%s\n", "# Algorithm", "Policy", "Model's pick",
-                "Predicted", "Measured", "Fastest", "Measured", "x best", n > 0 ? "  Confirmed" : "");
-    auto seg_text = [&](int ci) {
-      const auto s = configs[static_cast<std::size_t>(ci)].segment_bytes;
-      return s > 0 ? core::format_bytes(s) : std::string("none");
-    };
-    std::size_t at = 0;
-    for (const auto& k : curves) {
-      if (k.rows.size() < 2) continue;
-      nlohmann::json j = {{"size_bytes", sizes[si]}, {"algorithm", k.algorithm}, {"policy", k.policy},
-                          {"model_segment_bytes", configs[static_cast<std::size_t>(k.pick)].segment_bytes},
-                          {"model_predicted_us", pred(k.pick)}, {"model_measured_us", time(k.pick)},
-                          {"fastest_segment_bytes", configs[static_cast<std::size_t>(k.fastest)].segment_bytes},
-                          {"fastest_us", time(k.fastest)}, {"x_best", time(k.pick) / time(k.fastest)}};
-      std::string confirmed;
-      if (!k.again.empty()) {
-        std::vector<std::vector<double>> t(round_times.begin() + static_cast<long>(at),
-                                           round_times.begin() + static_cast<long>(at + k.again.size()));
-        at += k.again.size();
-        const auto rel = measure::paired_relative(t).relative;
-        const double best = *std::min_element(rel.begin(), rel.end());
-        j["confirmed_x_best"] = rel.front() / best;  // the pick is first
-        nlohmann::json again = nlohmann::json::array();
-        for (std::size_t i = 0; i < k.again.size(); ++i) {
-          again.push_back({{"segment_bytes", configs[static_cast<std::size_t>(k.again[i])].segment_bytes},
-                           {"relative", rel[i] / best}, {"round_us", t[i]}});
-        }
-        j["confirmation"] = again;
-        confirmed = fmt::format("  {:9.3f}", rel.front() / best);
-      }
-      std::printf("%-18s %-12s %-13s %12.2f %12.2f %-13s %12.2f %8.3f%s\n", k.algorithm.c_str(), k.policy.c_str(),
-                  seg_text(k.pick).c_str(), pred(k.pick), time(k.pick), seg_text(k.fastest).c_str(),
-                  time(k.fastest), time(k.pick) / time(k.fastest), confirmed.c_str());
-      doc["model_accuracy"].push_back(j);
-    }
-  }
-}
-
 int Bench::run() {
   std::vector<std::string> relay_names = {"auto"};
   for (const auto& alg : coll::bcast_algorithms()) relay_names.emplace_back(alg.name);
@@ -341,7 +230,10 @@ int Bench::run() {
                            a_.window, a_.rounds);
       },
       doc, measured);
-  if (machine_) model_accuracy(configs, sizes, measured, doc);
+  model_accuracy(configs, sizes, measured, doc, [](const Config& c) {
+    const auto* alg = coll::find_bcast_algorithm(c.algorithm);
+    return alg != nullptr && alg->build != nullptr;  // not auto, mpi or the baselines
+  });
   return finish(doc, failed, "relay bench bcast", "plot_bcast.py");
 }
 
@@ -360,7 +252,6 @@ void add_bench_bcast(CLI::App& bench, int& exit_code) {
   cmd->add_option("--baselines", args->baselines, "hand_loop, p2p, all or none")->capture_default_str();
   cmd->add_option("--fanout", args->fanout, "fanout for chain/kary (0 = default)")->check(CLI::NonNegativeNumber);
   add_sweep_timing(cmd, *args);
-  cmd->add_option("--model-confirm", args->model_confirm, "with --model: the model's pick and each curve's fastest N measured again head to head, --confirm-rounds rounds (0: no confirmation)")->check(CLI::NonNegativeNumber)->capture_default_str();
   add_sweep_output(cmd, *args,
                    "parameter file from relay model measure: print the model's time next to each row, and "
                    "per algorithm the segment it predicts best against the fastest measured");

@@ -352,6 +352,10 @@ int Bench::run() {
                            coll::has_root(op_) ? fmt::format(" root={}", a_.root) : "", a_.window, a_.rounds);
       },
       doc, measured);
+  model_accuracy(configs, sizes, measured, doc, [this](const BenchConfig& c) {
+    const auto* alg = coll::find_coll_algorithm(op_, c.algorithm);
+    return alg != nullptr && alg->build != nullptr;  // not auto or mpi
+  });
   return finish(doc, failed, "relay bench coll", "plot_bcast.py");
 }
 
@@ -379,7 +383,9 @@ void add_bench_coll(CLI::App& bench, int& exit_code) {
                  "a power-of-two process count on other counts)");
   add_sweep_timing(cmd, *args);
   add_sweep_output(cmd, *args,
-                   "parameter file from relay model measure: print the model's time next to each row");
+                   "parameter file from relay model measure: print the model's time next to each row, per "
+                   "algorithm the segment it predicts best against the fastest measured, and its choice "
+                   "among all against the fastest");
   set_sweep_callback<Bench>(cmd, args, exit_code);
 }
 

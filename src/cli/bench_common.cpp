@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <fmt/format.h>
 #include <numeric>
+#include <optional>
 #include <random>
 
 #include "cli/results.hpp"
@@ -36,6 +37,11 @@ void add_sweep_output(CLI::App* cmd, SweepArgs& a, const std::string& model_help
   cmd->add_option("--json", a.json_path, "write rows as JSON here");
   cmd->add_option("--plot", a.plot_path, "draw a PNG here (needs --json and matplotlib)");
   cmd->add_option("--model", a.model_path, model_help)->check(CLI::ExistingFile);
+  cmd->add_option("--model-confirm", a.model_confirm,
+                  "with --model: the model's picks and the N fastest beside each measured again head to head, "
+                  "--confirm-rounds rounds (0: no confirmation)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->add_flag("--quiet", a.quiet, "no progress on stderr");
   // Handled before parsing (main.cpp): listed here for --help.
   cmd->add_flag("--cluster",
@@ -299,6 +305,162 @@ long SweepBench::sweep(const std::vector<BenchConfig>& configs, const std::vecto
   if (rank_ == 0) print_summary(doc["rows"]);
   if (sweep_args_.confirm > 0) confirm_fastest(comm_, sweep_args_, configs, sizes, measured, measure_row, doc);
   return failed;
+}
+
+// Model accuracy (with --model): per size and per algorithm and policy swept over several
+// segment sizes, the segment the model predicts best (the largest within 1% of its best
+// prediction, as relay tune's model method takes it) against the fastest measured one
+// (vadhiyar2004 Table 2); and the model's choice among every modelled configuration (what
+// relay tune --methods model would choose) against the fastest of them. With --model-confirm N,
+// each pick and the N fastest beside it are measured again head to head for --confirm-rounds
+// rounds and compared round by round, so that the verdict is not the sweep's luckiest row.
+void SweepBench::model_accuracy(const std::vector<BenchConfig>& configs, const std::vector<std::int64_t>& sizes,
+                                const std::vector<std::vector<nlohmann::json>>& measured, nlohmann::json& doc,
+                                const std::function<bool(const BenchConfig&)>& modelled) {
+  if (!machine_) return;
+  doc["model_accuracy"] = nlohmann::json::array();
+  doc["model_choice"] = nlohmann::json::array();
+  const int confirm_n = sweep_args_.model_confirm;
+  for (std::size_t si = 0; si < sizes.size(); ++si) {
+    struct Curve {
+      std::string algorithm, policy;  // "" for the choice among all configurations
+      std::vector<int> rows;          // config indices
+      int pick = -1, fastest = -1;
+      std::vector<int> again;         // config indices measured head to head, the pick first
+    };
+    std::vector<Curve> curves;
+    Curve overall;
+    std::vector<nlohmann::json> rows(configs.size());
+    for (std::size_t ci = 0; ci < configs.size(); ++ci) {
+      const BenchConfig& c = configs[ci];
+      if (!modelled(c)) continue;
+      rows[ci] = combine_rounds(measured[ci * sizes.size() + si]);
+      if (!rows[ci].contains("avg_us")) continue;
+      add_prediction(rows[ci]);
+      if (!rows[ci].contains("predicted_us")) continue;
+      auto it = std::find_if(curves.begin(), curves.end(), [&](const Curve& k) { return k.algorithm == c.algorithm && k.policy == c.policy; });
+      if (it == curves.end()) it = curves.insert(curves.end(), Curve{c.algorithm, c.policy, {}, -1, -1, {}});
+      it->rows.push_back(static_cast<int>(ci));
+      overall.rows.push_back(static_cast<int>(ci));
+    }
+    auto time = [&](int ci) { return rows[static_cast<std::size_t>(ci)]["avg_us"].get<double>(); };
+    auto pred = [&](int ci) { return rows[static_cast<std::size_t>(ci)]["predicted_us"].get<double>(); };
+    // Unsegmented (0) and segments not below the message are the same largest "segment".
+    auto effective = [&](int ci) {
+      const auto s = configs[static_cast<std::size_t>(ci)].segment_bytes;
+      return s <= 0 || s >= sizes[si] ? sizes[si] : s;
+    };
+    auto choose_again = [&](Curve& k) {
+      if (confirm_n <= 0) return;
+      std::vector<int> by_time = k.rows;
+      std::stable_sort(by_time.begin(), by_time.end(), [&](int x, int y) { return time(x) < time(y); });
+      k.again.push_back(k.pick);
+      for (int ci : by_time) {
+        if (static_cast<int>(k.again.size()) > confirm_n) break;
+        if (ci != k.pick) k.again.push_back(ci);
+      }
+    };
+    // The choice among all needs two algorithm-policy pairs; a curve needs two segments.
+    const bool choice = overall.rows.size() >= 2 && curves.size() >= 2;
+    curves.erase(std::remove_if(curves.begin(), curves.end(), [](const Curve& k) { return k.rows.size() < 2; }), curves.end());
+    for (auto& k : curves) {
+      double best_pred = 1e300;
+      for (int ci : k.rows) best_pred = std::min(best_pred, pred(ci));
+      for (int ci : k.rows) {
+        if (pred(ci) <= best_pred * 1.01 && (k.pick < 0 || effective(ci) > effective(k.pick))) k.pick = ci;
+        if (k.fastest < 0 || time(ci) < time(k.fastest)) k.fastest = ci;
+      }
+      choose_again(k);
+    }
+    // Across algorithms there is no "larger segment" to prefer among near ties: the lowest
+    // prediction is the choice, as relay tune's model method makes it.
+    if (choice) {
+      for (int ci : overall.rows) {
+        if (overall.pick < 0 || pred(ci) < pred(overall.pick)) overall.pick = ci;
+        if (overall.fastest < 0 || time(ci) < time(overall.fastest)) overall.fastest = ci;
+      }
+      choose_again(overall);
+    }
+    std::vector<int> all_again;
+    for (const auto& k : curves) all_again.insert(all_again.end(), k.again.begin(), k.again.end());
+    all_again.insert(all_again.end(), overall.again.begin(), overall.again.end());
+    // Every rank measures the same configurations in the same order (rank 0's lists).
+    int n = static_cast<int>(all_again.size());
+    MPI_Bcast(&n, 1, MPI_INT, 0, comm_);
+    all_again.resize(static_cast<std::size_t>(n));
+    MPI_Bcast(all_again.data(), n, MPI_INT, 0, comm_);
+    const auto round_times = measure::interleaved_rounds(all_again.size(), n > 0 ? sweep_args_.confirm_rounds : 0, 2003, [&](std::size_t i) {
+      return measure(configs[static_cast<std::size_t>(all_again[i])], sizes[si]).value("avg_us", 0.0);
+    });
+    if (rank_ != 0 || (curves.empty() && !choice)) continue;
+    std::size_t at = 0;
+    // The pick's time relative to the fastest of its head-to-head group, round by round.
+    auto confirm = [&](const Curve& k, nlohmann::json& j) -> std::optional<double> {
+      if (k.again.empty()) return std::nullopt;
+      std::vector<std::vector<double>> t(round_times.begin() + static_cast<long>(at),
+                                         round_times.begin() + static_cast<long>(at + k.again.size()));
+      at += k.again.size();
+      const auto rel = measure::paired_relative(t).relative;
+      const double best = *std::min_element(rel.begin(), rel.end());
+      j["confirmed_x_best"] = rel.front() / best;
+      nlohmann::json again = nlohmann::json::array();
+      for (std::size_t i = 0; i < k.again.size(); ++i) {
+        const BenchConfig& c = configs[static_cast<std::size_t>(k.again[i])];
+        again.push_back({{"algorithm", c.algorithm}, {"policy", c.policy}, {"segment_bytes", c.segment_bytes},
+                         {"relative", rel[i] / best}, {"round_us", t[i]}});
+      }
+      j["confirmation"] = again;
+      return rel.front() / best;
+    };
+    auto seg_text = [&](int ci) {
+      const auto s = configs[static_cast<std::size_t>(ci)].segment_bytes;
+      return s > 0 ? core::format_bytes(s) : std::string("none");
+    };
+    if (!curves.empty()) {
+      std::printf("\n# Model accuracy, %s: per algorithm and policy, the segment the model predicts best "
+                  "against the fastest measured (x best = the model's pick / the fastest)%s\n",
+                  core::format_bytes(sizes[si]).c_str(),
+                  n > 0 ? fmt::format(";\n# confirmed: the pick and the curve's fastest {} measured again "
+                                      "head to head, {} rounds, compared round by round", confirm_n, sweep_args_.confirm_rounds).c_str() : "");
+      std::printf("%-18s %-12s %-13s %12s %12s %-13s %12s %8s%s\n", "# Algorithm", "Policy", "Model's pick",
+                  "Predicted", "Measured", "Fastest", "Measured", "x best", n > 0 ? "  Confirmed" : "");
+      for (const auto& k : curves) {
+        nlohmann::json j = {{"size_bytes", sizes[si]}, {"algorithm", k.algorithm}, {"policy", k.policy},
+                            {"model_segment_bytes", configs[static_cast<std::size_t>(k.pick)].segment_bytes},
+                            {"model_predicted_us", pred(k.pick)}, {"model_measured_us", time(k.pick)},
+                            {"fastest_segment_bytes", configs[static_cast<std::size_t>(k.fastest)].segment_bytes},
+                            {"fastest_us", time(k.fastest)}, {"x_best", time(k.pick) / time(k.fastest)}};
+        const auto confirmed = confirm(k, j);
+        std::printf("%-18s %-12s %-13s %12.2f %12.2f %-13s %12.2f %8.3f%s\n", k.algorithm.c_str(), k.policy.c_str(),
+                    seg_text(k.pick).c_str(), pred(k.pick), time(k.pick), seg_text(k.fastest).c_str(),
+                    time(k.fastest), time(k.pick) / time(k.fastest),
+                    confirmed ? fmt::format("  {:9.3f}", *confirmed).c_str() : "");
+        doc["model_accuracy"].push_back(j);
+      }
+    }
+    if (!choice) continue;
+    auto name = [&](int ci) {
+      const BenchConfig& c = configs[static_cast<std::size_t>(ci)];
+      return fmt::format("{} {} {}", c.algorithm, c.policy, seg_text(ci));
+    };
+    nlohmann::json j = {{"size_bytes", sizes[si]},
+                        {"model", {{"algorithm", configs[static_cast<std::size_t>(overall.pick)].algorithm},
+                                   {"policy", configs[static_cast<std::size_t>(overall.pick)].policy},
+                                   {"segment_bytes", configs[static_cast<std::size_t>(overall.pick)].segment_bytes},
+                                   {"predicted_us", pred(overall.pick)}, {"measured_us", time(overall.pick)}}},
+                        {"fastest", {{"algorithm", configs[static_cast<std::size_t>(overall.fastest)].algorithm},
+                                     {"policy", configs[static_cast<std::size_t>(overall.fastest)].policy},
+                                     {"segment_bytes", configs[static_cast<std::size_t>(overall.fastest)].segment_bytes},
+                                     {"measured_us", time(overall.fastest)}}},
+                        {"x_best", time(overall.pick) / time(overall.fastest)}};
+    const auto confirmed = confirm(overall, j);
+    std::printf("%s# The model's choice among all %zu configurations: %s, predicted %.2f us, measured %.2f us; the fastest: %s, "
+                "%.2f us; x best %.3f%s\n",
+                curves.empty() ? "\n" : "", overall.rows.size(), name(overall.pick).c_str(), pred(overall.pick), time(overall.pick),
+                name(overall.fastest).c_str(), time(overall.fastest), time(overall.pick) / time(overall.fastest),
+                confirmed ? fmt::format(", confirmed {:.3f}", *confirmed).c_str() : "");
+    doc["model_choice"].push_back(j);
+  }
 }
 
 int SweepBench::finish(const nlohmann::json& doc, long failed, const std::string& command,

@@ -36,6 +36,7 @@ struct SweepArgs {
   std::string json_path;
   std::string plot_path;
   std::string model_path;  // parameter file: print the model's time next to each row
+  int model_confirm = 2;   // with --model: each curve's fastest N and the model's picks again
   bool quiet = false;
 };
 
@@ -45,7 +46,7 @@ void add_sweep_axes(CLI::App* cmd, SweepArgs& a, const std::string& sizes_help,
 /// --window, --root, --iterations, --warmup, --min-time, --max-iterations, --confirm,
 /// --confirm-rounds.
 void add_sweep_timing(CLI::App* cmd, SweepArgs& a);
-/// --rounds, --json, --plot, --model, --quiet and --cluster (listed for --help; main.cpp
+/// --rounds, --json, --plot, --model, --model-confirm, --quiet and --cluster (listed for --help; main.cpp
 /// relaunches `relay bench <what> --cluster` before parsing).
 void add_sweep_output(CLI::App* cmd, SweepArgs& a, const std::string& model_help);
 /// Throws CLI::ValidationError for --plot without --json.
@@ -134,6 +135,14 @@ class SweepBench {
   long sweep(const std::vector<BenchConfig>& configs, const std::vector<std::int64_t>& sizes,
              const std::function<std::string(const BenchConfig&)>& header, nlohmann::json& doc,
              std::vector<std::vector<nlohmann::json>>& measured);
+  /// With --model, per size: for each algorithm and policy swept over several segments (the
+  /// configurations `modelled` accepts), the segment the model predicts best against the
+  /// fastest measured, and the model's choice among all of them against the fastest of all;
+  /// with --model-confirm N, each pick and the N fastest beside it measured again head to head.
+  /// Rank 0 prints; doc["model_accuracy"] and doc["model_choice"]. Collective over comm_.
+  void model_accuracy(const std::vector<BenchConfig>& configs, const std::vector<std::int64_t>& sizes,
+                      const std::vector<std::vector<nlohmann::json>>& measured, nlohmann::json& doc,
+                      const std::function<bool(const BenchConfig&)>& modelled);
   /// The exit code: 1 on every rank when rows failed (said on stderr), else what writing
   /// the JSON and the plot (python/<script>) returned on rank 0.
   int finish(const nlohmann::json& doc, long failed, const std::string& command,

@@ -4,7 +4,8 @@
 #      measure), --confirm: every expected row is in the JSON (every algorithm of `relay
 #      algorithms` x policies x segments, auto and mpi once), measured and checked; rows that
 #      ran a schedule carry the model's prediction, mpi's do not; the tables, the summary and
-#      the confirmation are printed.
+#      the confirmation are printed; the model accuracy per curve and the model's choice among
+#      all follow the rows' predictions.
 #   2. allgather on 3 ranks: --algorithms all leaves out recursive_doubling (it needs a
 #      power-of-two count) and says so; named explicitly it is timed and its rows say that bruck
 #      ran.
@@ -89,7 +90,38 @@ grep -q '^# Size .*MB/s    Model(us) Model/meas$' "$out" || fail "no model colum
 grep -Eq '^8192 +mpi +- +none .* +-$' "$out" || fail "mpi's summary row should have no model time"
 [ "$(grep -c '^# Confirmation' "$out")" -eq 2 ] || fail "expected a confirmation table per size"
 grep -A6 '^# Confirmation, 8KiB' "$out" | grep -q '^auto ' || fail "auto missing from the confirmation"
-echo "1. allreduce, 3 ranks: every expected row measured and checked, model columns, confirmation"
+[ "$(grep -c '^# Model accuracy, ' "$out")" -eq 2 ] || fail "expected a model accuracy table per size"
+[ "$(grep -c "^# The model's choice among all " "$out")" -eq 2 ] || fail "expected the model's choice per size"
+# The picks are recomputed from the rows' predictions: per curve the largest segment within 1%
+# of its best prediction (0 = the whole vector), among all the lowest prediction.
+python3 - "$work/allreduce.json" <<'PY' || fail "the model accuracy or choice does not follow the rows"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+rows = [r for r in doc["rows"] if "predicted_us" in r and r["algorithm"] not in ("auto", "mpi")]
+acc, choice = doc["model_accuracy"], doc["model_choice"]
+for size in (1000, 8192):
+    mine = [r for r in rows if r["size_bytes"] == size]
+    curves = {(r["algorithm"], r["policy"]) for r in mine}
+    got = {(a["algorithm"], a["policy"]): a for a in acc if a["size_bytes"] == size}
+    assert set(got) == curves, (size, sorted(curves - set(got)), sorted(set(got) - curves))
+    eff = lambda r: size if r["segment_bytes"] <= 0 or r["segment_bytes"] >= size else r["segment_bytes"]
+    for key, a in got.items():
+        curve = [r for r in mine if (r["algorithm"], r["policy"]) == key]
+        best = min(r["predicted_us"] for r in curve)
+        pick = max((r for r in curve if r["predicted_us"] <= best * 1.01), key=eff)
+        assert eff(pick) == eff({"segment_bytes": a["model_segment_bytes"]}), (key, a, pick)
+        fastest = min(r["avg_us"] for r in curve)
+        assert abs(a["x_best"] - a["model_measured_us"] / fastest) < 1e-9 and a["x_best"] >= 1, a
+        assert len(a["confirmation"]) == 2 and a["confirmed_x_best"] >= 1, a
+        assert all(len(c["round_us"]) == 2 for c in a["confirmation"]), a
+    [c] = [c for c in choice if c["size_bytes"] == size]
+    low = min(mine, key=lambda r: r["predicted_us"])
+    assert (c["model"]["algorithm"], c["model"]["policy"]) == (low["algorithm"], low["policy"]), (c, low)
+    assert abs(c["model"]["predicted_us"] - low["predicted_us"]) < 1e-9 * low["predicted_us"], (c, low)
+    assert c["fastest"]["measured_us"] == min(r["avg_us"] for r in mine) and c["x_best"] >= 1, c
+    assert c["confirmation"][0]["algorithm"] == c["model"]["algorithm"] and len(c["confirmation"]) == 3, c
+PY
+echo "1. allreduce, 3 ranks: every expected row measured and checked, model columns, confirmation, model accuracy and choice"
 
 allgather=$(algorithms_of allgather)
 [[ ",$allgather," == *,recursive_doubling,* ]] || fail "allgather has no recursive_doubling: '$allgather'"

@@ -156,8 +156,16 @@ for a in acc:
     # confirmed: the pick and the curve's fastest, head to head over 2 rounds
     assert a["confirmed_x_best"] >= 1.0 and len(a["confirmation"]) in (1, 2), a
     assert all(len(c["round_us"]) == 2 for c in a["confirmation"]), a
+# the model's choice among all six: the lowest prediction, confirmed against the fastest
+[c] = d["model_choice"]
+rows = [r for r in d["rows"] if "predicted_us" in r]
+low = min(rows, key=lambda r: r["predicted_us"])
+assert (c["model"]["algorithm"], c["model"]["predicted_us"]) == (low["algorithm"], low["predicted_us"]), (c, low)
+assert c["fastest"]["measured_us"] == min(r["avg_us"] for r in rows) and c["x_best"] >= 1, c
+assert c["confirmation"][0]["algorithm"] == low["algorithm"] and len(c["confirmation"]) == 2, c
 PY
-echo "5. relay bench bcast --model: model accuracy per algorithm, confirmed head to head"
+grep -q "^# The model's choice among all 6 configurations: " "$out" || fail "no line with the model's choice"
+echo "5. relay bench bcast --model: model accuracy per algorithm, and the model's choice, confirmed head to head"
 
 # relay model predict costs every collective's registered schedules (no MPI needed).
 "$relay" model predict --params "$work/params.json" --operation allgather --ranks 5 --sizes 40000 \
