@@ -6,6 +6,7 @@
 #include <numeric>
 #include <optional>
 #include <random>
+#include <utility>
 
 #include "cli/results.hpp"
 #include "core/units.hpp"
@@ -121,17 +122,29 @@ nlohmann::json combine_rounds(const std::vector<nlohmann::json>& rounds) {
   return row;
 }
 
+Progress::Progress(MPI_Comm comm, bool quiet, std::string what, std::size_t total)
+    : what_(std::move(what)), total_(total), start_(MPI_Wtime()) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  show_ = rank == 0 && !quiet && total > 0;
+}
+
+void Progress::step() {
+  ++done_;
+  if (!show_) return;
+  const double elapsed = MPI_Wtime() - start_;
+  std::fprintf(stderr, "\r%s[%zu/%zu] %.0f s elapsed, about %.0f s left   ", what_.c_str(), done_, total_, elapsed,
+               elapsed / static_cast<double>(done_) * static_cast<double>(total_ - done_));
+  if (done_ == total_) std::fprintf(stderr, "\n");
+}
+
 std::vector<std::vector<nlohmann::json>> measure_sweep(MPI_Comm comm, const SweepArgs& a,
                                                        const std::vector<BenchConfig>& configs,
                                                        const std::vector<std::int64_t>& sizes,
                                                        const MeasureRow& measure) {
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
   // Rounds: every configuration is measured once per round, so slow drifts of the machine
   // affect all of them alike; a row reports the median over rounds of each round's average.
-  const std::size_t total = configs.size() * sizes.size() * static_cast<std::size_t>(a.rounds);
-  std::size_t done = 0;
-  const double start = MPI_Wtime();
+  Progress progress(comm, a.quiet, "", configs.size() * sizes.size() * static_cast<std::size_t>(a.rounds));
   std::vector<std::vector<nlohmann::json>> measured(configs.size() * sizes.size());
   // Each round visits the configurations in its own order (the same on every rank: a fixed
   // seed per round), so that no configuration always runs right after the same neighbour or
@@ -144,13 +157,7 @@ std::vector<std::vector<nlohmann::json>> measure_sweep(MPI_Comm comm, const Swee
     for (std::size_t ci : order) {
       for (std::size_t si = 0; si < sizes.size(); ++si) {
         measured[ci * sizes.size() + si].push_back(measure(configs[ci], sizes[si]));
-        ++done;
-        if (rank == 0 && !a.quiet) {
-          const double elapsed = MPI_Wtime() - start;
-          std::fprintf(stderr, "\r[%zu/%zu] %.0f s elapsed, about %.0f s left   ", done, total,
-                       elapsed, elapsed / static_cast<double>(done) * static_cast<double>(total - done));
-          if (done == total) std::fprintf(stderr, "\n");
-        }
+        progress.step();
       }
     }
   }
@@ -230,8 +237,11 @@ void confirm_fastest(MPI_Comm comm, const SweepArgs& a, const std::vector<BenchC
     pick.resize(static_cast<std::size_t>(n));
     MPI_Bcast(pick.data(), n, MPI_INT, 0, comm);
     std::vector<std::vector<nlohmann::json>> again(pick.size());
+    Progress progress(comm, a.quiet, "confirmation, " + core::format_bytes(sizes[si]) + " ",
+                      pick.size() * static_cast<std::size_t>(a.confirm_rounds));
     measure::interleaved_rounds(pick.size(), a.confirm_rounds, 1001, [&](std::size_t i) {
       again[i].push_back(measure(configs[pick[i]], sizes[si]));
+      progress.step();
       return again[i].back().value("avg_us", 0.0);
     });
     if (rank != 0) continue;
@@ -389,8 +399,12 @@ void SweepBench::model_accuracy(const std::vector<BenchConfig>& configs, const s
     MPI_Bcast(&n, 1, MPI_INT, 0, comm_);
     all_again.resize(static_cast<std::size_t>(n));
     MPI_Bcast(all_again.data(), n, MPI_INT, 0, comm_);
+    Progress progress(comm_, sweep_args_.quiet, "model confirmation, " + core::format_bytes(sizes[si]) + " ",
+                      all_again.size() * static_cast<std::size_t>(sweep_args_.confirm_rounds));
     const auto round_times = measure::interleaved_rounds(all_again.size(), n > 0 ? sweep_args_.confirm_rounds : 0, 2003, [&](std::size_t i) {
-      return measure(configs[static_cast<std::size_t>(all_again[i])], sizes[si]).value("avg_us", 0.0);
+      const double us = measure(configs[static_cast<std::size_t>(all_again[i])], sizes[si]).value("avg_us", 0.0);
+      progress.step();
+      return us;
     });
     if (rank_ != 0 || (curves.empty() && !choice)) continue;
     std::size_t at = 0;

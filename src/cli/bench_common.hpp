@@ -81,6 +81,21 @@ std::string resolved_field(const std::string& text, const std::string& key);
 /// the iterations summed, and every round's average kept for the record.
 nlohmann::json combine_rounds(const std::vector<nlohmann::json>& rounds);
 
+/// Progress of a long phase on stderr, on rank 0 unless quiet: "WHAT[done/total] elapsed, time
+/// left"; a newline after the last step.
+class Progress {
+ public:
+  Progress(MPI_Comm comm, bool quiet, std::string what, std::size_t total);
+  /// One more step done.
+  void step();
+
+ private:
+  std::string what_;
+  std::size_t total_ = 0, done_ = 0;
+  double start_ = 0;
+  bool show_ = false;
+};
+
 /// One row per combination and size, fastest first, with each row's time relative to the best.
 void print_summary(const nlohmann::json& rows);
 
