@@ -331,19 +331,25 @@ nlohmann::json measure_params(const P2pMeasureArgs& a, MPI_Comm comm) {
   // separately, Open MPI's TCP exchange took twice one direction, yet a forwarding rank
   // receives and sends at full rate, and chains ran 1.5x faster than a model of one shared
   // link predicted.)
-  double duplex = 1;
+  // Both patterns are timed here, alternately, under the same conditions (the same ranks
+  // waiting in the same calls), and compared sample by sample: against the ping-pong's RTT/2,
+  // measured earlier and with other pairs active or not, the estimate swung between 0 and 1
+  // from one run to the next with 4 ranks on 2 cores.
+  double duplex = 1, duplex_spread = 0;
   {
     const int n = static_cast<int>(sizes.back());
     int third = -1;
     for (int r = 1; r < size && third < 0; ++r) {
       if (r != peer) third = r;
     }
-    std::vector<double> samples;
-    for (int k = 0; k < 6; ++k) {  // the first is a warm-up
+    auto once = [&](bool forward) {
       MPI_Barrier(comm);
       const double t0 = MPI_Wtime();
       MPI_Request r[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
-      if (third >= 0) {
+      if (!forward) {  // one transfer alone: 0 -> peer
+        if (rank == 0) MPI_Send(buf.data(), n, MPI_BYTE, peer, kTag, comm);
+        if (rank == peer) MPI_Recv(buf.data() + n, n, MPI_BYTE, 0, kTag, comm, MPI_STATUS_IGNORE);
+      } else if (third >= 0) {
         if (rank == 0) MPI_Send(buf.data(), n, MPI_BYTE, peer, kTag, comm);
         if (rank == peer) {
           MPI_Irecv(buf.data() + n, n, MPI_BYTE, 0, kTag, comm, &r[0]);
@@ -356,15 +362,22 @@ nlohmann::json measure_params(const P2pMeasureArgs& a, MPI_Comm comm) {
         MPI_Isend(buf.data(), n, MPI_BYTE, other, kTag, comm, &r[1]);
       }
       MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
-      if (k > 0) samples.push_back(MPI_Wtime() - t0);
+      return MPI_Wtime() - t0;  // the peer's reading decides: it receives in both patterns
+    };
+    std::vector<double> ratios;
+    for (int k = 0; k < 12; ++k) {  // the first pair is a warm-up
+      const double one = once(false);
+      const double both = once(true);
+      // Both transfers moved 2 m in `both`; alone, m took `one`. Rate ratio - 1.
+      if (k > 0 && both > 0) ratios.push_back(2 * one / both - 1);
     }
-    double both = measure::median(samples);  // the forwarding rank's reading decides
-    MPI_Bcast(&both, 1, MPI_DOUBLE, peer, comm);
-    if (rank == 0) {
-      const double one = rows.back()["rtt_s"].get<double>() / 2;
-      // Both transfers moved 2 m in `both`; alone, m takes `one`. Rate ratio - 1, in [0, 1].
-      duplex = std::clamp(2 * one / both - 1, 0.0, 1.0);
+    double at_peer[2] = {measure::median(ratios), 0};
+    if (!ratios.empty()) {
+      at_peer[1] = measure::quantile(ratios, 0.75) - measure::quantile(ratios, 0.25);
     }
+    MPI_Bcast(at_peer, 2, MPI_DOUBLE, peer, comm);
+    duplex = std::clamp(at_peer[0], 0.0, 1.0);
+    duplex_spread = at_peer[1];
   }
   // Concurrent transfers: every rank in a pair (0-1, 2-3, ...), all moving the largest size at
   // once, against pair 0-1 alone. On shared memory a transfer is a CPU copy, so with more ranks
@@ -446,6 +459,7 @@ nlohmann::json measure_params(const P2pMeasureArgs& a, MPI_Comm comm) {
                                      {"bandwidth_MBps", fit.beta_s_per_byte > 0 ? 1e-6 / fit.beta_s_per_byte : 0.0}}},
                         {"eager_limit_bytes", eager_limit < 0 ? sizes.back() : eager_limit},
                         {"duplex", duplex},
+                        {"duplex_spread", duplex_spread},
                         {"transfer_slots", transfer_slots},
                         {"concurrent_slowdown", slowdown},
                         {"plogp", rows},
@@ -486,10 +500,13 @@ void print_params(const nlohmann::json& doc) {
                 over, worst);
   }
   std::printf("# Hockney fit: alpha %.2f us, beta %.4f ns/B (%.0f MB/s); eager limit about %s; "
-              "duplex %.2f (1 = full duplex, 0 = one shared link)\n",
+              "duplex %.2f%s (1 = full duplex, 0 = one shared link)\n",
               doc["hockney"]["alpha_s"].get<double>() * 1e6, doc["hockney"]["beta_s_per_byte"].get<double>() * 1e9,
               doc["hockney"]["bandwidth_MBps"].get<double>(),
-              core::format_bytes(doc["eager_limit_bytes"].get<std::int64_t>()).c_str(), doc["duplex"].get<double>());
+              core::format_bytes(doc["eager_limit_bytes"].get<std::int64_t>()).c_str(), doc["duplex"].get<double>(),
+              doc.contains("duplex_spread")
+                  ? fmt::format(" (interquartile range of 11 paired samples {:.2f})", doc["duplex_spread"].get<double>()).c_str()
+                  : "");
   if (doc.contains("combine") && !doc["combine"]["rows"].empty()) {
     std::printf("# combine (MPI_Reduce_local, doubles, MPI_SUM):");
     const auto& crows = doc["combine"]["rows"];

@@ -111,7 +111,7 @@ assert d["pairs"] == want and d["pairs_reason"].startswith("auto: "), (d["pairs"
 assert d["schema"] == "relay.model.params/1", d["schema"]
 assert [r["bytes"] for r in d["plogp"]] == [1024, 65536], d["plogp"]
 assert all(r["g_s"] > 0 and r["rtt_s"] > 0 for r in d["plogp"])
-assert 0 <= d["duplex"] <= 1
+assert 0 <= d["duplex"] <= 1 and d["duplex_spread"] >= 0
 # 4 ranks: two pairs at once against one; no limit (0) or at least one transfer at full rate
 assert d["concurrent_slowdown"] > 0, d
 assert d["transfer_slots"] == 0 or 1 <= d["transfer_slots"] <= 2, d
