@@ -222,15 +222,14 @@ int Bench::run() {
   buffer_.assign(static_cast<std::size_t>(*std::max_element(sizes.begin(), sizes.end())), 0);
   nlohmann::json doc = {{"schema", "relay.bench.bcast/1"}, {"machine", machine_description(comm_)}};
   doc["rows"] = nlohmann::json::array();
-  std::vector<std::vector<nlohmann::json>> measured;
   const long failed = sweep(
       configs, sizes,
       [this](const Config& c) {
         return fmt::format("# bcast {} ranks={} root={} window={} rounds={}", label(c), size_, a_.root,
                            a_.window, a_.rounds);
       },
-      doc, measured);
-  model_accuracy(configs, sizes, measured, doc, [](const Config& c) {
+      doc);
+  model_accuracy(configs, sizes, doc, [](const Config& c) {
     const auto* alg = coll::find_bcast_algorithm(c.algorithm);
     return alg != nullptr && alg->build != nullptr;  // not auto, mpi or the baselines
   });

@@ -344,15 +344,14 @@ int Bench::run() {
   nlohmann::json doc = {{"schema", "relay.bench.coll/1"}, {"operation", name_}, {"machine", machine_description(comm_)}};
   doc["left_out"] = left_out;
   doc["rows"] = nlohmann::json::array();
-  std::vector<std::vector<nlohmann::json>> measured;
   const long failed = sweep(
       configs, sizes,
       [this](const BenchConfig& c) {
         return fmt::format("# {} {} ranks={}{} window={} rounds={}", name_, label(c), size_,
                            coll::has_root(op_) ? fmt::format(" root={}", a_.root) : "", a_.window, a_.rounds);
       },
-      doc, measured);
-  model_accuracy(configs, sizes, measured, doc, [this](const BenchConfig& c) {
+      doc);
+  model_accuracy(configs, sizes, doc, [this](const BenchConfig& c) {
     const auto* alg = coll::find_coll_algorithm(op_, c.algorithm);
     return alg != nullptr && alg->build != nullptr;  // not auto or mpi
   });

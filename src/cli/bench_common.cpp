@@ -6,6 +6,7 @@
 #include <numeric>
 #include <optional>
 #include <random>
+#include <stdexcept>
 #include <utility>
 
 #include "cli/results.hpp"
@@ -306,10 +307,9 @@ void SweepBench::add_timing(nlohmann::json& row, std::int64_t bytes, const std::
 }
 
 long SweepBench::sweep(const std::vector<BenchConfig>& configs, const std::vector<std::int64_t>& sizes,
-                       const std::function<std::string(const BenchConfig&)>& header, nlohmann::json& doc,
-                       std::vector<std::vector<nlohmann::json>>& measured) {
+                       const std::function<std::string(const BenchConfig&)>& header, nlohmann::json& doc) {
   const MeasureRow measure_row = [this](const BenchConfig& c, std::int64_t bytes) { return measure(c, bytes); };
-  measured = measure_sweep(comm_, sweep_args_, configs, sizes, measure_row);
+  const auto measured = measure_sweep(comm_, sweep_args_, configs, sizes, measure_row);
   const long failed = print_tables(comm_, configs, sizes, measured, machine_.has_value(), header,
                                    [this](nlohmann::json& row) { add_prediction(row); }, doc);
   if (rank_ == 0) print_summary(doc["rows"]);
@@ -325,9 +325,11 @@ long SweepBench::sweep(const std::vector<BenchConfig>& configs, const std::vecto
 // each pick and the N fastest beside it are measured again head to head for --confirm-rounds
 // rounds and compared round by round, so that the verdict is not the sweep's luckiest row.
 void SweepBench::model_accuracy(const std::vector<BenchConfig>& configs, const std::vector<std::int64_t>& sizes,
-                                const std::vector<std::vector<nlohmann::json>>& measured, nlohmann::json& doc,
-                                const std::function<bool(const BenchConfig&)>& modelled) {
+                                nlohmann::json& doc, const std::function<bool(const BenchConfig&)>& modelled) {
   if (!machine_) return;
+  if (doc["rows"].size() != configs.size() * sizes.size()) {
+    throw std::logic_error("model_accuracy: expected the sweep's rows, one per configuration and size");
+  }
   doc["model_accuracy"] = nlohmann::json::array();
   doc["model_choice"] = nlohmann::json::array();
   const int confirm_n = sweep_args_.model_confirm;
@@ -340,21 +342,20 @@ void SweepBench::model_accuracy(const std::vector<BenchConfig>& configs, const s
     };
     std::vector<Curve> curves;
     Curve overall;
-    std::vector<nlohmann::json> rows(configs.size());
+    // The rows print_tables combined and costed, configuration-major as measured (the replay
+    // is not run a second time).
+    const auto& table_rows = doc["rows"];
+    auto row = [&](int ci) -> const nlohmann::json& { return table_rows[static_cast<std::size_t>(ci) * sizes.size() + si]; };
     for (std::size_t ci = 0; ci < configs.size(); ++ci) {
       const BenchConfig& c = configs[ci];
-      if (!modelled(c)) continue;
-      rows[ci] = combine_rounds(measured[ci * sizes.size() + si]);
-      if (!rows[ci].contains("avg_us")) continue;
-      add_prediction(rows[ci]);
-      if (!rows[ci].contains("predicted_us")) continue;
+      if (!modelled(c) || !row(static_cast<int>(ci)).contains("predicted_us")) continue;
       auto it = std::find_if(curves.begin(), curves.end(), [&](const Curve& k) { return k.algorithm == c.algorithm && k.policy == c.policy; });
       if (it == curves.end()) it = curves.insert(curves.end(), Curve{c.algorithm, c.policy, {}, -1, -1, {}});
       it->rows.push_back(static_cast<int>(ci));
       overall.rows.push_back(static_cast<int>(ci));
     }
-    auto time = [&](int ci) { return rows[static_cast<std::size_t>(ci)]["avg_us"].get<double>(); };
-    auto pred = [&](int ci) { return rows[static_cast<std::size_t>(ci)]["predicted_us"].get<double>(); };
+    auto time = [&](int ci) { return row(ci)["avg_us"].get<double>(); };
+    auto pred = [&](int ci) { return row(ci)["predicted_us"].get<double>(); };
     // Unsegmented (0) and segments not below the message are the same largest "segment".
     auto effective = [&](int ci) {
       const auto s = configs[static_cast<std::size_t>(ci)].segment_bytes;
@@ -408,6 +409,10 @@ void SweepBench::model_accuracy(const std::vector<BenchConfig>& configs, const s
     });
     if (rank_ != 0 || (curves.empty() && !choice)) continue;
     std::size_t at = 0;
+    auto config_json = [&](int ci) {
+      const BenchConfig& c = configs[static_cast<std::size_t>(ci)];
+      return nlohmann::json{{"algorithm", c.algorithm}, {"policy", c.policy}, {"segment_bytes", c.segment_bytes}};
+    };
     // The pick's time relative to the fastest of its head-to-head group, round by round.
     auto confirm = [&](const Curve& k, nlohmann::json& j) -> std::optional<double> {
       if (k.again.empty()) return std::nullopt;
@@ -419,9 +424,10 @@ void SweepBench::model_accuracy(const std::vector<BenchConfig>& configs, const s
       j["confirmed_x_best"] = rel.front() / best;
       nlohmann::json again = nlohmann::json::array();
       for (std::size_t i = 0; i < k.again.size(); ++i) {
-        const BenchConfig& c = configs[static_cast<std::size_t>(k.again[i])];
-        again.push_back({{"algorithm", c.algorithm}, {"policy", c.policy}, {"segment_bytes", c.segment_bytes},
-                         {"relative", rel[i] / best}, {"round_us", t[i]}});
+        nlohmann::json entry = config_json(k.again[i]);
+        entry["relative"] = rel[i] / best;
+        entry["round_us"] = t[i];
+        again.push_back(entry);
       }
       j["confirmation"] = again;
       return rel.front() / best;
@@ -457,15 +463,11 @@ void SweepBench::model_accuracy(const std::vector<BenchConfig>& configs, const s
       const BenchConfig& c = configs[static_cast<std::size_t>(ci)];
       return fmt::format("{} {} {}", c.algorithm, c.policy, seg_text(ci));
     };
-    nlohmann::json j = {{"size_bytes", sizes[si]},
-                        {"model", {{"algorithm", configs[static_cast<std::size_t>(overall.pick)].algorithm},
-                                   {"policy", configs[static_cast<std::size_t>(overall.pick)].policy},
-                                   {"segment_bytes", configs[static_cast<std::size_t>(overall.pick)].segment_bytes},
-                                   {"predicted_us", pred(overall.pick)}, {"measured_us", time(overall.pick)}}},
-                        {"fastest", {{"algorithm", configs[static_cast<std::size_t>(overall.fastest)].algorithm},
-                                     {"policy", configs[static_cast<std::size_t>(overall.fastest)].policy},
-                                     {"segment_bytes", configs[static_cast<std::size_t>(overall.fastest)].segment_bytes},
-                                     {"measured_us", time(overall.fastest)}}},
+    nlohmann::json model = config_json(overall.pick), fastest = config_json(overall.fastest);
+    model["predicted_us"] = pred(overall.pick);
+    model["measured_us"] = time(overall.pick);
+    fastest["measured_us"] = time(overall.fastest);
+    nlohmann::json j = {{"size_bytes", sizes[si]}, {"model", model}, {"fastest", fastest},
                         {"x_best", time(overall.pick) / time(overall.fastest)}};
     const auto confirmed = confirm(overall, j);
     std::printf("%s# The model's choice among all %zu configurations: %s, predicted %.2f us, measured %.2f us; the fastest: %s, "

@@ -146,18 +146,18 @@ class SweepBench {
   /// (bytes / avg).
   void add_timing(nlohmann::json& row, std::int64_t bytes, const std::function<void(bool)>& op) const;
   /// measure_sweep, print_tables (a table per configuration under `header`), print_summary
-  /// and, with --confirm, confirm_fastest; fills doc and `measured`; returns the failed rows.
+  /// and, with --confirm, confirm_fastest; fills doc (doc["rows"]: configuration-major, each
+  /// configuration's sizes in order); returns the failed rows.
   long sweep(const std::vector<BenchConfig>& configs, const std::vector<std::int64_t>& sizes,
-             const std::function<std::string(const BenchConfig&)>& header, nlohmann::json& doc,
-             std::vector<std::vector<nlohmann::json>>& measured);
-  /// With --model, per size: for each algorithm and policy swept over several segments (the
-  /// configurations `modelled` accepts), the segment the model predicts best against the
-  /// fastest measured, and the model's choice among all of them against the fastest of all;
-  /// with --model-confirm N, each pick and the N fastest beside it measured again head to head.
-  /// Rank 0 prints; doc["model_accuracy"] and doc["model_choice"]. Collective over comm_.
+             const std::function<std::string(const BenchConfig&)>& header, nlohmann::json& doc);
+  /// With --model, after sweep (from its rows in doc["rows"]), per size: for each algorithm and
+  /// policy swept over several segments (the configurations `modelled` accepts), the segment
+  /// the model predicts best against the fastest measured, and the model's choice among all of
+  /// them against the fastest of all; with --model-confirm N, each pick and the N fastest beside
+  /// it measured again head to head. Rank 0 prints; doc["model_accuracy"] and
+  /// doc["model_choice"]. Collective over comm_.
   void model_accuracy(const std::vector<BenchConfig>& configs, const std::vector<std::int64_t>& sizes,
-                      const std::vector<std::vector<nlohmann::json>>& measured, nlohmann::json& doc,
-                      const std::function<bool(const BenchConfig&)>& modelled);
+                      nlohmann::json& doc, const std::function<bool(const BenchConfig&)>& modelled);
   /// The exit code: 1 on every rank when rows failed (said on stderr), else what writing
   /// the JSON and the plot (python/<script>) returned on rank 0.
   int finish(const nlohmann::json& doc, long failed, const std::string& command,

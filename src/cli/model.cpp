@@ -32,7 +32,8 @@ namespace relay::cli {
 namespace {
 
 constexpr int kTag = 911;
-
+// Paired samples of link sharing (duplex) after a warm-up pair.
+constexpr int kDuplexSamples = 11;
 
 // Every timing is collective over the pair (rank 0 and peer); other ranks wait at barriers.
 // They spin there on purpose: during a collective the ranks not transferring spin in MPI's
@@ -365,7 +366,7 @@ nlohmann::json measure_params(const P2pMeasureArgs& a, MPI_Comm comm) {
       return MPI_Wtime() - t0;  // the peer's reading decides: it receives in both patterns
     };
     std::vector<double> ratios;
-    for (int k = 0; k < 12; ++k) {  // the first pair is a warm-up
+    for (int k = 0; k <= kDuplexSamples; ++k) {  // the first pair is a warm-up
       const double one = once(false);
       const double both = once(true);
       // Both transfers moved 2 m in `both`; alone, m took `one`. Rate ratio - 1.
@@ -505,7 +506,8 @@ void print_params(const nlohmann::json& doc) {
               doc["hockney"]["bandwidth_MBps"].get<double>(),
               core::format_bytes(doc["eager_limit_bytes"].get<std::int64_t>()).c_str(), doc["duplex"].get<double>(),
               doc.contains("duplex_spread")
-                  ? fmt::format(" (interquartile range of 11 paired samples {:.2f})", doc["duplex_spread"].get<double>()).c_str()
+                  ? fmt::format(" (interquartile range of {} paired samples {:.2f})", kDuplexSamples,
+                                doc["duplex_spread"].get<double>()).c_str()
                   : "");
   if (doc.contains("combine") && !doc["combine"]["rows"].empty()) {
     std::printf("# combine (MPI_Reduce_local, doubles, MPI_SUM):");
