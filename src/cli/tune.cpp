@@ -58,6 +58,7 @@ struct TuneArgs {
   double threshold = 1.2;
   double noise = 0.03;
   int variant_top = 2;
+  double variant_within = 1.10;
   int patience = 2;
   int confirm = 4;
   int confirm_rounds = 7;
@@ -348,6 +349,7 @@ int Tuner::run() {
   so.threshold = a_.threshold;
   so.noise = a_.noise;
   so.variant_top = a_.variant_top;
+  so.variant_within = a_.variant_within;
   so.top_k = a_.top_k;
 
   for (auto bytes : sizes) {
@@ -638,6 +640,7 @@ void add_tune(CLI::App& app, int& exit_code) {
   cmd->add_option("--threshold", a->threshold, "smgd: prune algorithms predicted worse than this x best, and stop measuring a configuration once it is")->check(CLI::Range(1.0, 100.0))->capture_default_str();
   cmd->add_option("--noise", a->noise, "smgd: relative gains below this do not count as improvements")->check(CLI::Range(0.0, 0.5))->capture_default_str();
   cmd->add_option("--variant-top", a->variant_top, "smgd: the best algorithms whose other policy is searched")->check(CLI::NonNegativeNumber)->capture_default_str();
+  cmd->add_option("--variant-within", a->variant_within, "smgd: ... and every other algorithm whose best is within this x the best")->check(CLI::Range(1.0, 100.0))->capture_default_str();
   cmd->add_option("--confirm", a->confirm, "measure the table method's fastest N configurations per size, and up to N other algorithm/policy pairs' best within 1.25x of them, again, head to head, and take the best (0: take its choice as found)")->check(CLI::NonNegativeNumber)->capture_default_str();
   cmd->add_option("--confirm-rounds", a->confirm_rounds, "rounds of that confirmation")->check(CLI::PositiveNumber)->capture_default_str();
   cmd->add_flag("--smgd-gradient", a->smgd_gradient, "smgd: predict from measured rates of change only (vadhiyar2004), not from the model's curve shapes");

@@ -174,10 +174,10 @@ SearchResult search_smgd(const std::vector<Axis>& axes, const Measure& measure,
     if (axes[a].variant_of < 0 && std::isfinite(d[a].best)) ranked.emplace_back(d[a].best, a);
   }
   std::sort(ranked.begin(), ranked.end());
-  const int top = std::min(o.variant_top, static_cast<int>(ranked.size()));
-  for (int i = 0; i < top; ++i) {
+  for (int i = 0; i < static_cast<int>(ranked.size()); ++i) {
     const int base = ranked[i].second;
     if (ranked[i].first > bound()) break;
+    if (i >= o.variant_top && !(ranked[i].first <= o.variant_within * ranked.front().first)) break;
     int at = -1;
     double base_best = kInf;
     for (const auto& p : r.path) {

@@ -20,8 +20,10 @@
 // relay tune's sweeps (docs/tuning.md):
 // - Variants: an axis may be a variant of another (the same algorithm under the other
 //   executor policy). Variants are not scanned; once the scan and descents are done, the
-//   variants of the `variant_top` best algorithms are tried at their best segment and walked
-//   while they improve. Policy changes a curve near its minimum, not where the minimum is.
+//   variants of the `variant_top` best algorithms, and of any other within `variant_within` of
+//   the best, are tried at their best segment and walked while they improve. Policy changes a
+//   curve near its minimum, not where the minimum is; where several algorithms tie (4 within 3%
+//   at 1 MiB on 4 ranks of 2 cores) the top two by a noisy measurement are a coin toss.
 // - Noise: a point must beat an algorithm's best by more than `noise` (relative) to reset its
 //   patience, so measurement jitter on a flat curve does not prolong the descent.
 // - Racing: SMGD asks for each measurement only to `threshold` x the best so far; the
@@ -71,7 +73,8 @@ struct SearchOptions {
   int patience = 2;          ///< MGD/SMGD: points past a minimum before giving up
   double threshold = 1.2;    ///< SMGD: drop an algorithm predicted worse than this x best
   double noise = 0.03;       ///< SMGD: smaller relative gains do not count as improvements
-  int variant_top = 2;       ///< SMGD: the best algorithms whose variants are searched
+  int variant_top = 2;       ///< SMGD: the best algorithms whose variants are searched ...
+  double variant_within = 1.10;  ///< ... and every other one whose best is within this x the best
   int top_k = 3;             ///< model-guided: candidates measured
 };
 

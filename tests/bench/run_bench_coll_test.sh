@@ -114,6 +114,9 @@ for size in (1000, 8192):
         assert abs(a["x_best"] - a["model_measured_us"] / fastest) < 1e-9 and a["x_best"] >= 1, a
         assert len(a["confirmation"]) == 2 and a["confirmed_x_best"] >= 1, a
         assert all(len(c["round_us"]) == 2 for c in a["confirmation"]), a
+        # the sweep's fastest is in the head-to-head group; its figure is its entry's
+        [f] = [c for c in a["confirmation"] if c["segment_bytes"] == a["fastest_segment_bytes"]]
+        assert a["fastest_confirmed_x_best"] == f["relative"] >= 1, a
     [c] = [c for c in choice if c["size_bytes"] == size]
     low = min(mine, key=lambda r: r["predicted_us"])
     assert (c["model"]["algorithm"], c["model"]["policy"]) == (low["algorithm"], low["policy"]), (c, low)

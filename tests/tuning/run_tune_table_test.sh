@@ -156,6 +156,9 @@ for a in acc:
     # confirmed: the pick and the curve's fastest, head to head over 2 rounds
     assert a["confirmed_x_best"] >= 1.0 and len(a["confirmation"]) in (1, 2), a
     assert all(len(c["round_us"]) == 2 for c in a["confirmation"]), a
+    # ... and the sweep's fastest is in that group: its figure is its entry's
+    [f] = [c for c in a["confirmation"] if c["segment_bytes"] == a["fastest_segment_bytes"]]
+    assert a["fastest_confirmed_x_best"] == f["relative"] >= 1.0, a
 # the model's choice among all six: the lowest prediction, confirmed against the fastest
 [c] = d["model_choice"]
 rows = [r for r in d["rows"] if "predicted_us" in r]

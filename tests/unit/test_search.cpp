@@ -124,6 +124,21 @@ TEST(Search, SmgdSearchesVariantsNearTheirAlgorithmsBest) {
   EXPECT_THROW(relay::tune::search_smgd(axes, curves(t)), std::invalid_argument);
 }
 
+TEST(Search, SmgdSearchesTheVariantsOfEveryNearTie) {
+  // Three algorithms within 3% of each other (a flat, noisy top); the third one's variant is
+  // the best by 20%. The top two alone would miss it.
+  const std::vector<std::vector<double>> t = {{10.0, 10.1}, {10.1, 10.2}, {10.3, 10.4}, {20, 20},
+                                              {20, 20}, {8.0, 8.3}};
+  std::vector<Axis> axes = {{"a/nb", segments(2)}, {"b/nb", segments(2)}, {"c/nb", segments(2)},
+                            {"a/b", segments(2), 0}, {"b/b", segments(2), 1}, {"c/b", segments(2), 2}};
+  relay::tune::SearchOptions o;
+  EXPECT_DOUBLE_EQ(relay::tune::search_smgd(axes, curves(t), o).best.time_s, 8.0);
+  o.variant_within = 1.0;  // the top two only
+  EXPECT_DOUBLE_EQ(relay::tune::search_smgd(axes, curves(t), o).best.time_s, 10.0);
+  o.variant_within = 1.02;  // c is 3% off: not a near tie at 2%
+  EXPECT_DOUBLE_EQ(relay::tune::search_smgd(axes, curves(t), o).best.time_s, 10.0);
+}
+
 TEST(Search, SmgdUsesTheModelsShapeAndRacesAgainstTheBest) {
   // Axis 1 falls slowly and never gets within 1.2x of axis 0's best. The gradient needs two
   // points of it to prune; a model with the right shape (three times too slow) prunes it at
