@@ -568,6 +568,11 @@ int run_predict(const PredictArgs& a) {
   nlohmann::json rows = nlohmann::json::array();
   std::printf("# predicted %s times, %d ranks, root %d, %s model (%s)\n", a.operation.c_str(), a.ranks, a.root,
               a.hockney ? "Hockney" : "PLogP", a.params.c_str());
+  if (machine.eager_limit_bytes >= 0) {
+    std::printf("# messages above %s are rendezvous: each waits %.2f us for its handshake (a control message's round "
+                "trip) before its data moves\n", core::format_bytes(machine.eager_limit_bytes).c_str(),
+                machine.cost(machine.eager_limit_bytes + 1).handshake_s * 1e6);
+  }
   if (collective && *collective != coll::Collective::barrier) {
     std::printf("# sizes are the data a call moves, as relay's tables count them: the vector (reduce, allreduce) or all "
                 "ranks' blocks together (the others), in elements of %d bytes\n", a.elem_bytes);

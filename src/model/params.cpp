@@ -114,6 +114,15 @@ MessageCost Machine::cost(std::int64_t bytes) const {
   c.port_fixed_s = std::min(r.gap_s, plogp.rows().front().gap_s);
   c.port_work_s = r.gap_s - c.port_fixed_s;
   c.latency_s = r.latency_s;
+  // A rendezvous message waits for the request to send to reach the receiver and its
+  // acknowledgement to come back, each a control message costed as the table's smallest size
+  // end to end, before its data moves. They hold no ports (a packet or two, which interleave
+  // with the data on the links); only a sender that waits for this send sits idle meanwhile.
+  if (eager_limit_bytes >= 0 && bytes > eager_limit_bytes) {
+    const PlogpRow& ctrl = plogp.rows().front();
+    const double one_way = ctrl.send_overhead_s + ctrl.gap_s + ctrl.latency_s + ctrl.recv_overhead_s;
+    c.handshake_s = 2 * one_way;
+  }
   return c;
 }
 
@@ -179,6 +188,14 @@ Machine machine_from_json(const nlohmann::json& doc, bool use_plogp, double dupl
     } catch (const std::invalid_argument& e) {
       throw std::runtime_error(e.what());
     }
+  }
+  // relay model measure writes its largest size when every size was eager: no limit was seen.
+  if (!m.plogp.empty() && doc.contains("eager_limit_bytes")) {
+    const auto& e = doc.at("eager_limit_bytes");
+    if (!e.is_number_integer() || e.get<std::int64_t>() < 0) {
+      throw std::runtime_error("params.eager_limit_bytes: expected an integer >= 0");
+    }
+    if (e.get<std::int64_t>() < m.plogp.rows().back().bytes) m.eager_limit_bytes = e.get<std::int64_t>();
   }
   if (doc.contains("combine")) {
     const auto& c = doc.at("combine");

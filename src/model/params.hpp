@@ -9,7 +9,16 @@
 //     a fixed part, which needs the ports but no bandwidth (alpha; with a table, g of the
 //     smallest size measured), and a work part, g(m) minus the fixed part, which is moved at the
 //     rate the node's links allow (1 when alone; less when shared, see `duplex`);
-//   - it needs L(m) more to arrive (flight latency), and the receiver's CPU or(m) to complete.
+//   - it needs L(m) more to arrive (flight latency), and the receiver's CPU or(m) to complete;
+//   - above the eager limit (eager_limit_bytes, measured by relay model measure: the first size
+//     whose MPI_Send waits for the receiver) it is a rendezvous: before it may take the ports,
+//     its request to send goes to the receiver and the acknowledgement comes back, a round trip
+//     of two control messages costed as the table's smallest size end to end (handshake_s).
+//     They hold no ports: a control message is a packet or two, which interleave with data on
+//     a link rather than wait for a whole message. A blocking sender sits idle for the round
+//     trip on every send, a nonblocking one keeps its other sends moving; on the 8-node
+//     emulated cluster (TCP eager limit 64 KiB including the header) binary blocking with 64 KiB
+//     segments ran 681 ms against 590-615 ms at 16-32 KiB, a bump the model lacked without it.
 // A combine step of a reduction (schedule.hpp) of m bytes keeps its rank's CPU busy for
 // combine(m): MPI_Reduce_local of doubles with MPI_SUM, timed per size by relay model measure
 // (linear interpolation between sizes, the last two sizes' slope beyond them); a file without
@@ -20,7 +29,11 @@
 // RTT/2. A rendezvous message's data moves while its receive runs, so g and or both contain
 // the transfer (the receiver's copy on shared memory, the stream on TCP) and exceed it (2-3x
 // here): an isolated message then costs more than the ping-pong, and relay model measure marks
-// those rows (over_rtt). Taking the overlap out of or made the picks worse (docs/tuning.md).
+// those rows (over_rtt). Taking the overlap out of or made the picks worse (docs/tuning.md),
+// also with the handshake modelled: predictions came within 0.68-1.10x of the cluster's
+// measured times (0.86-1.85x with it), but binomial and kary picks moved to 4 MiB, up to 1.47x
+// their best. Several large sends from one node share its TCP link at once where the one-port
+// replay serialises them; the overlap left in or seems to stand in for that.
 #pragma once
 
 #include <cstdint>
@@ -81,6 +94,9 @@ struct MessageCost {
   double port_fixed_s = 0;  ///< holds the ports, needs no bandwidth
   double port_work_s = 0;   ///< seconds at the full link rate
   double latency_s = 0;
+  /// Rendezvous (bytes above the machine's eager limit): the control messages' round trip
+  /// (request to send, then the receiver's acknowledgement) before the data may take the ports.
+  double handshake_s = 0;
 };
 
 struct Machine {
@@ -106,6 +122,9 @@ struct Machine {
   PlogpTable plogp;
   /// CPU time of a combine step by its bytes; empty: combines are free.
   CpuCostTable combine;
+  /// Messages larger than this are rendezvous messages (-1: every message is eager). Needs the
+  /// PLogP table (the control messages are costed as its smallest size).
+  std::int64_t eager_limit_bytes = -1;
 
   MessageCost cost(std::int64_t bytes) const;
 };

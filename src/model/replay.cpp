@@ -21,7 +21,8 @@ struct Message {
   std::int64_t bytes = 0;
   std::int32_t recv_ordinal = 0;  // at dst
   MessageCost cost;
-  double ready = 0;               // joins the sender's port queue (after os)
+  double issued = 0;              // the sender's CPU is done issuing it (os)
+  double ready = 0;               // may take the ports (after os; a rendezvous: and the handshake)
   Phase phase = Phase::queued;
   double fixed_end = 0;
   double work_left = 0;           // seconds at full rate
@@ -91,7 +92,8 @@ Prediction replay(const schedule::Schedule& schedule, exec::Policy policy,
     msg.bytes = step.bytes;
     msg.recv_ordinal = matching[k++];
     msg.cost = m.cost(step.bytes);
-    msg.ready = t + msg.cost.send_overhead_s;
+    msg.issued = t + msg.cost.send_overhead_s;
+    msg.ready = msg.issued + msg.cost.handshake_s;
     msgs.push_back(msg);
     st[r].out_queue.push_back(static_cast<int>(msgs.size()) - 1);
     times.push(msg.ready);
@@ -137,7 +139,7 @@ Prediction replay(const schedule::Schedule& schedule, exec::Policy policy,
             break;
           }
           issue(r, step);
-          s.cpu_free = msgs.back().ready;
+          s.cpu_free = msgs.back().issued;
           ++s.in_flight;
           s.peer_bytes[step.peer] += step.bytes;
           ++s.next_send;

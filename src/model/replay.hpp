@@ -4,7 +4,9 @@
 // order of operations, the dependencies, the executor policy, its window and its per-peer byte
 // budget (vadhiyar2004 Fig. 5 evaluates its model over the algorithm's communication schedule in
 // the same spirit). The machine (params.hpp) gives each message its PLogP costs:
-//   - the sender's CPU spends os(m) issuing it; then it waits for the sender's output port and
+//   - the sender's CPU spends os(m) issuing it; a rendezvous message (above the machine's
+//     eager limit) then waits for its handshake, the control messages' round trip, with the
+//     CPU free; then it waits for the sender's output port and
 //     the receiver's input port (a node sends one message at a time and receives one at a
 //     time: LogP's gap; receives are pre-posted, so nothing else waits);
 //   - holding both ports, it spends the fixed part of g(m), then moves the work part at the

@@ -172,6 +172,30 @@ TEST(Model, PlogpTableCostsPerSize) {
   EXPECT_THROW(PlogpTable({{1, 0, 0, 0, 0}, {1, 0, 0, 0, 0}}), std::invalid_argument);
 }
 
+TEST(Model, RendezvousMessagesWaitForTheHandshake) {
+  // A control message costs the smallest row end to end: 1 + 2 + 1 + 1 = 5 us; a rendezvous
+  // message (above the 1 KiB eager limit) waits for two of them before its data moves.
+  using relay::model::PlogpTable;
+  Machine m;
+  m.plogp = PlogpTable({{1, 1e-6, 1e-6, 2e-6, 1e-6}, {1 << 20, 1e-6, 1e-6, 2e-6 + 1e-3, 1e-6}});
+  m.eager_limit_bytes = 1024;
+  EXPECT_DOUBLE_EQ(m.cost(1024).handshake_s, 0);
+  EXPECT_DOUBLE_EQ(m.cost(1025).handshake_s, 10e-6);
+  const double g = m.cost(4096).port_fixed_s + m.cost(4096).port_work_s;
+  const auto one = bcast("linear", BcastShape{2, 0, 4096, 1, 0, 1});
+  for (Policy policy : {Policy::blocking, Policy::nonblocking}) {
+    EXPECT_NEAR(replay(one, policy, 4, m).time_s, 1e-6 + 10e-6 + g + 1e-6 + 1e-6, 1e-12);
+  }
+  // Eight segments to one peer: a blocking sender waits for each handshake in turn, a
+  // nonblocking one has them in flight together while the ports move the data.
+  const auto eight = bcast("linear", BcastShape{2, 0, 8 * 4096, 1, 4096, 1});
+  const relay::model::ReplayLimits unlimited{16, 1 << 30};
+  EXPECT_NEAR(replay(eight, Policy::blocking, unlimited, m).time_s, 8 * (1e-6 + 10e-6 + g) + 2e-6, 1e-12);
+  EXPECT_NEAR(replay(eight, Policy::nonblocking, unlimited, m).time_s, 1e-6 + 10e-6 + 8 * g + 2e-6, 1e-12);
+  m.eager_limit_bytes = -1;  // every message eager
+  EXPECT_NEAR(replay(eight, Policy::blocking, unlimited, m).time_s, 8 * (1e-6 + g) + 2e-6, 1e-12);
+}
+
 TEST(Model, TransferSlotsShareTheRateOfConcurrentTransfers) {
   // A pipeline over 8 ranks keeps 7 hops busy at once; on a machine that moves only 2 at full
   // rate (2 cores copying), its steady state takes 7/2 units per segment instead of one.
@@ -217,6 +241,20 @@ TEST(Model, ParameterFileRoundTripAndErrors) {
   EXPECT_DOUBLE_EQ(m.duplex, 0.5);
   EXPECT_FALSE(m.plogp.empty());
   EXPECT_TRUE(relay::model::machine_from_json(doc, false).plogp.empty());
+  // The eager limit: a rendezvous above it; at or past the table's largest size (every size
+  // measured was eager) no limit; with the Hockney fit none either (no control message cost).
+  EXPECT_EQ(m.eager_limit_bytes, -1);
+  auto eager = doc;
+  eager["plogp"].push_back({{"bytes", 4096}, {"os_s", 1e-6}, {"or_s", 1e-6}, {"g_s", 4e-6}, {"latency_s", 1e-6}});
+  eager["eager_limit_bytes"] = 1024;
+  EXPECT_EQ(relay::model::machine_from_json(eager, true).eager_limit_bytes, 1024);
+  EXPECT_EQ(relay::model::machine_from_json(eager, false).eager_limit_bytes, -1);
+  eager["eager_limit_bytes"] = 4096;
+  EXPECT_EQ(relay::model::machine_from_json(eager, true).eager_limit_bytes, -1);
+  for (const nlohmann::json& wrong : {nlohmann::json(-1), nlohmann::json(1.5), nlohmann::json("64KiB")}) {
+    eager["eager_limit_bytes"] = wrong;
+    EXPECT_THROW(relay::model::machine_from_json(eager, true), std::runtime_error) << wrong;
+  }
   auto bad = doc;
   bad["hockney"]["alpha_s"] = "fast";
   EXPECT_THROW(relay::model::machine_from_json(bad, true), std::runtime_error);
