@@ -625,15 +625,21 @@ int run_predict(const PredictArgs& a) {
 
 }  // namespace
 
+std::optional<schedule::Schedule> bcast_schedule(const std::string& algorithm, int ranks, int root,
+                                                 std::int64_t bytes, std::int64_t segment, int fanout) {
+  const auto* alg = coll::find_bcast_algorithm(algorithm);
+  if (alg == nullptr || alg->build == nullptr) return std::nullopt;
+  coll::BcastShape shape{ranks, root, bytes, 1, segment >= bytes ? 0 : segment,
+                         fanout > 0 ? fanout : alg->default_fanout};
+  return coll::build_bcast_schedule(*alg, shape);
+}
+
 double predict_bcast(const model::Machine& machine, const std::string& algorithm,
                      const std::string& policy, int ranks, int root, std::int64_t bytes,
                      std::int64_t segment, int window, int fanout) {
-  const auto* alg = coll::find_bcast_algorithm(algorithm);
-  if (alg == nullptr || alg->build == nullptr) return -1;
-  coll::BcastShape shape{ranks, root, bytes, 1, segment >= bytes ? 0 : segment,
-                         fanout > 0 ? fanout : alg->default_fanout};
-  const auto schedule = coll::build_bcast_schedule(*alg, shape);
-  return model::replay(schedule, policy == "blocking" ? exec::Policy::blocking : exec::Policy::nonblocking,
+  const auto schedule = bcast_schedule(algorithm, ranks, root, bytes, segment, fanout);
+  if (!schedule) return -1;
+  return model::replay(*schedule, policy == "blocking" ? exec::Policy::blocking : exec::Policy::nonblocking,
                        window, machine)
       .time_s;
 }
@@ -654,11 +660,11 @@ std::int64_t coll_call_bytes(coll::Collective collective, int ranks, std::int64_
   return std::max<std::int64_t>(1, bytes / unit) * unit;
 }
 
-double predict_coll(const model::Machine& machine, coll::Collective collective, const std::string& algorithm,
-                    const std::string& policy, int ranks, int root, std::int64_t bytes, int elem_bytes,
-                    std::int64_t segment, int window, int fanout) {
+std::optional<schedule::Schedule> coll_schedule(coll::Collective collective, const std::string& algorithm, int ranks,
+                                                int root, std::int64_t bytes, int elem_bytes, std::int64_t segment,
+                                                int fanout) {
   const auto* alg = coll::find_coll_algorithm(collective, algorithm);
-  if (alg == nullptr || alg->build == nullptr) return -1;
+  if (alg == nullptr || alg->build == nullptr) return std::nullopt;
   // The shape the library builds for such a call (api/collectives.cpp), segments rounded down
   // to whole elements as resolve_coll rounds its defaults.
   coll::CollShape shape;
@@ -670,8 +676,15 @@ double predict_coll(const model::Machine& machine, coll::Collective collective, 
   if (segment > 0) segment = std::max(shape.elem_bytes, segment / shape.elem_bytes * shape.elem_bytes);
   shape.segment_bytes = segment >= bytes ? 0 : segment;
   shape.fanout = alg->uses_fanout && fanout > 0 ? fanout : 1;
-  const auto schedule = coll::build_coll_schedule(*alg, shape);
-  return model::replay(schedule, policy == "blocking" ? exec::Policy::blocking : exec::Policy::nonblocking,
+  return coll::build_coll_schedule(*alg, shape);
+}
+
+double predict_coll(const model::Machine& machine, coll::Collective collective, const std::string& algorithm,
+                    const std::string& policy, int ranks, int root, std::int64_t bytes, int elem_bytes,
+                    std::int64_t segment, int window, int fanout) {
+  const auto schedule = coll_schedule(collective, algorithm, ranks, root, bytes, elem_bytes, segment, fanout);
+  if (!schedule) return -1;
+  return model::replay(*schedule, policy == "blocking" ? exec::Policy::blocking : exec::Policy::nonblocking,
                        window, machine)
       .time_s;
 }

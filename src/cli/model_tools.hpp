@@ -11,6 +11,7 @@
 
 #include "coll/reduction/reduction.hpp"
 #include "model/params.hpp"
+#include "schedule/schedule.hpp"
 
 namespace relay::cli {
 
@@ -37,6 +38,11 @@ struct P2pMeasureArgs {
 /// empty elsewhere). Collective over `comm`; throws std::invalid_argument on bad arguments.
 nlohmann::json measure_params(const P2pMeasureArgs& a, MPI_Comm comm);
 
+/// The schedule relay_bcast runs for `algorithm` (root `root`, `segment` bytes, 0 =
+/// unsegmented, fanout 0 = the algorithm's default); nullopt without one (mpi).
+std::optional<schedule::Schedule> bcast_schedule(const std::string& algorithm, int ranks, int root,
+                                                 std::int64_t bytes, std::int64_t segment, int fanout = 0);
+
 /// Replays `algorithm`'s schedule (root `root`, `segment` bytes, 0 = unsegmented) under the
 /// executor `policy` on `machine` (fanout 0 = the algorithm's default); -1 for an algorithm without a schedule (mpi).
 double predict_bcast(const model::Machine& machine, const std::string& algorithm,
@@ -51,6 +57,11 @@ std::optional<coll::Collective> parse_operation(const std::string& name);
 /// `bytes`: the vector (reduce, allreduce) or all blocks together (the others), rounded down to
 /// whole elements (whole blocks), at least one; 1 for a barrier.
 std::int64_t coll_call_bytes(coll::Collective collective, int ranks, std::int64_t bytes, int elem_bytes);
+
+/// As bcast_schedule, for a collective of the reduction/gather catalogue (as predict_coll).
+std::optional<schedule::Schedule> coll_schedule(coll::Collective collective, const std::string& algorithm, int ranks,
+                                                int root, std::int64_t bytes, int elem_bytes, std::int64_t segment,
+                                                int fanout = 0);
 
 /// As predict_bcast, for a collective of the reduction/gather catalogue: `bytes` as
 /// coll_call_bytes returns them, elements of `elem_bytes`, commutative op. -1 without a schedule.

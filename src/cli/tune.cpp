@@ -71,10 +71,6 @@ struct Axis {
   std::vector<std::int64_t> segments;  // ascending; the last (0) is unsegmented
 };
 
-// Where a race may stop a measurement: after each of the first 16 iterations, then every 8th
-// (a median per iteration would cost more than a small broadcast once there are hundreds).
-bool race_checkpoint(std::size_t iterations) { return iterations >= 3 && (iterations <= 16 || iterations % 8 == 0); }
-
 // One configuration's measurement: the slowest rank's time of every timed iteration and the
 // wall time each took (barrier included), so that a search which would have stopped early
 // can be charged what stopping early costs, also when it reads a measurement another method
@@ -82,18 +78,13 @@ bool race_checkpoint(std::size_t iterations) { return iterations >= 3 && (iterat
 struct Measured {
   double time_s = 0;
   double setup_s = 0;               // barrier, warm-up, agreeing on the count
+  double warm_s = 0;                // the warm-up call, slowest rank (a sample for the race)
   std::vector<double> iterations;   // slowest rank's time per timed iteration
   std::vector<double> walls;        // wall seconds per timed iteration, barrier included
   bool partial = false;             // stopped early above a bound
 
-  // Timed iterations before a race against bound_s stops: the first i >= 3 at which the median
-  // of the first i exceeds the bound (all of them if none).
-  std::size_t stop_after(double bound_s) const {
-    for (std::size_t i = 3; i <= iterations.size(); ++i) {
-      if (race_checkpoint(i) && measure::median({iterations.begin(), iterations.begin() + static_cast<long>(i)}) > bound_s) return i;
-    }
-    return iterations.size();
-  }
+  // Timed iterations before a race against bound_s stops (tune::race_stops), all if none.
+  std::size_t stop_after(double bound_s) const { return tune::race_length(iterations, warm_s, bound_s); }
   // What a measurement raced against bound_s reports and costs.
   double time_under(double bound_s) const {
     const auto k = stop_after(bound_s);
@@ -119,6 +110,8 @@ class Tuner {
   Measured measure(const Axis& axis, std::int64_t segment, std::int64_t bytes, double bound_s);
   void progress(const std::string& what);
 
+  // The schedule a configuration of the tuned operation runs (nullopt: none, mpi).
+  std::optional<schedule::Schedule> schedule_of(const Axis& axis, std::int64_t bytes, std::int64_t segment) const;
   // The model's time for a configuration of the tuned operation (-1: no schedule, mpi).
   double predict(const model::Machine& machine, const Axis& axis, int ranks, int root, std::int64_t bytes,
                  std::int64_t segment) const;
@@ -138,9 +131,10 @@ class Tuner {
 // time is the mean over iterations of the slowest rank -- what relay bench reports, so that the
 // table optimises what the benchmark shows (under oversubscription the two differ by up to 2x:
 // a descheduled rank stretches some iterations, more for some algorithms than others) -- and
-// its cost the wall time spent. Both
-// are agreed over ranks, so every rank takes the same search decisions. With a finite bound
-// (SMGD's racing), it stops once the median of 3 or more iterations is above the bound.
+// its cost the wall time spent. Both are agreed over ranks, so every rank takes the same
+// search decisions. With a finite bound (SMGD's racing) it stops as tune::race_stops says:
+// after the first iteration if it and the warm-up both exceed the bound, or once the median
+// of 3 or more does.
 Measured Tuner::measure(const Axis& axis, std::int64_t segment, std::int64_t bytes, double bound_s) {
   relay_bcast_options_t o;
   relay_bcast_options_init(&o);
@@ -200,6 +194,7 @@ Measured Tuner::measure(const Axis& axis, std::int64_t segment, std::int64_t byt
   int n = static_cast<int>(std::clamp(a_.min_time / std::max(slowest, 1e-7), 3.0, 1000.0));
   MPI_Bcast(&n, 1, MPI_INT, 0, comm_);
   Measured m;
+  m.warm_s = slowest;
   m.setup_s = MPI_Wtime() - t_start;
   for (int i = 0; i < n; ++i) {
     const double w0 = MPI_Wtime();
@@ -210,7 +205,7 @@ Measured Tuner::measure(const Axis& axis, std::int64_t segment, std::int64_t byt
     MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm_);  // outside the timed part
     m.iterations.push_back(tmax);
     m.walls.push_back(MPI_Wtime() - w0);
-    if (std::isfinite(bound_s) && race_checkpoint(m.iterations.size()) && measure::median(m.iterations) > bound_s) {
+    if (tune::race_stops(m.iterations, m.iterations.size(), m.warm_s, bound_s)) {
       m.partial = i + 1 < n;
       break;
     }
@@ -245,6 +240,14 @@ double Tuner::predict(const model::Machine& machine, const Axis& axis, int ranks
   if (alg == nullptr || !alg->runs_on(ranks)) return -1;  // its fallback runs there
   return predict_coll(machine, *collective_, axis.algorithm, axis.policy, ranks, root,
                       coll_call_bytes(*collective_, ranks, bytes, 8), 8, segment, a_.window);
+}
+
+std::optional<schedule::Schedule> Tuner::schedule_of(const Axis& axis, std::int64_t bytes, std::int64_t segment) const {
+  if (!collective_) return bcast_schedule(axis.algorithm, size_, a_.root, bytes, segment);
+  const auto* alg = coll::find_coll_algorithm(*collective_, axis.algorithm);
+  if (alg == nullptr || !alg->runs_on(size_)) return std::nullopt;
+  return coll_schedule(*collective_, axis.algorithm, size_, a_.root, coll_call_bytes(*collective_, size_, bytes, 8), 8,
+                       segment);
 }
 
 std::string describe(const Axis& axis, std::int64_t segment) {
@@ -375,6 +378,46 @@ int Tuner::run() {
         axes.push_back(axis);
       }
     }
+    // An algorithm whose schedules equal an earlier one's at every segment size, under the same
+    // policy, is the same experiment (on 4 ranks chain with fanout 1 is pipeline, kary with
+    // fanout 4 is linear): searched once, under the earlier name, by every method.
+    nlohmann::json same_schedules = nlohmann::json::array();
+    {
+      std::vector<std::vector<std::optional<schedule::Schedule>>> built(axes.size());
+      for (std::size_t i = 0; i < axes.size(); ++i) {
+        for (auto seg : axes[i].segments) built[i].push_back(schedule_of(axes[i], bytes, seg));
+      }
+      std::vector<Axis> kept;
+      std::vector<std::size_t> kept_index;
+      for (std::size_t i = 0; i < axes.size(); ++i) {
+        std::optional<std::size_t> twin;
+        for (std::size_t k : kept_index) {
+          if (axes[k].policy != axes[i].policy || axes[k].segments != axes[i].segments) continue;
+          bool equal = true;
+          for (std::size_t si = 0; si < axes[i].segments.size() && equal; ++si) {
+            equal = built[i][si] && built[k][si] && *built[i][si] == *built[k][si];
+          }
+          if (equal) {
+            twin = k;
+            break;
+          }
+        }
+        if (twin) {
+          same_schedules.push_back({{"algorithm", axes[i].algorithm}, {"policy", axes[i].policy},
+                                    {"as", axes[*twin].algorithm}});
+          if (rank_ == 0) {
+            std::printf("# %s: %s %s runs the same schedules as %s %s on %d ranks: measured once, as %s\n",
+                        core::format_bytes(bytes).c_str(), axes[i].algorithm.c_str(), axes[i].policy.c_str(),
+                        axes[*twin].algorithm.c_str(), axes[*twin].policy.c_str(), size_, axes[*twin].algorithm.c_str());
+          }
+          expected_ -= std::min(expected_, axes[i].segments.size());
+          continue;
+        }
+        kept.push_back(axes[i]);
+        kept_index.push_back(i);
+      }
+      axes = std::move(kept);
+    }
     // The blocking policy of an algorithm is a variant of its nonblocking one (SMGD searches
     // it near the nonblocking curve's minimum), when both are asked for.
     std::vector<tune::Axis> search_axes;
@@ -405,7 +448,7 @@ int Tuner::run() {
       return this->predict(machine, axes[axis], size_, a_.root, bytes, axes[axis].segments[seg]);  // mpi: -1, none
     };
     nlohmann::json size_doc = {{"size_bytes", bytes}, {"methods", nlohmann::json::array()},
-                               {"axes", nlohmann::json::array()}};
+                               {"axes", nlohmann::json::array()}, {"same_schedules", same_schedules}};
     std::map<std::string, tune::SearchResult> found;
     for (const auto& method : methods) {
       tune::SearchResult r;

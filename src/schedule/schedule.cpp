@@ -62,6 +62,19 @@ std::int64_t Segmentation::length(std::int64_t j) const {
   return std::min(segment_bytes_, total_bytes_ - j * segment_bytes_);
 }
 
+bool operator==(const Step& a, const Step& b) {
+  return a.kind == b.kind && a.to_scratch == b.to_scratch && a.received_left == b.received_left &&
+         a.peer == b.peer && a.needs_recvs == b.needs_recvs && a.needs_combines == b.needs_combines &&
+         a.needs_sends == b.needs_sends && a.offset == b.offset && a.bytes == b.bytes &&
+         a.scratch_offset == b.scratch_offset;
+}
+
+bool operator==(const RankProgram& a, const RankProgram& b) {
+  return a.scratch_bytes == b.scratch_bytes && a.steps == b.steps;
+}
+
+bool operator==(const Schedule& a, const Schedule& b) { return a.ranks == b.ranks; }
+
 std::string check_consistency(const Schedule& schedule) {
   const int size = static_cast<int>(schedule.ranks.size());
   // (from, to) -> byte ranges in order, for sends and receives

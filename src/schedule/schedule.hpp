@@ -67,6 +67,14 @@ struct Schedule {
   std::vector<RankProgram> ranks;
 };
 
+/// Equal programs: the same steps in the same order (the index lists follow from the steps).
+/// Two configurations with equal schedules are the same experiment (relay tune measures such
+/// algorithms once: chain with fanout 1 is pipeline, kary with fanout >= P-1 is linear).
+bool operator==(const Step& a, const Step& b);
+bool operator==(const RankProgram& a, const RankProgram& b);
+bool operator==(const Schedule& a, const Schedule& b);
+inline bool operator!=(const Schedule& a, const Schedule& b) { return !(a == b); }
+
 /// Checks that the programs of all ranks fit together: for every ordered pair (a, b), the k-th
 /// send from a to b and the k-th receive at b from a move the same byte range; dependency
 /// prefixes are in range; no rank sends to or receives from itself. Returns "" if consistent,

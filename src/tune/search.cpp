@@ -5,6 +5,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "measure/stats.hpp"
+
 namespace relay::tune {
 namespace {
 
@@ -115,13 +117,26 @@ SearchResult search_smgd(const std::vector<Axis>& axes, const Measure& measure,
   const int n = static_cast<int>(axes.size());
   auto bound = [&] { return o.threshold * r.best.time_s; };
   std::vector<Descent> d(n);
-  // The scan: every algorithm (not the variants) at its largest segment.
+  // The scan: every algorithm (not the variants) at its largest segment. With a model, in
+  // the order of its predictions there (unpredicted last), so that the best so far -- the
+  // race's bound -- is low from the start and the slow rest of the scan stops early.
+  std::vector<int> scan;
   for (int a = 0; a < n; ++a) {
     d[a].next = static_cast<int>(axes[a].segments.size()) - 1;
     if (axes[a].variant_of >= 0) {
       d[a].done = true;
-      continue;
+    } else {
+      scan.push_back(a);
     }
+  }
+  if (shape) {
+    auto at_largest = [&](int a) {
+      const double t = shape(a, d[a].next);
+      return usable(t) ? t : kInf;
+    };
+    std::stable_sort(scan.begin(), scan.end(), [&](int x, int y) { return at_largest(x) < at_largest(y); });
+  }
+  for (int a : scan) {
     const int s = d[a].next;
     step(d[a], rec(a, s, bound()), o.patience, o.noise);
   }
@@ -164,8 +179,10 @@ SearchResult search_smgd(const std::vector<Axis>& axes, const Measure& measure,
       }
     }
     if (pick < 0) break;
+    // A descent needs a point's exact time only if it may improve its algorithm's best (by
+    // more than the noise): a worse one only counts towards the patience.
     const int s = d[pick].next;
-    step(d[pick], rec(pick, s, bound()), o.patience, o.noise);
+    step(d[pick], rec(pick, s, std::min(bound(), d[pick].best * (1 + o.noise))), o.patience, o.noise);
   }
   // Variants of the best algorithms: start at the algorithm's best segment, walk each way
   // while the variant improves.
@@ -203,7 +220,7 @@ SearchResult search_smgd(const std::vector<Axis>& axes, const Measure& measure,
         int s = start;
         double t = t0;
         while (s + dir >= 0 && s + dir < static_cast<int>(seg.size()) && !rec.seen(v, s + dir)) {
-          const double next = rec(v, s + dir, bound());
+          const double next = rec(v, s + dir, std::min(bound(), t * (1 + o.noise)));
           if (next >= t) break;
           s += dir;
           t = next;
@@ -212,6 +229,20 @@ SearchResult search_smgd(const std::vector<Axis>& axes, const Measure& measure,
     }
   }
   return r;
+}
+
+bool race_stops(const std::vector<double>& iterations, std::size_t i, double warm_s, double bound_s) {
+  if (!std::isfinite(bound_s) || i == 0 || i > iterations.size()) return false;
+  if (i == 1) return std::min(warm_s, iterations[0]) > bound_s;
+  if (i < 3 || (i > 16 && i % 8 != 0)) return false;
+  return measure::median({iterations.begin(), iterations.begin() + static_cast<long>(i)}) > bound_s;
+}
+
+std::size_t race_length(const std::vector<double>& iterations, double warm_s, double bound_s) {
+  for (std::size_t i = 1; i <= iterations.size(); ++i) {
+    if (race_stops(iterations, i, warm_s, bound_s)) return i;
+  }
+  return iterations.size();
 }
 
 SearchResult search_model_best(const std::vector<Axis>& axes, const Predict& predict,

@@ -9,7 +9,8 @@
 // MGD (modified gradient descent): per algorithm, start at the largest segment and walk
 // towards smaller ones while time falls; at a rise, do not stop at the first minimum: keep
 // going for `patience` more points and resume the descent if one of them beats the best.
-// SMGD (scanning MGD): measure every algorithm's largest segment first (the scan), then
+// SMGD (scanning MGD): measure every algorithm's largest segment first (the scan; with a
+// model, in the order of its predictions there, so the race's bound is low early), then
 // always advance the algorithm whose predicted next time is lowest, and drop an algorithm once
 // even its most hopeful predicted value is worse than `threshold` times the best found so far
 // (vadhiyar2004: "rates of change ... predict values and thus prune more intelligently", and
@@ -26,9 +27,10 @@
 //   at 1 MiB on 4 ranks of 2 cores) the top two by a noisy measurement are a coin toss.
 // - Noise: a point must beat an algorithm's best by more than `noise` (relative) to reset its
 //   patience, so measurement jitter on a flat curve does not prolong the descent.
-// - Racing: SMGD asks for each measurement only to `threshold` x the best so far; the
-//   measurement may stop early once it is clearly worse (relay tune: the median of 3 or more
-//   iterations above the bound) and return that estimate.
+// - Racing: SMGD asks for each measurement only to `threshold` x the best so far (a descent's
+//   or a variant walk's next point only to `noise` above its own best: worse, it just ends the
+//   walk or counts towards the patience); the measurement may stop early once it is clearly
+//   worse (relay tune: race_stops below) and return that estimate.
 #pragma once
 
 #include <cstdint>
@@ -94,6 +96,19 @@ SearchResult search_model_best(const std::vector<Axis>& axes, const Predict& pre
 /// Ranks all configurations by `predict` (free) and measures only the best `top_k`.
 SearchResult search_model_guided(const std::vector<Axis>& axes, const Predict& predict,
                                  const Measure& measure, const SearchOptions& options = {});
+
+/// The race rule of a measurement raced against bound_s (SMGD): whether it stops after its
+/// first i timed iterations (iterations[0..i)). It stops after the first when both samples it
+/// has -- the warm-up call and that iteration -- exceed the bound: on a quiet network every
+/// call of a configuration takes the same time, and at 8 MiB on the emulated cluster a call
+/// takes 0.3-0.9 s, so the three iterations the median rule needs made the scan of every
+/// algorithm at its (slowest) largest segment half of SMGD's measuring. Otherwise it stops at
+/// a checkpoint (the first 16 iterations, then every 8th) once the median exceeds the bound,
+/// so that one slow or lucky call on a busy machine decides nothing by itself.
+bool race_stops(const std::vector<double>& iterations, std::size_t i, double warm_s, double bound_s);
+/// The number of iterations a race against bound_s keeps: the first i at which race_stops,
+/// else all of them.
+std::size_t race_length(const std::vector<double>& iterations, double warm_s, double bound_s);
 
 /// What a confirmation measures again, from the points a search measured: the `fastest` fastest
 /// distinct configurations, then the best of each other axis that came within `within` (x) of

@@ -165,6 +165,29 @@ TEST(BcastSchedules, SegmentCountsAndVolumesMatchTheirDefinitions) {
   EXPECT_EQ(t.ranks[7].bytes_sent(), 0);  // vrank 7 holds only its own block; the ring ends there
 }
 
+TEST(BcastSchedules, EqualSchedulesAreTheSameExperiment) {
+  // relay tune measures algorithms with equal schedules once: chain with fanout 1 is pipeline;
+  // kary with fanout 4 is linear on up to 5 ranks, not on 6.
+  auto build = [](const char* name, int size, std::int64_t seg, int fanout) {
+    return relay::coll::build_bcast_schedule(*relay::coll::find_bcast_algorithm(name),
+                                             BcastShape{size, 1, 100000, 1, seg, fanout});
+  };
+  for (int size : {2, 3, 4, 5, 8}) {
+    for (std::int64_t seg : {std::int64_t{0}, std::int64_t{4096}}) {
+      EXPECT_TRUE(build("chain", size, seg, 1) == build("pipeline", size, seg, 1)) << size << " " << seg;
+      EXPECT_EQ(build("kary", size, seg, 4) == build("linear", size, seg, 1), size <= 5) << size << " " << seg;
+    }
+  }
+  EXPECT_TRUE(build("chain", 8, 4096, 2) != build("pipeline", 8, 4096, 1));
+  EXPECT_TRUE(build("chain", 8, 4096, 1) != build("chain", 8, 8192, 1));
+  // One step's field is enough to differ.
+  auto a = build("binomial", 5, 4096, 1);
+  auto b = a;
+  EXPECT_TRUE(a == b);
+  b.ranks[2].steps.back().needs_recvs += 1;
+  EXPECT_TRUE(a != b);
+}
+
 TEST(Units, ParseAndFormatBytes) {
   using relay::core::format_bytes;
   using relay::core::parse_bytes;

@@ -221,3 +221,69 @@ TEST(Search, ConfirmationPoolTakesTheFastestThenRivalAxesBest) {
   EXPECT_EQ(relay::tune::confirmation_pool(measured, 3, 1.05).points.size(), 3u);
   EXPECT_TRUE(relay::tune::confirmation_pool({}, 3).points.empty());
 }
+
+TEST(Search, SmgdScansInTheModelsOrderSoTheRaceBoundIsLowEarly) {
+  // Axis 2 is the fastest at its largest segment and the model says so; the scan measures it
+  // first, so the other two are raced against 1.2 x its time from their first measurement.
+  std::vector<std::vector<double>> t = {{30, 31, 32}, {40, 41, 42}, {9, 10, 11}};
+  const std::vector<Axis> axes = {{"a", segments(3)}, {"b", segments(3)}, {"c", segments(3)}};
+  std::vector<double> bounds;
+  const auto shaped = relay::tune::search_smgd(axes, curves(t, nullptr, &bounds), {}, table(t));
+  ASSERT_GE(shaped.path.size(), 3U);
+  EXPECT_EQ(shaped.path[0].axis, 2);
+  EXPECT_TRUE(std::isinf(bounds[0]));
+  EXPECT_DOUBLE_EQ(bounds[1], 1.2 * 11);
+  EXPECT_DOUBLE_EQ(bounds[2], 1.2 * 11);
+  EXPECT_DOUBLE_EQ(shaped.best.time_s, 9);
+  // Without a model the scan keeps the axes' order; unpredicted axes come last.
+  bounds.clear();
+  relay::tune::search_smgd(axes, curves(t, nullptr, &bounds));
+  EXPECT_TRUE(std::isinf(bounds[0]));
+  EXPECT_DOUBLE_EQ(bounds[1], 1.2 * 32);
+  const auto partial = relay::tune::search_smgd(axes, curves(t), {}, [&](int a, int s) {
+    return a == 2 ? -1.0 : t[a][s];
+  });
+  EXPECT_EQ(partial.path[0].axis, 0);
+  EXPECT_EQ(partial.path[2].axis, 2);
+  EXPECT_DOUBLE_EQ(partial.best.time_s, 9);
+}
+
+TEST(Search, RaceStopsAfterOneCallOnlyWhenTwoSamplesAgree) {
+  using relay::tune::race_length;
+  using relay::tune::race_stops;
+  const double inf = relay::tune::kNoBound;
+  const std::vector<double> slow = {5, 5, 5, 5, 5};
+  // The warm-up and the first iteration both above the bound: one iteration.
+  EXPECT_TRUE(race_stops(slow, 1, 5, 4));
+  EXPECT_EQ(race_length(slow, 5, 4), 1U);
+  // A fast warm-up (or a fast first call) is not enough evidence: the median rule, at 3.
+  EXPECT_FALSE(race_stops(slow, 1, 3, 4));
+  EXPECT_FALSE(race_stops(slow, 2, 3, 4));
+  EXPECT_EQ(race_length(slow, 3, 4), 3U);
+  const std::vector<double> one_slow = {9, 2, 2, 2};
+  EXPECT_EQ(race_length(one_slow, 2, 4), 4U);  // one slow call of five: measured in full
+  // No bound, or below it: never stops.
+  EXPECT_EQ(race_length(slow, 5, inf), slow.size());
+  EXPECT_EQ(race_length(slow, 5, 6), slow.size());
+  EXPECT_FALSE(race_stops(slow, 0, 5, 4));
+  EXPECT_FALSE(race_stops(slow, 6, 5, 4));
+  // Past 16 iterations the median is looked at every 8th only.
+  std::vector<double> drift(40, 1.0);
+  for (std::size_t i = 10; i < drift.size(); ++i) drift[i] = 3;
+  EXPECT_EQ(race_length(drift, 1, 2), 24U);  // the median of 21 or more first exceeds 2 at 21; checked at 24
+}
+
+TEST(Search, SmgdRacesADescentsNextPointAgainstItsOwnBest) {
+  // One algorithm, minimum 10 at index 4; past it the patience points need not be exact.
+  const std::vector<std::vector<double>> t = {{16, 14, 12, 11, 10, 13, 15, 17}};
+  const std::vector<Axis> axes = {{"a", segments(8)}};
+  std::vector<double> bounds;
+  const auto r = relay::tune::search_smgd(axes, curves(t, nullptr, &bounds));
+  EXPECT_DOUBLE_EQ(r.best.time_s, 10);
+  ASSERT_EQ(r.path.size(), 7U);  // 17 15 13 10, then 11, 12 (patience 2) and 14 that ends it
+  EXPECT_TRUE(std::isinf(bounds[0]));
+  EXPECT_DOUBLE_EQ(bounds[1], 17 * 1.03);   // below 1.2 x 17: the descent's own best decides
+  EXPECT_DOUBLE_EQ(bounds[4], 10 * 1.03);
+  EXPECT_DOUBLE_EQ(bounds[5], 10 * 1.03);
+  EXPECT_DOUBLE_EQ(bounds[6], 10 * 1.03);
+}
