@@ -55,6 +55,23 @@ for size in json.load(open(sys.argv[2]))["sizes"]:
 PY
 echo "1. relay tune wrote $table: $(grep -c '^bcast' "$out") rules, the confirmation's winners"
 
+# Equal schedules are one experiment: on 4 ranks pipeline is chain (fanout 1) and kary
+# (fanout 4) is linear, so exhaustive search measures 2 algorithms x 3 segments, not 4 x 3.
+run env OPENBLAS_NUM_THREADS=1 "$relay" tune --sizes 64KiB --algorithms chain,pipeline,linear,kary \
+  --policies nonblocking --segments 16KiB:32KiB --methods exhaustive --table-method exhaustive --min-time 0.002 --confirm 0 \
+  --output "$work/same.json" --quiet --json "$work/same_tune.json" || fail "relay tune (equal schedules) exited $?"
+grep -q "pipeline nonblocking runs the same schedules as chain nonblocking on 4 ranks" "$out" \
+  || fail "relay tune did not say that pipeline is chain on 4 ranks"
+python3 - "$work/same_tune.json" <<'PY' || fail "equal schedules were measured twice"
+import json, sys
+size = json.load(open(sys.argv[1]))["sizes"][0]
+same = {(s["algorithm"], s["as"]) for s in size["same_schedules"]}
+assert same == {("pipeline", "chain"), ("kary", "linear")}, same
+assert [a["algorithm"] for a in size["axes"]] == ["chain", "linear"], size["axes"]
+assert size["methods"][0]["experiments"] == 6, size["methods"][0]["experiments"]
+PY
+echo "1b. equal schedules (pipeline = chain, kary = linear on 4 ranks) measured once"
+
 run env RELAY_TUNING_FILE="$table" RELAY_LOG=1 "$relay" bench bcast --algorithms auto,binomial \
   --policies nonblocking --segments 0 --baselines none --sizes 4KiB,256KiB --min-time 0.01 \
   --warmup 0 --quiet --confirm 1 --confirm-rounds 2 ||
