@@ -221,7 +221,7 @@ SearchResult search_smgd(const std::vector<Axis>& axes, const Measure& measure,
         double t = t0;
         while (s + dir >= 0 && s + dir < static_cast<int>(seg.size()) && !rec.seen(v, s + dir)) {
           const double next = rec(v, s + dir, std::min(bound(), t * (1 + o.noise)));
-          if (next >= t) break;
+          if (next >= t * (1 - o.noise)) break;  // a gain within the noise is no reason to go on
           s += dir;
           t = next;
         }

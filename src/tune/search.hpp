@@ -22,7 +22,8 @@
 // - Variants: an axis may be a variant of another (the same algorithm under the other
 //   executor policy). Variants are not scanned; once the scan and descents are done, the
 //   variants of the `variant_top` best algorithms, and of any other within `variant_within` of
-//   the best, are tried at their best segment and walked while they improve. Policy changes a
+//   the best, are tried at their best segment and walked while they improve (by more than
+//   `noise`). Policy changes a
 //   curve near its minimum, not where the minimum is; where several algorithms tie (4 within 3%
 //   at 1 MiB on 4 ranks of 2 cores) the top two by a noisy measurement are a coin toss.
 // - Noise: a point must beat an algorithm's best by more than `noise` (relative) to reset its

@@ -287,3 +287,20 @@ TEST(Search, SmgdRacesADescentsNextPointAgainstItsOwnBest) {
   EXPECT_DOUBLE_EQ(bounds[5], 10 * 1.03);
   EXPECT_DOUBLE_EQ(bounds[6], 10 * 1.03);
 }
+
+TEST(Search, SmgdVariantWalkEndsOnAGainWithinTheNoise) {
+  // The variant's curve is flat near the base's best (index 4): 1% steps are noise, and the
+  // walk ends after one of them each way -- the price: a real 1% slope is not followed -- and
+  // with noise 0 it walks on to the floor at index 0.
+  const std::vector<std::vector<double>> t = {{14, 13, 12, 11, 10, 11, 12, 13},
+                                              {9.6, 9.7, 9.8, 9.9, 10, 9.9, 9.8, 9.7}};
+  const std::vector<Axis> axes = {{"a/nb", segments(8)}, {"a/b", segments(8), 0}};
+  int variant_points = 0;
+  const auto tolerant = relay::tune::search_smgd(axes, curves(t));
+  for (const auto& p : tolerant.path) variant_points += p.axis == 1 ? 1 : 0;
+  EXPECT_EQ(variant_points, 3);  // the start and one step each way
+  relay::tune::SearchOptions exact;
+  exact.noise = 0;
+  const auto strict = relay::tune::search_smgd(axes, curves(t), exact);
+  EXPECT_DOUBLE_EQ(strict.best.time_s, 9.6);
+}
