@@ -79,12 +79,13 @@ struct Measured {
   double time_s = 0;
   double setup_s = 0;               // barrier, warm-up, agreeing on the count
   double warm_s = 0;                // the warm-up call, slowest rank (a sample for the race)
+  std::size_t planned = 0;          // timed iterations --min-time asked for
   std::vector<double> iterations;   // slowest rank's time per timed iteration
   std::vector<double> walls;        // wall seconds per timed iteration, barrier included
   bool partial = false;             // stopped early above a bound
 
   // Timed iterations before a race against bound_s stops (tune::race_stops), all if none.
-  std::size_t stop_after(double bound_s) const { return tune::race_length(iterations, warm_s, bound_s); }
+  std::size_t stop_after(double bound_s) const { return tune::race_length(iterations, warm_s, bound_s, planned); }
   // What a measurement raced against bound_s reports and costs.
   double time_under(double bound_s) const {
     const auto k = stop_after(bound_s);
@@ -133,8 +134,8 @@ class Tuner {
 // a descheduled rank stretches some iterations, more for some algorithms than others) -- and
 // its cost the wall time spent. Both are agreed over ranks, so every rank takes the same
 // search decisions. With a finite bound (SMGD's racing) it stops as tune::race_stops says:
-// after the first iteration if it and the warm-up both exceed the bound, or once the median
-// of 3 or more does.
+// where at most 3 iterations are planned, after the first if it and the warm-up both exceed
+// the bound; else once the median of 3 or more does.
 Measured Tuner::measure(const Axis& axis, std::int64_t segment, std::int64_t bytes, double bound_s) {
   relay_bcast_options_t o;
   relay_bcast_options_init(&o);
@@ -195,6 +196,7 @@ Measured Tuner::measure(const Axis& axis, std::int64_t segment, std::int64_t byt
   MPI_Bcast(&n, 1, MPI_INT, 0, comm_);
   Measured m;
   m.warm_s = slowest;
+  m.planned = static_cast<std::size_t>(n);
   m.setup_s = MPI_Wtime() - t_start;
   for (int i = 0; i < n; ++i) {
     const double w0 = MPI_Wtime();
@@ -205,7 +207,7 @@ Measured Tuner::measure(const Axis& axis, std::int64_t segment, std::int64_t byt
     MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm_);  // outside the timed part
     m.iterations.push_back(tmax);
     m.walls.push_back(MPI_Wtime() - w0);
-    if (tune::race_stops(m.iterations, m.iterations.size(), m.warm_s, bound_s)) {
+    if (tune::race_stops(m.iterations, m.iterations.size(), m.warm_s, bound_s, m.planned)) {
       m.partial = i + 1 < n;
       break;
     }
@@ -383,21 +385,32 @@ int Tuner::run() {
     // fanout 4 is linear): searched once, under the earlier name, by every method.
     nlohmann::json same_schedules = nlohmann::json::array();
     {
-      std::vector<std::vector<std::optional<schedule::Schedule>>> built(axes.size());
+      // Fingerprints first (a schedule can be megabytes); schedules compared where they agree.
+      std::vector<std::vector<std::optional<std::uint64_t>>> prints(axes.size());
       for (std::size_t i = 0; i < axes.size(); ++i) {
-        for (auto seg : axes[i].segments) built[i].push_back(schedule_of(axes[i], bytes, seg));
+        for (auto seg : axes[i].segments) {
+          const auto sched = schedule_of(axes[i], bytes, seg);
+          prints[i].push_back(sched ? std::optional<std::uint64_t>(schedule::fingerprint(*sched)) : std::nullopt);
+        }
       }
+      auto same = [&](std::size_t i, std::size_t k) {
+        if (axes[k].policy != axes[i].policy || axes[k].segments != axes[i].segments) return false;
+        for (std::size_t si = 0; si < axes[i].segments.size(); ++si) {
+          if (!prints[i][si] || prints[i][si] != prints[k][si]) return false;
+        }
+        for (std::size_t si = 0; si < axes[i].segments.size(); ++si) {
+          if (*schedule_of(axes[i], bytes, axes[i].segments[si]) != *schedule_of(axes[k], bytes, axes[k].segments[si])) {
+            return false;
+          }
+        }
+        return true;
+      };
       std::vector<Axis> kept;
       std::vector<std::size_t> kept_index;
       for (std::size_t i = 0; i < axes.size(); ++i) {
         std::optional<std::size_t> twin;
         for (std::size_t k : kept_index) {
-          if (axes[k].policy != axes[i].policy || axes[k].segments != axes[i].segments) continue;
-          bool equal = true;
-          for (std::size_t si = 0; si < axes[i].segments.size() && equal; ++si) {
-            equal = built[i][si] && built[k][si] && *built[i][si] == *built[k][si];
-          }
-          if (equal) {
+          if (same(i, k)) {
             twin = k;
             break;
           }

@@ -75,6 +75,31 @@ bool operator==(const RankProgram& a, const RankProgram& b) {
 
 bool operator==(const Schedule& a, const Schedule& b) { return a.ranks == b.ranks; }
 
+std::uint64_t fingerprint(const Schedule& schedule) {
+  std::uint64_t h = 1469598103934665603ULL;
+  auto mix = [&h](std::int64_t v) {
+    for (int byte = 0; byte < 8; ++byte) {
+      h ^= static_cast<std::uint64_t>(v >> (8 * byte)) & 0xffU;
+      h *= 1099511628211ULL;
+    }
+  };
+  for (const auto& p : schedule.ranks) {
+    mix(-1);  // rank boundary: {a}{bc} and {ab}{c} differ
+    mix(p.scratch_bytes);
+    for (const auto& s : p.steps) {
+      mix(static_cast<std::int64_t>(s.kind) | (std::int64_t{s.to_scratch} << 8) | (std::int64_t{s.received_left} << 9));
+      mix(s.peer);
+      mix(s.needs_recvs);
+      mix(s.needs_combines);
+      mix(s.needs_sends);
+      mix(s.offset);
+      mix(s.bytes);
+      mix(s.scratch_offset);
+    }
+  }
+  return h;
+}
+
 std::string check_consistency(const Schedule& schedule) {
   const int size = static_cast<int>(schedule.ranks.size());
   // (from, to) -> byte ranges in order, for sends and receives

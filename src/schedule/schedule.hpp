@@ -74,6 +74,11 @@ bool operator==(const Step& a, const Step& b);
 bool operator==(const RankProgram& a, const RankProgram& b);
 bool operator==(const Schedule& a, const Schedule& b);
 inline bool operator!=(const Schedule& a, const Schedule& b) { return !(a == b); }
+/// A 64-bit hash of every step of every rank (FNV-1a): equal schedules have equal
+/// fingerprints, so a search can keep one number per configuration instead of its schedule
+/// (an 8 MiB broadcast in 1 KiB segments is megabytes of steps) and compare schedules only
+/// where the fingerprints agree.
+std::uint64_t fingerprint(const Schedule& schedule);
 
 /// Checks that the programs of all ranks fit together: for every ordered pair (a, b), the k-th
 /// send from a to b and the k-th receive at b from a move the same byte range; dependency

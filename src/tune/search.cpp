@@ -231,16 +231,17 @@ SearchResult search_smgd(const std::vector<Axis>& axes, const Measure& measure,
   return r;
 }
 
-bool race_stops(const std::vector<double>& iterations, std::size_t i, double warm_s, double bound_s) {
+bool race_stops(const std::vector<double>& iterations, std::size_t i, double warm_s, double bound_s,
+                std::size_t planned) {
   if (!std::isfinite(bound_s) || i == 0 || i > iterations.size()) return false;
-  if (i == 1) return std::min(warm_s, iterations[0]) > bound_s;
+  if (i == 1) return planned <= 3 && std::min(warm_s, iterations[0]) > bound_s;
   if (i < 3 || (i > 16 && i % 8 != 0)) return false;
   return measure::median({iterations.begin(), iterations.begin() + static_cast<long>(i)}) > bound_s;
 }
 
-std::size_t race_length(const std::vector<double>& iterations, double warm_s, double bound_s) {
+std::size_t race_length(const std::vector<double>& iterations, double warm_s, double bound_s, std::size_t planned) {
   for (std::size_t i = 1; i <= iterations.size(); ++i) {
-    if (race_stops(iterations, i, warm_s, bound_s)) return i;
+    if (race_stops(iterations, i, warm_s, bound_s, planned)) return i;
   }
   return iterations.size();
 }

@@ -98,18 +98,20 @@ SearchResult search_model_best(const std::vector<Axis>& axes, const Predict& pre
 SearchResult search_model_guided(const std::vector<Axis>& axes, const Predict& predict,
                                  const Measure& measure, const SearchOptions& options = {});
 
-/// The race rule of a measurement raced against bound_s (SMGD): whether it stops after its
-/// first i timed iterations (iterations[0..i)). It stops after the first when both samples it
-/// has -- the warm-up call and that iteration -- exceed the bound: on a quiet network every
-/// call of a configuration takes the same time, and at 8 MiB on the emulated cluster a call
-/// takes 0.3-0.9 s, so the three iterations the median rule needs made the scan of every
-/// algorithm at its (slowest) largest segment half of SMGD's measuring. Otherwise it stops at
-/// a checkpoint (the first 16 iterations, then every 8th) once the median exceeds the bound,
-/// so that one slow or lucky call on a busy machine decides nothing by itself.
-bool race_stops(const std::vector<double>& iterations, std::size_t i, double warm_s, double bound_s);
+/// The race rule of a measurement raced against bound_s (SMGD) that planned `planned` timed
+/// iterations: whether it stops after its first i (iterations[0..i)). Where the calls are so
+/// long that --min-time asks for no more than 3, the median rule below would measure them all;
+/// then it stops after the first once both samples it has -- the warm-up call and that
+/// iteration -- exceed the bound (at 8 MiB on the emulated cluster a call takes 0.3-0.9 s, and
+/// the scan of every algorithm at its slowest, largest segment was half of SMGD's measuring).
+/// Short calls are not judged by one: on shared memory the first 64 KiB broadcast after the
+/// warm-up ran 33 us where the mean of hundreds was 25 us. Otherwise it stops at a checkpoint
+/// (the first 16 iterations, then every 8th) once the median of 3 or more exceeds the bound.
+bool race_stops(const std::vector<double>& iterations, std::size_t i, double warm_s, double bound_s,
+                std::size_t planned);
 /// The number of iterations a race against bound_s keeps: the first i at which race_stops,
 /// else all of them.
-std::size_t race_length(const std::vector<double>& iterations, double warm_s, double bound_s);
+std::size_t race_length(const std::vector<double>& iterations, double warm_s, double bound_s, std::size_t planned);
 
 /// What a confirmation measures again, from the points a search measured: the `fastest` fastest
 /// distinct configurations, then the best of each other axis that came within `within` (x) of

@@ -179,6 +179,10 @@ TEST(BcastSchedules, EqualSchedulesAreTheSameExperiment) {
     }
   }
   EXPECT_TRUE(build("chain", 8, 4096, 2) != build("pipeline", 8, 4096, 1));
+  using relay::schedule::fingerprint;
+  EXPECT_EQ(fingerprint(build("chain", 8, 4096, 1)), fingerprint(build("pipeline", 8, 4096, 1)));
+  EXPECT_NE(fingerprint(build("chain", 8, 4096, 2)), fingerprint(build("pipeline", 8, 4096, 1)));
+  EXPECT_NE(fingerprint(build("binary", 8, 0, 1)), fingerprint(build("binomial", 8, 0, 1)));
   EXPECT_TRUE(build("chain", 8, 4096, 1) != build("chain", 8, 8192, 1));
   // One step's field is enough to differ.
   auto a = build("binomial", 5, 4096, 1);
@@ -186,6 +190,7 @@ TEST(BcastSchedules, EqualSchedulesAreTheSameExperiment) {
   EXPECT_TRUE(a == b);
   b.ranks[2].steps.back().needs_recvs += 1;
   EXPECT_TRUE(a != b);
+  EXPECT_NE(fingerprint(a), fingerprint(b));
 }
 
 TEST(Units, ParseAndFormatBytes) {

@@ -252,25 +252,29 @@ TEST(Search, RaceStopsAfterOneCallOnlyWhenTwoSamplesAgree) {
   using relay::tune::race_length;
   using relay::tune::race_stops;
   const double inf = relay::tune::kNoBound;
-  const std::vector<double> slow = {5, 5, 5, 5, 5};
-  // The warm-up and the first iteration both above the bound: one iteration.
-  EXPECT_TRUE(race_stops(slow, 1, 5, 4));
-  EXPECT_EQ(race_length(slow, 5, 4), 1U);
+  const std::vector<double> slow = {5, 5, 5};
+  // Long calls (3 planned): the warm-up and the first iteration both above the bound stop it.
+  EXPECT_TRUE(race_stops(slow, 1, 5, 4, 3));
+  EXPECT_EQ(race_length(slow, 5, 4, 3), 1U);
   // A fast warm-up (or a fast first call) is not enough evidence: the median rule, at 3.
-  EXPECT_FALSE(race_stops(slow, 1, 3, 4));
-  EXPECT_FALSE(race_stops(slow, 2, 3, 4));
-  EXPECT_EQ(race_length(slow, 3, 4), 3U);
-  const std::vector<double> one_slow = {9, 2, 2, 2};
-  EXPECT_EQ(race_length(one_slow, 2, 4), 4U);  // one slow call of five: measured in full
+  EXPECT_FALSE(race_stops(slow, 1, 3, 4, 3));
+  EXPECT_FALSE(race_stops(slow, 2, 3, 4, 3));
+  EXPECT_EQ(race_length(slow, 3, 4, 3), 3U);
+  // Short calls (more planned) are never judged by one: the median rule.
+  const std::vector<double> slow5 = {5, 5, 5, 5, 5};
+  EXPECT_FALSE(race_stops(slow5, 1, 5, 4, 5));
+  EXPECT_EQ(race_length(slow5, 5, 4, 5), 3U);
+  const std::vector<double> one_slow = {9, 2, 2, 2, 2};
+  EXPECT_EQ(race_length(one_slow, 2, 4, 5), 5U);  // one slow call of five: measured in full
   // No bound, or below it: never stops.
-  EXPECT_EQ(race_length(slow, 5, inf), slow.size());
-  EXPECT_EQ(race_length(slow, 5, 6), slow.size());
-  EXPECT_FALSE(race_stops(slow, 0, 5, 4));
-  EXPECT_FALSE(race_stops(slow, 6, 5, 4));
+  EXPECT_EQ(race_length(slow5, 5, inf, 5), slow5.size());
+  EXPECT_EQ(race_length(slow5, 5, 6, 5), slow5.size());
+  EXPECT_FALSE(race_stops(slow5, 0, 5, 4, 5));
+  EXPECT_FALSE(race_stops(slow5, 6, 5, 4, 5));
   // Past 16 iterations the median is looked at every 8th only.
   std::vector<double> drift(40, 1.0);
   for (std::size_t i = 10; i < drift.size(); ++i) drift[i] = 3;
-  EXPECT_EQ(race_length(drift, 1, 2), 24U);  // the median of 21 or more first exceeds 2 at 21; checked at 24
+  EXPECT_EQ(race_length(drift, 1, 2, 40), 24U);  // the median of 21 or more first exceeds 2 at 21; checked at 24
 }
 
 TEST(Search, SmgdRacesADescentsNextPointAgainstItsOwnBest) {
