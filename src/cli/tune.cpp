@@ -82,17 +82,31 @@ struct Measured {
   std::size_t planned = 0;          // timed iterations --min-time asked for
   std::vector<double> iterations;   // slowest rank's time per timed iteration
   std::vector<double> walls;        // wall seconds per timed iteration, barrier included
-  bool partial = false;             // stopped early above a bound
+  bool partial = false;             // stopped early by a race (above its bound or below its floor)
+  tune::Race race;                  // the race it ran under
 
-  // Timed iterations before a race against bound_s stops (tune::race_stops), all if none.
-  std::size_t stop_after(double bound_s) const { return tune::race_length(iterations, warm_s, bound_s, planned); }
-  // What a measurement raced against bound_s reports and costs.
-  double time_under(double bound_s) const {
-    const auto k = stop_after(bound_s);
-    return k == iterations.size() ? time_s : measure::median({iterations.begin(), iterations.begin() + static_cast<long>(k)});
+  // Timed iterations before a race stops (tune::race_stops), all if none.
+  std::size_t stop_after(const tune::Race& r) const { return tune::race_length(iterations, warm_s, r, planned); }
+  // Whether this measurement answers a question under race r: a full one answers all; an
+  // early-stopped one the questions it settles (above a bound is above any lower one, below a
+  // floor below any higher one).
+  bool answers(const tune::Race& r) const {
+    return !partial || (time_s > race.above && time_s > r.above) || (time_s < race.below && time_s < r.below);
   }
-  double cost_under(double bound_s) const {
-    const auto k = static_cast<long>(stop_after(bound_s));
+  // What a measurement raced under r reports and costs.
+  double time_under(const tune::Race& r) const {
+    const auto k = stop_after(r);
+    return k == iterations.size() ? time_s : estimate(k, r);
+  }
+  // The first k iterations' estimate, as the race judged them: the median above its bound,
+  // else (below its floor) the mean.
+  double estimate(std::size_t k, const tune::Race& r) const {
+    const std::vector<double> first(iterations.begin(), iterations.begin() + static_cast<long>(k));
+    const double median = measure::median(first);
+    return median > r.above ? median : std::accumulate(first.begin(), first.end(), 0.0) / static_cast<double>(k);
+  }
+  double cost_under(const tune::Race& r) const {
+    const auto k = static_cast<long>(stop_after(r));
     return std::accumulate(walls.begin(), walls.begin() + k, setup_s);
   }
 };
@@ -108,7 +122,7 @@ class Tuner {
   int run();
 
  private:
-  Measured measure(const Axis& axis, std::int64_t segment, std::int64_t bytes, double bound_s);
+  Measured measure(const Axis& axis, std::int64_t segment, std::int64_t bytes, const tune::Race& race);
   void progress(const std::string& what);
 
   // The schedule a configuration of the tuned operation runs (nullopt: none, mpi).
@@ -133,10 +147,10 @@ class Tuner {
 // table optimises what the benchmark shows (under oversubscription the two differ by up to 2x:
 // a descheduled rank stretches some iterations, more for some algorithms than others) -- and
 // its cost the wall time spent. Both are agreed over ranks, so every rank takes the same
-// search decisions. With a finite bound (SMGD's racing) it stops as tune::race_stops says:
-// where at most 3 iterations are planned, after the first if it and the warm-up both exceed
-// the bound; else once the median of 3 or more does.
-Measured Tuner::measure(const Axis& axis, std::int64_t segment, std::int64_t bytes, double bound_s) {
+// search decisions. Under a race (SMGD) it stops as tune::race_stops says: where at most 3
+// iterations are planned, after the first if it and the warm-up are both above the race's
+// bound (or both below its floor); else once the median of 3 or more is.
+Measured Tuner::measure(const Axis& axis, std::int64_t segment, std::int64_t bytes, const tune::Race& race) {
   relay_bcast_options_t o;
   relay_bcast_options_init(&o);
   relay_coll_options_t co;
@@ -197,6 +211,7 @@ Measured Tuner::measure(const Axis& axis, std::int64_t segment, std::int64_t byt
   Measured m;
   m.warm_s = slowest;
   m.planned = static_cast<std::size_t>(n);
+  m.race = race;
   m.setup_s = MPI_Wtime() - t_start;
   for (int i = 0; i < n; ++i) {
     const double w0 = MPI_Wtime();
@@ -207,7 +222,7 @@ Measured Tuner::measure(const Axis& axis, std::int64_t segment, std::int64_t byt
     MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm_);  // outside the timed part
     m.iterations.push_back(tmax);
     m.walls.push_back(MPI_Wtime() - w0);
-    if (tune::race_stops(m.iterations, m.iterations.size(), m.warm_s, bound_s, m.planned)) {
+    if (tune::race_stops(m.iterations, m.iterations.size(), m.warm_s, race, m.planned)) {
       m.partial = i + 1 < n;
       break;
     }
@@ -219,7 +234,7 @@ Measured Tuner::measure(const Axis& axis, std::int64_t segment, std::int64_t byt
   m.setup_s = agreed.back();
   agreed.pop_back();
   m.walls = agreed;
-  m.time_s = m.partial ? measure::median(m.iterations)
+  m.time_s = m.partial ? m.estimate(m.iterations.size(), race)
                        : std::accumulate(m.iterations.begin(), m.iterations.end(), 0.0) /
                              static_cast<double>(m.iterations.size());
   return m;
@@ -446,16 +461,16 @@ int Tuner::run() {
     // Measurements are shared between the methods; each method is charged what its own
     // measurement would have cost ("as if measured alone"), racing included.
     std::map<std::pair<int, int>, Measured> cache;
-    const tune::Measure live = [&](int axis, int seg, double bound, double& cost) {
+    const tune::Measure live = [&](int axis, int seg, const tune::Race& race, double& cost) {
       auto key = std::make_pair(axis, seg);
       auto it = cache.find(key);
-      if (it == cache.end() || (it->second.partial && it->second.time_s <= bound)) {
-        const Measured m = measure(axes[axis], axes[axis].segments[seg], bytes, bound);
+      if (it == cache.end() || !it->second.answers(race)) {
+        const Measured m = measure(axes[axis], axes[axis].segments[seg], bytes, race);
         progress(fmt::format("{} {}", core::format_bytes(bytes), describe(axes[axis], axes[axis].segments[seg])));
         it = cache.insert_or_assign(key, m).first;
       }
-      cost = it->second.cost_under(bound);
-      return it->second.time_under(bound);
+      cost = it->second.cost_under(race);
+      return it->second.time_under(race);
     };
     const tune::Predict predict = [&](int axis, int seg) {
       return this->predict(machine, axes[axis], size_, a_.root, bytes, axes[axis].segments[seg]);  // mpi: -1, none
@@ -474,7 +489,7 @@ int Tuner::run() {
         r = tune::search_model_best(search_axes, predict);
         if (!std::isfinite(r.best.time_s)) throw std::invalid_argument("--methods model: the model predicts none of the configurations");
         double ignored = 0;
-        r.best.time_s = live(r.best.axis, r.best.segment, tune::kNoBound, ignored);
+        r.best.time_s = live(r.best.axis, r.best.segment, tune::Race{}, ignored);
         r.experiments = 0;
         r.cost_s = 0;
       }
@@ -535,7 +550,7 @@ int Tuner::run() {
       if (pick.size() > 1) {
         const double t0 = MPI_Wtime();
         const auto times = measure::interleaved_rounds(pick.size(), a_.confirm_rounds, 7, [&](std::size_t i) {
-          return measure(axes[pick[i].axis], axes[pick[i].axis].segments[pick[i].segment], bytes, tune::kNoBound).time_s;
+          return measure(axes[pick[i].axis], axes[pick[i].axis].segments[pick[i].segment], bytes, tune::Race{}).time_s;
         });
         double seconds = MPI_Wtime() - t0;
         MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, comm_);

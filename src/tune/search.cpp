@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <stdexcept>
 
 #include "measure/stats.hpp"
@@ -12,34 +13,54 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// Memoising wrapper that records the path and the cost.
+// Memoising wrapper that records the path and the cost. Its best is the best of the latest
+// values: a value estimated in a race below its floor is replaced when measured exactly.
 class Recorder {
  public:
   Recorder(const Measure& measure, SearchResult& result) : measure_(measure), result_(result) {
     result_.best.time_s = kInf;
   }
-  double operator()(int axis, int segment, double bound = kNoBound) {
+  double operator()(int axis, int segment, const Race& race = {}) {
     const auto key = std::make_pair(axis, segment);
     auto it = seen_.find(key);
-    // An early-stopped value answers any question whose bound it exceeds.
-    if (it != seen_.end() && (!it->second.partial || it->second.time > bound)) {
+    // An early-stopped value answers any question it settles: one above its race's bound is
+    // above any lower bound, one below its floor is below any higher floor.
+    if (it != seen_.end() && ((!it->second.above && !it->second.below) || (it->second.above && it->second.time > race.above) ||
+                              (it->second.below && it->second.time < race.below))) {
       return it->second.time;
     }
     double cost = 0;
-    const double t = measure_(axis, segment, bound, cost);
+    const double t = measure_(axis, segment, race, cost);
     if (it == seen_.end()) ++result_.experiments;
-    seen_[key] = {t, t > bound};
+    seen_[key] = {t, t > race.above, t <= race.above && t < race.below};
     result_.cost_s += cost;
     result_.path.push_back({axis, segment, t});
-    if (t < result_.best.time_s) result_.best = {axis, segment, t};
+    result_.best = {-1, -1, kInf};
+    for (const auto& [k, v] : seen_) {
+      if (v.time < result_.best.time_s) result_.best = {k.first, k.second, v.time};
+    }
     return t;
   }
   bool seen(int axis, int segment) const { return seen_.count({axis, segment}) > 0; }
+  /// Whether (axis, segment) holds an estimate from a race stopped below its floor.
+  bool below_floor(int axis, int segment) const {
+    auto it = seen_.find({axis, segment});
+    return it != seen_.end() && it->second.below;
+  }
+  /// The axis' best measured point by the latest values (segment -1 if none).
+  Point best_of(int axis) const {
+    Point p{axis, -1, kInf};
+    for (const auto& [k, v] : seen_) {
+      if (k.first == axis && v.time < p.time_s) p = {axis, k.second, v.time};
+    }
+    return p;
+  }
 
  private:
   struct Seen {
     double time;
-    bool partial;
+    bool above;  // stopped early above its race's bound: an estimate
+    bool below;  // stopped early below its race's floor (and not above its bound): an estimate
   };
   const Measure& measure_;
   SearchResult& result_;
@@ -117,6 +138,21 @@ SearchResult search_smgd(const std::vector<Axis>& axes, const Measure& measure,
   const int n = static_cast<int>(axes.size());
   auto bound = [&] { return o.threshold * r.best.time_s; };
   std::vector<Descent> d(n);
+  // An axis' best, measured exactly where it was an estimate below a floor (unless, measured,
+  // it is hopeless: worse than threshold x the best).
+  auto settle = [&](int a) {
+    for (Point p = rec.best_of(a); p.segment >= 0 && rec.below_floor(a, p.segment); p = rec.best_of(a)) {
+      rec(a, p.segment, {bound()});
+    }
+    d[a].best = rec.best_of(a).time_s;
+  };
+  // Whether the model's shape puts (a, s) above `above`: the reference point's measured time
+  // scaled by the model's ratio between the two.
+  auto model_above = [&](int a, int s, const Point& ref, double above) {
+    if (!shape || ref.axis < 0 || ref.segment < 0 || !std::isfinite(above)) return false;
+    const double here = shape(a, s), there = shape(ref.axis, ref.segment);
+    return usable(here) && usable(there) && ref.time_s * here / there > above;
+  };
   // The scan: every algorithm (not the variants) at its largest segment. With a model, in
   // the order of its predictions there (unpredicted last), so that the best so far -- the
   // race's bound -- is low from the start and the slow rest of the scan stops early.
@@ -138,7 +174,7 @@ SearchResult search_smgd(const std::vector<Axis>& axes, const Measure& measure,
   }
   for (int a : scan) {
     const int s = d[a].next;
-    step(d[a], rec(a, s, bound()), o.patience, o.noise);
+    step(d[a], rec(a, s, {bound(), 0, model_above(a, s, r.best, bound())}), o.patience, o.noise);
   }
   for (;;) {
     int pick = -1;
@@ -179,10 +215,18 @@ SearchResult search_smgd(const std::vector<Axis>& axes, const Measure& measure,
       }
     }
     if (pick < 0) break;
-    // A descent needs a point's exact time only if it may improve its algorithm's best (by
-    // more than the noise): a worse one only counts towards the patience.
+    // A descent needs a point's exact time only where it is within the noise of its
+    // algorithm's best: a worse one only counts towards the patience, and a clearly better one
+    // only says "go on" -- the next point will be measured anyway. A descent's best is
+    // measured exactly once it ends (settle).
     const int s = d[pick].next;
-    step(d[pick], rec(pick, s, std::min(bound(), d[pick].best * (1 + o.noise))), o.patience, o.noise);
+    const double own = d[pick].best;
+    // (An algorithm far behind the best has its floor above the bound; a point between the
+    // two is above the bound, hopeless, whatever it gains on its own best.)
+    Race race{std::min(bound(), own * (1 + o.noise)), std::isfinite(own) ? own * (1 - o.noise) : 0};
+    race.model_above = model_above(pick, s, race.above < bound() ? rec.best_of(pick) : r.best, race.above);
+    step(d[pick], rec(pick, s, race), o.patience, o.noise);
+    if (d[pick].done) settle(pick);
   }
   // Variants of the best algorithms: start at the algorithm's best segment, walk each way
   // while the variant improves.
@@ -195,15 +239,7 @@ SearchResult search_smgd(const std::vector<Axis>& axes, const Measure& measure,
     const int base = ranked[i].second;
     if (ranked[i].first > bound()) break;
     if (i >= o.variant_top && !(ranked[i].first <= o.variant_within * ranked.front().first)) break;
-    int at = -1;
-    double base_best = kInf;
-    for (const auto& p : r.path) {
-      if (p.axis == base && p.time_s < base_best) {
-        base_best = p.time_s;
-        at = p.segment;
-      }
-    }
-    const std::int64_t segment = axes[base].segments[at];
+    const std::int64_t segment = axes[base].segments[rec.best_of(base).segment];
     for (int v = 0; v < n; ++v) {
       if (axes[v].variant_of != base) continue;
       const auto& seg = axes[v].segments;
@@ -215,12 +251,12 @@ SearchResult search_smgd(const std::vector<Axis>& axes, const Measure& measure,
         };
         if (distance(seg[s]) < distance(seg[start])) start = s;
       }
-      const double t0 = rec(v, start, bound());
+      const double t0 = rec(v, start, {bound()});
       for (int dir : {-1, +1}) {
         int s = start;
         double t = t0;
         while (s + dir >= 0 && s + dir < static_cast<int>(seg.size()) && !rec.seen(v, s + dir)) {
-          const double next = rec(v, s + dir, std::min(bound(), t * (1 + o.noise)));
+          const double next = rec(v, s + dir, {std::min(bound(), t * (1 + o.noise))});
           if (next >= t * (1 - o.noise)) break;  // a gain within the noise is no reason to go on
           s += dir;
           t = next;
@@ -228,20 +264,31 @@ SearchResult search_smgd(const std::vector<Axis>& axes, const Measure& measure,
       }
     }
   }
+  // The choice is an exact measurement.
+  for (Point p = r.best; p.axis >= 0 && rec.below_floor(p.axis, p.segment); p = r.best) rec(p.axis, p.segment);
   return r;
 }
 
-bool race_stops(const std::vector<double>& iterations, std::size_t i, double warm_s, double bound_s,
+bool race_stops(const std::vector<double>& iterations, std::size_t i, double warm_s, const Race& race,
                 std::size_t planned) {
-  if (!std::isfinite(bound_s) || i == 0 || i > iterations.size()) return false;
-  if (i == 1) return planned <= 3 && std::min(warm_s, iterations[0]) > bound_s;
+  const bool above = std::isfinite(race.above), below = race.below > 0;
+  if ((!above && !below) || i == 0 || i > iterations.size()) return false;
+  if (i == 1) {
+    return (above && (planned <= 3 || race.model_above) && std::min(warm_s, iterations[0]) > race.above) ||
+           (below && planned <= 3 && std::max(warm_s, iterations[0]) < race.below);
+  }
   if (i < 3 || (i > 16 && i % 8 != 0)) return false;
-  return measure::median({iterations.begin(), iterations.begin() + static_cast<long>(i)}) > bound_s;
+  // Above a bound: the median, so that one slow call does not stop it. Below a floor: the
+  // mean, so that one slow call does (the estimate is then what a full measurement reports, a
+  // mean, not the median of a skewed few, which reads low and sets the next points' races).
+  const std::vector<double> first(iterations.begin(), iterations.begin() + static_cast<long>(i));
+  return (above && measure::median(first) > race.above) ||
+         (below && std::accumulate(first.begin(), first.end(), 0.0) / static_cast<double>(i) < race.below);
 }
 
-std::size_t race_length(const std::vector<double>& iterations, double warm_s, double bound_s, std::size_t planned) {
+std::size_t race_length(const std::vector<double>& iterations, double warm_s, const Race& race, std::size_t planned) {
   for (std::size_t i = 1; i <= iterations.size(); ++i) {
-    if (race_stops(iterations, i, warm_s, bound_s, planned)) return i;
+    if (race_stops(iterations, i, warm_s, race, planned)) return i;
   }
   return iterations.size();
 }
@@ -273,7 +320,16 @@ SearchResult search_model_best(const std::vector<Axis>& axes, const Predict& pre
   return r;
 }
 
-ConfirmationPool confirmation_pool(std::vector<Point> measured, int fastest, double within) {
+ConfirmationPool confirmation_pool(std::vector<Point> path, int fastest, double within) {
+  // A point measured again (an estimate, then in full) counts with its latest value.
+  std::vector<Point> measured;
+  for (auto p = path.rbegin(); p != path.rend(); ++p) {
+    if (std::none_of(measured.begin(), measured.end(),
+                     [&](const Point& q) { return q.axis == p->axis && q.segment == p->segment; })) {
+      measured.push_back(*p);
+    }
+  }
+  std::reverse(measured.begin(), measured.end());
   std::stable_sort(measured.begin(), measured.end(),
                    [](const Point& x, const Point& y) { return x.time_s < y.time_s; });
   std::vector<Point> pool;

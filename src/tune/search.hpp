@@ -31,7 +31,11 @@
 // - Racing: SMGD asks for each measurement only to `threshold` x the best so far (a descent's
 //   or a variant walk's next point only to `noise` above its own best: worse, it just ends the
 //   walk or counts towards the patience); the measurement may stop early once it is clearly
-//   worse (relay tune: race_stops below) and return that estimate.
+//   worse (relay tune: race_stops below) and return that estimate. A descent's next point is
+//   also raced against a floor, `noise` below its own best: clearly better, it only says "go
+//   on", and its digits do not matter unless it ends as the descent's best -- then it is
+//   measured again, exactly (as is the final choice). On the way down a steep curve, most
+//   points are such clear gains.
 #pragma once
 
 #include <cstdint>
@@ -64,11 +68,19 @@ struct SearchResult {
 
 inline constexpr double kNoBound = std::numeric_limits<double>::infinity();
 
-/// Measures configuration (axis, segment index): returns its time and sets cost_s to the
-/// seconds the measurement took (for searches on synthetic curves, any consistent cost).
-/// bound_s: the caller needs the exact time only if it is below bound_s; the measurement may
-/// stop early and return an estimate above it (kNoBound: measure fully).
-using Measure = std::function<double(int axis, int segment, double bound_s, double& cost_s)>;
+/// What the caller of a measurement needs to know exactly: its time only if it lies between
+/// `below` and `above`. Outside, the measurement may stop early and return an estimate (above
+/// `above`, or below `below`). The default asks for the exact time.
+struct Race {
+  double above = kNoBound;  ///< SMGD: threshold x the best so far, or a descent's own best + noise
+  double below = 0;         ///< SMGD: a descent's own best - noise (a clear gain needs no digits)
+  bool model_above = false; ///< the model's shape puts it above `above` too (see race_stops)
+};
+
+/// Measures configuration (axis, segment index) under a race: returns its time and sets
+/// cost_s to the seconds the measurement took (for searches on synthetic curves, any
+/// consistent cost).
+using Measure = std::function<double(int axis, int segment, const Race& race, double& cost_s)>;
 /// The model's time of (axis, segment), free; negative or non-finite where it has none.
 using Predict = std::function<double(int axis, int segment)>;
 
@@ -98,22 +110,25 @@ SearchResult search_model_best(const std::vector<Axis>& axes, const Predict& pre
 SearchResult search_model_guided(const std::vector<Axis>& axes, const Predict& predict,
                                  const Measure& measure, const SearchOptions& options = {});
 
-/// The race rule of a measurement raced against bound_s (SMGD) that planned `planned` timed
-/// iterations: whether it stops after its first i (iterations[0..i)). Where the calls are so
-/// long that --min-time asks for no more than 3, the median rule below would measure them all;
-/// then it stops after the first once both samples it has -- the warm-up call and that
-/// iteration -- exceed the bound (at 8 MiB on the emulated cluster a call takes 0.3-0.9 s, and
-/// the scan of every algorithm at its slowest, largest segment was half of SMGD's measuring).
-/// Short calls are not judged by one: on shared memory the first 64 KiB broadcast after the
-/// warm-up ran 33 us where the mean of hundreds was 25 us. Otherwise it stops at a checkpoint
-/// (the first 16 iterations, then every 8th) once the median of 3 or more exceeds the bound.
-bool race_stops(const std::vector<double>& iterations, std::size_t i, double warm_s, double bound_s,
+/// The race rule of a measurement under `race` (SMGD) that planned `planned` timed iterations:
+/// whether it stops after its first i (iterations[0..i)). Where the calls are so long that
+/// --min-time asks for no more than 3, the median rule below would measure them all; then it
+/// stops after the first once both samples it has -- the warm-up call and that iteration --
+/// are above race.above (or both below race.below): at 8 MiB on the emulated cluster a call
+/// takes 0.3-0.9 s, and the scan of every algorithm at its slowest, largest segment was half
+/// of SMGD's measuring. Short calls are not judged by one: on shared memory the first 64 KiB
+/// broadcast after the warm-up ran 33 us where the mean of hundreds was 25 us -- unless the
+/// model is a third witness (race.model_above): then the warm-up and the first call above the
+/// bound stop it whatever the plan (that 64 KiB mpi broadcast has no model). Otherwise it
+/// stops at a checkpoint (the first 16 iterations, then every 8th) once the median of 3 or
+/// more is above race.above, or their mean below race.below (a slow call among them counts).
+bool race_stops(const std::vector<double>& iterations, std::size_t i, double warm_s, const Race& race,
                 std::size_t planned);
-/// The number of iterations a race against bound_s keeps: the first i at which race_stops,
-/// else all of them.
-std::size_t race_length(const std::vector<double>& iterations, double warm_s, double bound_s, std::size_t planned);
+/// The number of iterations a race keeps: the first i at which race_stops, else all of them.
+std::size_t race_length(const std::vector<double>& iterations, double warm_s, const Race& race, std::size_t planned);
 
-/// What a confirmation measures again, from the points a search measured: the `fastest` fastest
+/// What a confirmation measures again, from the points a search measured (a point measured
+/// twice with its latest value: an estimate, then in full): the `fastest` fastest
 /// distinct configurations, then the best of each other axis that came within `within` (x) of
 /// the fastest, best first, at most `fastest` of those. A search's fastest few are often
 /// neighbouring segments of one algorithm, measured back to back under the same conditions; a
@@ -122,6 +137,6 @@ struct ConfirmationPool {
   std::vector<Point> points;  ///< the fastest first, then the rivals
   int fastest = 0;            ///< how many of them are the fastest
 };
-ConfirmationPool confirmation_pool(std::vector<Point> measured, int fastest, double within = 1.25);
+ConfirmationPool confirmation_pool(std::vector<Point> path, int fastest, double within = 1.25);
 
 }  // namespace relay::tune

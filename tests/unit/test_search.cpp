@@ -19,13 +19,16 @@ std::vector<std::int64_t> segments(int n) {
 
 // A curve per algorithm over segment indices; the cost of a measurement grows as segments
 // shrink (more messages), as on a real machine. A raced measurement of a configuration
-// worse than the bound stops early: a third of the cost. bounds (if given) records the bounds.
+// worse than the race's bound (or better than its floor) stops early: a third of the cost.
+// bounds and floors (if given) record the races.
 relay::tune::Measure curves(const std::vector<std::vector<double>>& t, int* calls = nullptr,
-                            std::vector<double>* bounds = nullptr) {
-  return [t, calls, bounds](int a, int s, double bound, double& cost) {
+                            std::vector<double>* bounds = nullptr, std::vector<double>* floors = nullptr) {
+  return [t, calls, bounds, floors](int a, int s, const relay::tune::Race& race, double& cost) {
     if (calls != nullptr) ++*calls;
-    if (bounds != nullptr) bounds->push_back(bound);
-    cost = t[a][s] * (1.0 + 10.0 / (1 + s)) * (t[a][s] > bound ? 1.0 / 3 : 1.0);
+    if (bounds != nullptr) bounds->push_back(race.above);
+    if (floors != nullptr) floors->push_back(race.below);
+    const bool stopped = t[a][s] > race.above || t[a][s] < race.below;
+    cost = t[a][s] * (1.0 + 10.0 / (1 + s)) * (stopped ? 1.0 / 3 : 1.0);
     return t[a][s];
   };
 }
@@ -220,6 +223,14 @@ TEST(Search, ConfirmationPoolTakesTheFastestThenRivalAxesBest) {
   EXPECT_EQ(relay::tune::confirmation_pool(measured, 1).points.size(), 2u);
   EXPECT_EQ(relay::tune::confirmation_pool(measured, 3, 1.05).points.size(), 3u);
   EXPECT_TRUE(relay::tune::confirmation_pool({}, 3).points.empty());
+  // It counts with its latest value: an estimate (9.0) measured again in full (10.9) is not
+  // among the three fastest.
+  EXPECT_DOUBLE_EQ(pool.points[0].time_s, 10.1);
+  std::vector<Point> remeasured = measured;
+  remeasured.insert(remeasured.begin(), {0, 5, 9.0});
+  remeasured.push_back({0, 5, 10.9});
+  const auto latest = relay::tune::confirmation_pool(remeasured, 3);
+  for (int i = 0; i < latest.fastest; ++i) EXPECT_NE(latest.points[static_cast<std::size_t>(i)].segment, 5);
 }
 
 TEST(Search, SmgdScansInTheModelsOrderSoTheRaceBoundIsLowEarly) {
@@ -254,27 +265,27 @@ TEST(Search, RaceStopsAfterOneCallOnlyWhenTwoSamplesAgree) {
   const double inf = relay::tune::kNoBound;
   const std::vector<double> slow = {5, 5, 5};
   // Long calls (3 planned): the warm-up and the first iteration both above the bound stop it.
-  EXPECT_TRUE(race_stops(slow, 1, 5, 4, 3));
-  EXPECT_EQ(race_length(slow, 5, 4, 3), 1U);
+  EXPECT_TRUE(race_stops(slow, 1, 5, {4}, 3));
+  EXPECT_EQ(race_length(slow, 5, {4}, 3), 1U);
   // A fast warm-up (or a fast first call) is not enough evidence: the median rule, at 3.
-  EXPECT_FALSE(race_stops(slow, 1, 3, 4, 3));
-  EXPECT_FALSE(race_stops(slow, 2, 3, 4, 3));
-  EXPECT_EQ(race_length(slow, 3, 4, 3), 3U);
+  EXPECT_FALSE(race_stops(slow, 1, 3, {4}, 3));
+  EXPECT_FALSE(race_stops(slow, 2, 3, {4}, 3));
+  EXPECT_EQ(race_length(slow, 3, {4}, 3), 3U);
   // Short calls (more planned) are never judged by one: the median rule.
   const std::vector<double> slow5 = {5, 5, 5, 5, 5};
-  EXPECT_FALSE(race_stops(slow5, 1, 5, 4, 5));
-  EXPECT_EQ(race_length(slow5, 5, 4, 5), 3U);
+  EXPECT_FALSE(race_stops(slow5, 1, 5, {4}, 5));
+  EXPECT_EQ(race_length(slow5, 5, {4}, 5), 3U);
   const std::vector<double> one_slow = {9, 2, 2, 2, 2};
-  EXPECT_EQ(race_length(one_slow, 2, 4, 5), 5U);  // one slow call of five: measured in full
+  EXPECT_EQ(race_length(one_slow, 2, {4}, 5), 5U);  // one slow call of five: measured in full
   // No bound, or below it: never stops.
-  EXPECT_EQ(race_length(slow5, 5, inf, 5), slow5.size());
-  EXPECT_EQ(race_length(slow5, 5, 6, 5), slow5.size());
-  EXPECT_FALSE(race_stops(slow5, 0, 5, 4, 5));
-  EXPECT_FALSE(race_stops(slow5, 6, 5, 4, 5));
+  EXPECT_EQ(race_length(slow5, 5, {inf}, 5), slow5.size());
+  EXPECT_EQ(race_length(slow5, 5, {6}, 5), slow5.size());
+  EXPECT_FALSE(race_stops(slow5, 0, 5, {4}, 5));
+  EXPECT_FALSE(race_stops(slow5, 6, 5, {4}, 5));
   // Past 16 iterations the median is looked at every 8th only.
   std::vector<double> drift(40, 1.0);
   for (std::size_t i = 10; i < drift.size(); ++i) drift[i] = 3;
-  EXPECT_EQ(race_length(drift, 1, 2, 40), 24U);  // the median of 21 or more first exceeds 2 at 21; checked at 24
+  EXPECT_EQ(race_length(drift, 1, {2}, 40), 24U);  // the median of 21 or more first exceeds 2 at 21; checked at 24
 }
 
 TEST(Search, SmgdRacesADescentsNextPointAgainstItsOwnBest) {
@@ -284,7 +295,9 @@ TEST(Search, SmgdRacesADescentsNextPointAgainstItsOwnBest) {
   std::vector<double> bounds;
   const auto r = relay::tune::search_smgd(axes, curves(t, nullptr, &bounds));
   EXPECT_DOUBLE_EQ(r.best.time_s, 10);
-  ASSERT_EQ(r.path.size(), 7U);  // 17 15 13 10, then 11, 12 (patience 2) and 14 that ends it
+  // 17 15 13 10, then 11, 12 (patience 2) and 14 that ends it; then 10 again, exactly: it
+  // was a clear gain over 13, measured roughly.
+  ASSERT_EQ(r.path.size(), 8U);
   EXPECT_TRUE(std::isinf(bounds[0]));
   EXPECT_DOUBLE_EQ(bounds[1], 17 * 1.03);   // below 1.2 x 17: the descent's own best decides
   EXPECT_DOUBLE_EQ(bounds[4], 10 * 1.03);
@@ -307,4 +320,107 @@ TEST(Search, SmgdVariantWalkEndsOnAGainWithinTheNoise) {
   exact.noise = 0;
   const auto strict = relay::tune::search_smgd(axes, curves(t), exact);
   EXPECT_DOUBLE_EQ(strict.best.time_s, 9.6);
+}
+
+TEST(Search, RaceStopsBelowAFloorAsAboveABound) {
+  using relay::tune::Race;
+  using relay::tune::race_length;
+  using relay::tune::race_stops;
+  const double inf = relay::tune::kNoBound;
+  // Long calls: the warm-up and the first call both below the floor stop it; one of them
+  // above is not enough evidence.
+  const std::vector<double> fast = {2, 2, 2};
+  EXPECT_TRUE(race_stops(fast, 1, 2, Race{inf, 3}, 3));
+  EXPECT_FALSE(race_stops(fast, 1, 4, Race{inf, 3}, 3));
+  EXPECT_EQ(race_length(fast, 4, Race{inf, 3}, 3), 3U);
+  // Short calls: the median of 3.
+  const std::vector<double> fast5 = {2, 4, 2, 2, 2};
+  EXPECT_EQ(race_length(fast5, 2, Race{inf, 3}, 5), 3U);
+  // ... by their mean: one slow call among them counts (their median, 2, would stop it at 3).
+  const std::vector<double> one_slow = {2, 6, 2, 2, 2};
+  EXPECT_EQ(race_length(one_slow, 2, Race{inf, 3}, 5), 5U);
+  // Between the floor and the bound: measured in full.
+  EXPECT_EQ(race_length(fast5, 2, Race{5, 1}, 5), fast5.size());
+}
+
+TEST(Search, SmgdMeasuresAClearGainOnlyRoughlyAndItsChoiceExactly) {
+  // One algorithm falling steeply to its minimum 10 at index 3: the points on the way down are
+  // each clearly better than the best before them (raced against a floor: an estimate will
+  // do), the minimum is too, so it is measured again, exactly, when the descent ends.
+  const std::vector<std::vector<double>> t = {{13, 12, 11, 10, 20, 40, 80, 160}};
+  const std::vector<Axis> axes = {{"a", segments(8)}};
+  std::vector<double> bounds, floors;
+  const auto r = relay::tune::search_smgd(axes, curves(t, nullptr, &bounds, &floors));
+  EXPECT_DOUBLE_EQ(r.best.time_s, 10);
+  EXPECT_EQ(r.best.segment, 3);
+  EXPECT_EQ(r.experiments, 8);
+  // 160 (the scan: exact), 80 40 20 10 (floors at 0.97 x the best before), 11 12 13 (worse:
+  // raced), then 10 again with no floor.
+  ASSERT_EQ(floors.size(), 9U);
+  EXPECT_DOUBLE_EQ(floors[0], 0);
+  EXPECT_DOUBLE_EQ(floors[1], 160 * 0.97);
+  EXPECT_DOUBLE_EQ(floors[4], 20 * 0.97);
+  EXPECT_DOUBLE_EQ(floors[5], 10 * 0.97);
+  EXPECT_DOUBLE_EQ(floors[8], 0);
+  EXPECT_EQ(r.path.back().segment, 3);
+  // The floors make it cheaper than racing above a bound only.
+  double exact_all = 0;
+  for (int s = 0; s < 8; ++s) {
+    double c = 0;
+    curves(t)(0, s, {}, c);
+    exact_all += c;
+  }
+  EXPECT_LT(r.cost_s, exact_all);
+}
+
+TEST(Search, SmgdMeasuresAgainAnEstimateThatWouldBeTheChoice) {
+  // A measure whose rough estimates (stopped below a floor) read 20% low, as a lucky call can:
+  // index 3 (12) reads 9.6 and looks like the minimum; the descent ends on it, measures it
+  // again, exactly, and the choice is the real minimum, index 1, which the descent measured.
+  const std::vector<std::vector<double>> t = {{10.5, 10, 10.2, 12, 30}};
+  const std::vector<Axis> axes = {{"a", segments(5)}};
+  std::vector<int> calls(5, 0);
+  const relay::tune::Measure lucky = [&](int a, int s, const relay::tune::Race& race, double& cost) {
+    cost = 1;
+    ++calls[static_cast<std::size_t>(s)];
+    return t[a][s] < race.below ? 0.8 * t[a][s] : t[a][s];
+  };
+  const auto r = relay::tune::search_smgd(axes, lucky);
+  EXPECT_EQ(calls[3], 2);
+  EXPECT_EQ(r.best.segment, 1);
+  EXPECT_DOUBLE_EQ(r.best.time_s, 10);
+  EXPECT_EQ(r.experiments, 5);
+}
+
+TEST(Search, ModelIsAThirdWitnessForAOneCallRace) {
+  using relay::tune::Race;
+  using relay::tune::race_stops;
+  // Short calls (5 planned): the warm-up and the first call above the bound stop it only when
+  // the model puts it there too.
+  const std::vector<double> slow5 = {5, 5, 5, 5, 5};
+  EXPECT_FALSE(race_stops(slow5, 1, 5, Race{4}, 5));
+  EXPECT_TRUE(race_stops(slow5, 1, 5, Race{4, 0, true}, 5));
+  EXPECT_FALSE(race_stops(slow5, 1, 3, Race{4, 0, true}, 5));  // a fast warm-up disagrees
+  // SMGD asks it of the scan where the model's shape puts a point above the bound: axis 1 is
+  // predicted (and is) 3x axis 0; axis 2 is predicted like axis 0.
+  const std::vector<std::vector<double>> t = {{10, 11}, {30, 33}, {12, 13}};
+  const std::vector<std::vector<double>> model = {{20, 22}, {60, 66}, {20, 22}};
+  const std::vector<Axis> axes = {{"a", segments(2)}, {"b", segments(2)}, {"c", segments(2)}};
+  std::vector<std::pair<int, bool>> scans;
+  const relay::tune::Measure m = [&](int a, int s, const Race& race, double& cost) {
+    cost = 1;
+    if (s == 1) scans.emplace_back(a, race.model_above);
+    return t[a][s];
+  };
+  relay::tune::search_smgd(axes, m, {}, table(model));
+  ASSERT_EQ(scans.size(), 3U);
+  EXPECT_EQ(scans[0], std::make_pair(0, false));  // the first: no bound yet
+  EXPECT_EQ(scans[1], std::make_pair(2, false));
+  EXPECT_EQ(scans[2], std::make_pair(1, true));
+  scans.clear();
+  // No model: no witness. (And b, far behind, has its floor above the bound -- 0.97 x 33
+  // against 1.2 x 10: its next point, 30, is both; it is hopeless, above the bound, not an
+  // estimate to measure again when the descent ends -- once, that looped forever.)
+  relay::tune::search_smgd(axes, m);
+  for (const auto& [a, witness] : scans) EXPECT_FALSE(witness);
 }
