@@ -147,9 +147,10 @@ class Tuner {
 // table optimises what the benchmark shows (under oversubscription the two differ by up to 2x:
 // a descheduled rank stretches some iterations, more for some algorithms than others) -- and
 // its cost the wall time spent. Both are agreed over ranks, so every rank takes the same
-// search decisions. Under a race (SMGD) it stops as tune::race_stops says: where at most 3
-// iterations are planned, after the first if it and the warm-up are both above the race's
-// bound (or both below its floor); else once the median of 3 or more is.
+// search decisions. Under a race (SMGD) it stops as tune::race_stops says: after the first
+// iteration if it and the warm-up are both above the race's bound (where at most 3 are planned,
+// or the model puts it there too) or both below its floor (at most 3 planned); else once the
+// median of 3 or more is above the bound, or their mean below the floor.
 Measured Tuner::measure(const Axis& axis, std::int64_t segment, std::int64_t bytes, const tune::Race& race) {
   relay_bcast_options_t o;
   relay_bcast_options_init(&o);
