@@ -88,22 +88,12 @@ struct Measured {
   // Timed iterations before a race stops (tune::race_stops), all if none.
   std::size_t stop_after(const tune::Race& r) const { return tune::race_length(iterations, warm_s, r, planned); }
   // Whether this measurement answers a question under race r: a full one answers all; an
-  // early-stopped one the questions it settles (above a bound is above any lower one, below a
-  // floor below any higher one).
-  bool answers(const tune::Race& r) const {
-    return !partial || (time_s > race.above && time_s > r.above) || (time_s < race.below && time_s < r.below);
-  }
+  // early-stopped one the questions it settles (tune::race_settles).
+  bool answers(const tune::Race& r) const { return !partial || tune::race_settles(time_s, race, r); }
   // What a measurement raced under r reports and costs.
   double time_under(const tune::Race& r) const {
     const auto k = stop_after(r);
-    return k == iterations.size() ? time_s : estimate(k, r);
-  }
-  // The first k iterations' estimate, as the race judged them: the median above its bound,
-  // else (below its floor) the mean.
-  double estimate(std::size_t k, const tune::Race& r) const {
-    const std::vector<double> first(iterations.begin(), iterations.begin() + static_cast<long>(k));
-    const double median = measure::median(first);
-    return median > r.above ? median : std::accumulate(first.begin(), first.end(), 0.0) / static_cast<double>(k);
+    return k == iterations.size() ? time_s : tune::race_estimate(iterations, k, r);
   }
   double cost_under(const tune::Race& r) const {
     const auto k = static_cast<long>(stop_after(r));
@@ -235,7 +225,7 @@ Measured Tuner::measure(const Axis& axis, std::int64_t segment, std::int64_t byt
   m.setup_s = agreed.back();
   agreed.pop_back();
   m.walls = agreed;
-  m.time_s = m.partial ? m.estimate(m.iterations.size(), race)
+  m.time_s = m.partial ? tune::race_estimate(m.iterations, m.iterations.size(), race)
                        : std::accumulate(m.iterations.begin(), m.iterations.end(), 0.0) /
                              static_cast<double>(m.iterations.size());
   return m;

@@ -23,16 +23,14 @@ class Recorder {
   double operator()(int axis, int segment, const Race& race = {}) {
     const auto key = std::make_pair(axis, segment);
     auto it = seen_.find(key);
-    // An early-stopped value answers any question it settles: one above its race's bound is
-    // above any lower bound, one below its floor is below any higher floor.
-    if (it != seen_.end() && ((!it->second.above && !it->second.below) || (it->second.above && it->second.time > race.above) ||
-                              (it->second.below && it->second.time < race.below))) {
+    // An early-stopped value answers any question it settles (race_settles).
+    if (it != seen_.end() && (!it->second.partial() || race_settles(it->second.time, it->second.race, race))) {
       return it->second.time;
     }
     double cost = 0;
     const double t = measure_(axis, segment, race, cost);
     if (it == seen_.end()) ++result_.experiments;
-    seen_[key] = {t, t > race.above, t <= race.above && t < race.below};
+    seen_[key] = {t, race};
     result_.cost_s += cost;
     result_.path.push_back({axis, segment, t});
     result_.best = {-1, -1, kInf};
@@ -45,7 +43,7 @@ class Recorder {
   /// Whether (axis, segment) holds an estimate from a race stopped below its floor.
   bool below_floor(int axis, int segment) const {
     auto it = seen_.find({axis, segment});
-    return it != seen_.end() && it->second.below;
+    return it != seen_.end() && it->second.partial() && it->second.time <= it->second.race.above;
   }
   /// The axis' best measured point by the latest values (segment -1 if none).
   Point best_of(int axis) const {
@@ -59,8 +57,9 @@ class Recorder {
  private:
   struct Seen {
     double time;
-    bool above;  // stopped early above its race's bound: an estimate
-    bool below;  // stopped early below its race's floor (and not above its bound): an estimate
+    Race race;  // the race it was measured under
+    // Stopped early, above the race's bound or below its floor: an estimate.
+    bool partial() const { return time > race.above || time < race.below; }
   };
   const Measure& measure_;
   SearchResult& result_;
@@ -279,11 +278,23 @@ bool race_stops(const std::vector<double>& iterations, std::size_t i, double war
   }
   if (i < 3 || (i > 16 && i % 8 != 0)) return false;
   // Above a bound: the median, so that one slow call does not stop it. Below a floor: the
-  // mean, so that one slow call does (the estimate is then what a full measurement reports, a
-  // mean, not the median of a skewed few, which reads low and sets the next points' races).
+  // mean, so that one slow call does (race_estimate reports them the same way).
   const std::vector<double> first(iterations.begin(), iterations.begin() + static_cast<long>(i));
   return (above && measure::median(first) > race.above) ||
          (below && std::accumulate(first.begin(), first.end(), 0.0) / static_cast<double>(i) < race.below);
+}
+
+double race_estimate(const std::vector<double>& iterations, std::size_t k, const Race& race) {
+  // The mean below a floor is what a full measurement reports, not the median of a skewed
+  // few, which reads low and sets the next points' races.
+  const std::vector<double> first(iterations.begin(), iterations.begin() + static_cast<long>(k));
+  const double median = measure::median(first);
+  return median > race.above ? median : std::accumulate(first.begin(), first.end(), 0.0) / static_cast<double>(k);
+}
+
+bool race_settles(double t, const Race& ran, const Race& asked) {
+  if (t > ran.above) return t > asked.above;
+  return t < ran.below && t < asked.below;
 }
 
 std::size_t race_length(const std::vector<double>& iterations, double warm_s, const Race& race, std::size_t planned) {

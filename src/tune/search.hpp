@@ -126,6 +126,13 @@ bool race_stops(const std::vector<double>& iterations, std::size_t i, double war
                 std::size_t planned);
 /// The number of iterations a race keeps: the first i at which race_stops, else all of them.
 std::size_t race_length(const std::vector<double>& iterations, double warm_s, const Race& race, std::size_t planned);
+/// What a race stopped after its first k iterations reports, as race_stops judged them: their
+/// median where it is above race.above, else (below race.below) their mean.
+double race_estimate(const std::vector<double>& iterations, std::size_t k, const Race& race);
+/// Whether a time t that a race `ran` stopped early at also answers a question under race
+/// `asked`: above its bound it is above any lower one (hopeless, even where it is below the
+/// floor too); below its floor, below any higher floor.
+bool race_settles(double t, const Race& ran, const Race& asked);
 
 /// What a confirmation measures again, from the points a search measured (a point measured
 /// twice with its latest value: an estimate, then in full): the `fastest` fastest
