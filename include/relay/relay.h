@@ -49,7 +49,10 @@ typedef enum relay_status {
   RELAY_ERR_FANOUT = 9,    /**< fanout out of range */
   RELAY_ERR_WINDOW = 10,   /**< max_requests out of range */
   RELAY_ERR_OPTIONS = 11,  /**< malformed options or RELAY_* environment variable */
-  RELAY_ERR_MISMATCH = 12, /**< ranks passed different arguments (collective check) */
+  RELAY_ERR_MISMATCH = 12, /**< ranks passed different arguments (collective check), have
+                                different RELAY_* settings or tuning tables (first call on a
+                                communicator), or ran different schedules (a receive shorter
+                                than this rank's schedule expects: its data is wrong) */
   RELAY_ERR_REQUEST = 13,  /**< invalid request handle */
   RELAY_ERR_MPI = 14,      /**< an MPI call failed (needs MPI_ERRORS_RETURN to be seen) */
   RELAY_ERR_NOMEM = 15,    /**< out of memory */

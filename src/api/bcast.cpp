@@ -12,7 +12,7 @@
 #include "coll/bcast/bcast.hpp"
 #include "coll/bcast/select.hpp"
 #include "core/status.hpp"
-#include "exec/comm_state.hpp"
+#include "api/shared_state.hpp"
 #include "schedule/cache.hpp"
 
 namespace {
@@ -59,6 +59,10 @@ relay_status_t check_arguments(const char* fn, void* buffer, int count, MPI_Data
   if (auto st = relay::api::check_datatype(fn, 3, datatype, count, type); st != RELAY_SUCCESS) {
     return st;
   }
+  if (buffer == MPI_IN_PLACE) {  // a broadcast has one buffer: in place is all it can be
+    return fail(RELAY_ERR_BUFFER, "{}: argument 1 (buffer) is MPI_IN_PLACE, which a broadcast "
+                "does not take (pass the buffer itself on every rank)", fn);
+  }
   if (buffer == nullptr && count > 0 && type.size > 0 && type.true_lb == 0) {
     return fail(RELAY_ERR_BUFFER, "{}: argument 1 (buffer) is NULL but count = {} > 0", fn,
                 count);
@@ -103,6 +107,12 @@ relay_status_t start_bcast(const char* fn, void* buffer, int count, MPI_Datatype
                            int root, MPI_Comm comm, const relay_bcast_options_t* options,
                            relay_request* request) {
   relay::core::clear_last_error();
+  // The communicator's state first (collective on first use, with its configuration check):
+  // every rank with a usable communicator gets there, whatever its other arguments.
+  relay::exec::CommState* state = nullptr;
+  if (relay::api::usable_comm(comm)) {
+    if (auto st = relay::api::shared_state(fn, comm, &state); st != RELAY_SUCCESS) return st;
+  }
   BcastCall call;
   relay_status_t st =
       check_arguments(fn, buffer, count, datatype, root, comm, options, call);
@@ -111,12 +121,6 @@ relay_status_t start_bcast(const char* fn, void* buffer, int count, MPI_Datatype
       options != nullptr ? options->check : RELAY_CHECK_DEFAULT, call.env);
   if (collective_check && st != RELAY_ERR_COMM) st = agree(fn, comm, st, root, call);
   if (st != RELAY_SUCCESS) return st;
-
-  relay::exec::CommState* state = nullptr;
-  std::string error;
-  if (relay::exec::comm_state(comm, &state, error) != RELAY_SUCCESS) {
-    return fail(RELAY_ERR_MPI, "{}: {}", fn, error);
-  }
   const relay::coll::BcastConfig& c = call.config;
   if (relay::core::log_enabled()) {
     relay::core::log_line(fmt::format("{} bytes={} ranks={} root={} {}", fn, call.total_bytes,
@@ -140,9 +144,11 @@ relay_status_t start_bcast(const char* fn, void* buffer, int count, MPI_Datatype
   const relay::coll::BcastAlgorithm* algorithm = c.algorithm;
   auto program = bcast_cache().get(key, [&] { return algorithm->build(shape, call.rank); });
   request->kind = relay_request::Kind::schedule;
-  if (request->executor.start(std::move(program), call.base, state->comm, state->next_tag(),
-                              c.policy, c.max_requests) != RELAY_SUCCESS) {
-    return fail(RELAY_ERR_MPI, "{}: {}", fn, request->executor.error());
+  if (const relay_status_t started = request->executor.start(
+          std::move(program), call.base, state->comm, state->next_tag(),
+                              c.policy, c.max_requests);
+      started != RELAY_SUCCESS) {
+    return fail(started, "{}: {}", fn, request->executor.error());
   }
   return RELAY_SUCCESS;
 }

@@ -53,6 +53,15 @@ relay_status_t check_comm(const char* fn, int position, MPI_Comm comm, int& size
   return RELAY_SUCCESS;
 }
 
+bool usable_comm(MPI_Comm comm) {
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (!initialized || finalized || comm == MPI_COMM_NULL) return false;
+  int inter = 0;
+  return MPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && inter == 0;
+}
+
 relay_status_t check_op(const char* fn, int position, MPI_Op op, bool& commutative) {
   if (op == MPI_OP_NULL) {
     return fail(RELAY_ERR_OP, "{}: argument {} (op) is MPI_OP_NULL", fn, position);

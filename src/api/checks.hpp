@@ -28,6 +28,9 @@ relay_status_t check_datatype(const char* function, int position, MPI_Datatype d
 relay_status_t check_comm(const char* function, int position, MPI_Comm comm, int& size,
                           int& rank);
 
+/// MPI is running and comm is a valid intra-communicator: relay may call MPI on it.
+bool usable_comm(MPI_Comm comm);
+
 /// Not MPI_OP_NULL and valid (argument `position`); sets commutative.
 relay_status_t check_op(const char* function, int position, MPI_Op op, bool& commutative);
 

@@ -30,7 +30,7 @@
 #include "coll/reduction/reduction.hpp"
 #include "coll/reduction/select.hpp"
 #include "core/status.hpp"
-#include "exec/comm_state.hpp"
+#include "api/shared_state.hpp"
 #include "schedule/cache.hpp"
 
 namespace {
@@ -455,18 +455,18 @@ char* prepare_accumulator(const Args& a, const Call& call,
 
 relay_status_t start(const char* fn, const Args& a, relay_request* request) {
   relay::core::clear_last_error();
+  // The communicator's state first (collective on first use, with its configuration check):
+  // every rank with a usable communicator gets there, whatever its other arguments.
+  relay::exec::CommState* state = nullptr;
+  if (relay::api::usable_comm(a.comm)) {
+    if (auto st = relay::api::shared_state(fn, a.comm, &state); st != RELAY_SUCCESS) return st;
+  }
   Call call;
   relay_status_t st = check_arguments(fn, a, call);
   const bool collective_check = relay::api::wants_collective_check(
       a.options != nullptr ? a.options->check : RELAY_CHECK_DEFAULT, call.env);
   if (collective_check && st != RELAY_ERR_COMM) st = agree(fn, a, st, call);
   if (st != RELAY_SUCCESS) return st;
-
-  relay::exec::CommState* state = nullptr;
-  std::string error;
-  if (relay::exec::comm_state(a.comm, &state, error) != RELAY_SUCCESS) {
-    return fail(RELAY_ERR_MPI, "{}: {}", fn, error);
-  }
   const relay::coll::CollConfig& c = call.config;
   if (relay::core::log_enabled()) {
     relay::core::log_line(fmt::format("{} bytes={} ranks={} root={} commutative={} {}", fn,
@@ -504,9 +504,11 @@ relay_status_t start(const char* fn, const Args& a, relay_request* request) {
     combiner.datatype = MPI_BYTE;
   }
   request->kind = relay_request::Kind::schedule;
-  if (request->executor.start(std::move(program), accumulator, state->comm, state->next_tag(),
-                              c.policy, c.max_requests, combiner) != RELAY_SUCCESS) {
-    return fail(RELAY_ERR_MPI, "{}: {}", fn, request->executor.error());
+  if (const relay_status_t started = request->executor.start(
+          std::move(program), accumulator, state->comm, state->next_tag(),
+                              c.policy, c.max_requests, combiner);
+      started != RELAY_SUCCESS) {
+    return fail(started, "{}: {}", fn, request->executor.error());
   }
   return RELAY_SUCCESS;
 }

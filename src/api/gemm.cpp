@@ -10,6 +10,7 @@
 #include "core/status.hpp"
 #include "gemm/gemm.hpp"
 #include "gemm/grid.hpp"
+#include "layout/descriptor.hpp"
 
 using relay::core::fail;
 
@@ -114,11 +115,33 @@ relay_status_t relay_gemm(char transa, char transb, long long m, long long n, lo
   relay_status_t option_status = relay::gemm::resolve_options(options, resolved, option_error);
   const bool bad_type = datatype != MPI_FLOAT && datatype != MPI_DOUBLE &&
                         datatype != MPI_C_FLOAT_COMPLEX && datatype != MPI_C_DOUBLE_COMPLEX;
+  // Beyond PBLAS, which dereferences them: a process that stores part of a matrix must pass
+  // its local array (the first argument, in PDGEMM's order, that is NULL there).
+  const char* null_array = nullptr;
+  int null_position = 0;
+  if (local == 0) {
+    const struct { const void* data; const relay::layout::Descriptor& desc; const char* name;
+                   int position; bool used; } arrays[3] = {
+        {a, p.desca, "A", 7, m > 0 && n > 0 && k > 0},
+        {b, p.descb, "B", 11, m > 0 && n > 0 && k > 0},
+        {c, p.descc, "C", 16, m > 0 && n > 0}};
+    for (const auto& x : arrays) {
+      const std::int64_t stored =
+          relay::layout::local_rows(x.desc, grid->shape, grid->me.row) *
+          relay::layout::local_cols(x.desc, grid->shape, grid->me.col);
+      if (x.data == nullptr && x.used && stored > 0) {
+        null_array = x.name;
+        null_position = x.position;
+        break;
+      }
+    }
+  }
   // One agreement covers everything a rank may see differently: PBLAS INFO, options
-  // (environment variables can differ between ranks) and the datatype.
-  int local_flags[2] = {bad_type ? 1 : 0, option_status != RELAY_SUCCESS ? 1 : 0};
-  int any_flags[2] = {0, 0};
-  MPI_Allreduce(local_flags, any_flags, 2, MPI_INT, MPI_MAX, grid->comm);
+  // (environment variables can differ between ranks), the datatype and the arrays.
+  int local_flags[3] = {bad_type ? 1 : 0, option_status != RELAY_SUCCESS ? 1 : 0,
+                        null_array != nullptr ? 1 : 0};
+  int any_flags[3] = {0, 0, 0};
+  MPI_Allreduce(local_flags, any_flags, 3, MPI_INT, MPI_MAX, grid->comm);
   const int agreed = relay::gemm::agree_on_info(local, *grid);
   if (agreed != 0) {
     if (info) *info = agreed;
@@ -139,6 +162,22 @@ relay_status_t relay_gemm(char transa, char transb, long long m, long long n, lo
     return fail(RELAY_ERR_OPTIONS, "relay_gemm: {}",
                 option_status != RELAY_SUCCESS ? option_error
                                                : "invalid options on another process");
+  }
+  if (any_flags[2]) {
+    if (null_array == nullptr) {
+      return fail(RELAY_ERR_BUFFER, "relay_gemm: a matrix's local array is NULL on another "
+                  "process of the grid");
+    }
+    return fail(RELAY_ERR_BUFFER, "relay_gemm: argument {} ({}) is NULL on process ({}, {}), "
+                "which stores part of {}", null_position, null_array, grid->me.row,
+                grid->me.col, null_array);
+  }
+  if (!relay::gemm::agree_on_fingerprint(relay::gemm::problem_fingerprint(p, resolved), *grid)) {
+    return fail(RELAY_ERR_MISMATCH,
+                "relay_gemm: the processes of the grid passed different arguments (TRANSA, "
+                "TRANSB, M, N, K, ALPHA, BETA, offsets, a descriptor other than LLD_, or "
+                "options), each valid on its own: every process must describe the same "
+                "multiplication");
   }
   relay_gemm_stats_t local_stats;
   std::string error;

@@ -78,8 +78,8 @@ relay_status_t relay_request_finish(relay_request* request, const char* fn) {
     request->mpi_done = true;
     return RELAY_SUCCESS;
   }
-  if (request->executor.wait() != RELAY_SUCCESS) {
-    return fail(RELAY_ERR_MPI, "{}: {}", fn, request->executor.error());
+  if (const relay_status_t st = request->executor.wait(); st != RELAY_SUCCESS) {
+    return fail(st, "{}: {}", fn, request->executor.error());
   }
   request->finish_locally();
   return RELAY_SUCCESS;
@@ -103,8 +103,8 @@ relay_status_t advance(relay_request* request, bool& done, const char* fn) {
     done = request->mpi_done;
     return RELAY_SUCCESS;
   }
-  if (request->executor.progress(done) != RELAY_SUCCESS) {
-    return fail(RELAY_ERR_MPI, "{}: {}", fn, request->executor.error());
+  if (const relay_status_t st = request->executor.progress(done); st != RELAY_SUCCESS) {
+    return fail(st, "{}: {}", fn, request->executor.error());
   }
   if (done) request->finish_locally();
   return RELAY_SUCCESS;
@@ -124,7 +124,13 @@ relay_status_t relay_test(relay_request_t* request, int* flag) {
     return RELAY_SUCCESS;
   }
   bool done = false;
-  if (auto st = advance(*request, done, "relay_test"); st != RELAY_SUCCESS) return st;
+  const relay_status_t st = advance(*request, done, "relay_test");
+  if (st == RELAY_ERR_MISMATCH) {  // complete, with wrong data: nothing left to wait for
+    delete *request;
+    *request = RELAY_REQUEST_NULL;
+    *flag = 1;
+  }
+  if (st != RELAY_SUCCESS) return st;
   if (done) {
     delete *request;
     *request = RELAY_REQUEST_NULL;
@@ -137,10 +143,10 @@ relay_status_t relay_wait(relay_request_t* request) {
   if (request == nullptr) return fail(RELAY_ERR_REQUEST, "relay_wait: argument 1 is NULL");
   if (*request == RELAY_REQUEST_NULL) return RELAY_SUCCESS;
   const relay_status_t st = relay_request_finish(*request, "relay_wait");
-  if (st != RELAY_SUCCESS) return st;
-  delete *request;
+  if (st != RELAY_SUCCESS && st != RELAY_ERR_MISMATCH) return st;
+  delete *request;  // a mismatch completed the operation: the request is spent either way
   *request = RELAY_REQUEST_NULL;
-  return RELAY_SUCCESS;
+  return st;
 }
 
 relay_status_t relay_progress(relay_request_t request) {

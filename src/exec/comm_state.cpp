@@ -25,7 +25,8 @@ int CommState::next_tag() {
   return 1 + static_cast<int>(next_sequence++ % 30000u);
 }
 
-relay_status_t comm_state(MPI_Comm user_comm, CommState** state, std::string& error) {
+relay_status_t comm_state(MPI_Comm user_comm, CommState** state, std::string& error,
+                          const OnCreate& on_create) {
   void* value = nullptr;
   if (auto st = states().get(user_comm, &value, error); st != RELAY_SUCCESS) return st;
   if (value != nullptr) {
@@ -40,6 +41,13 @@ relay_status_t comm_state(MPI_Comm user_comm, CommState** state, std::string& er
   }
   MPI_Comm_size(s->comm, &s->size);
   MPI_Comm_rank(s->comm, &s->rank);
+  if (on_create) {
+    if (auto st = on_create(s->comm); st != RELAY_SUCCESS) {
+      MPI_Comm_free(&s->comm);
+      delete s;
+      return st;
+    }
+  }
   if (auto st = states().set(user_comm, s, error); st != RELAY_SUCCESS) return st;
   *state = s;
   return RELAY_SUCCESS;

@@ -8,6 +8,7 @@
 
 #include <mpi.h>
 
+#include <functional>
 #include <string>
 
 #include "relay/relay.h"
@@ -23,7 +24,12 @@ struct CommState {
   int next_tag();
 };
 
+/// Runs on every rank when a state is created, over its new duplicate; a failure (reported
+/// through relay_last_error()) leaves no state behind, so the next call tries again.
+using OnCreate = std::function<relay_status_t(MPI_Comm duplicate)>;
+
 /// The state of `user_comm`, created on first use. Collective on first use only.
-relay_status_t comm_state(MPI_Comm user_comm, CommState** state, std::string& error);
+relay_status_t comm_state(MPI_Comm user_comm, CommState** state, std::string& error,
+                          const OnCreate& on_create = nullptr);
 
 }  // namespace relay::exec

@@ -5,48 +5,66 @@
 #include <ctime>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "core/units.hpp"
 
 namespace relay::exec {
 
 namespace {
 
-// RELAY_IDLE_SLEEP_US: when set (> 0), a rank waiting for messages polls and sleeps this long
-// between polls instead of spinning inside MPI. On machines where ranks share cores with the
-// kernel's packet processing (the emulated cluster: 8 ranks and all TCP traffic on 2 CPUs),
-// spinning ranks starve the network; 0 (the default) leaves waiting to MPI.
-long idle_sleep_ns() {
-  static const long ns = [] {
-    const char* v = std::getenv("RELAY_IDLE_SLEEP_US");
-    if (v == nullptr || *v == '\0') return 0L;
-    const auto us = core::parse_integer(v, 0, 1000000);
-    return us ? static_cast<long>(*us) * 1000L : 0L;
-  }();
-  return ns;
-}
+// The executor's two pacing knobs, read once per process. A value that does not parse is an
+// error of every call (in start), never a silent default.
+struct Pacing {
+  long idle_sleep_ns = 0;
+  std::int64_t peer_bytes_limit = 64 * 1024;
+  std::string error;  // why a variable was refused; empty when both are usable
+};
 
-// RELAY_PEER_BYTES_IN_FLIGHT: the byte budget of sends in flight to one peer (see
-// executor.hpp); a whole number of bytes or a size like 64KiB, 0 = one message at a time.
-std::int64_t peer_bytes_limit() {
-  static const std::int64_t n = [] {
-    const char* v = std::getenv("RELAY_PEER_BYTES_IN_FLIGHT");
-    constexpr std::int64_t kDefault = 64 * 1024;
-    if (v == nullptr || *v == '\0') return kDefault;
-    const auto parsed = core::parse_bytes(v);
-    return parsed ? static_cast<std::int64_t>(*parsed) : kDefault;
+const Pacing& pacing() {
+  static const Pacing p = [] {
+    Pacing r;
+    // RELAY_IDLE_SLEEP_US: when set (> 0), a rank waiting for messages polls and sleeps this
+    // long between polls instead of spinning inside MPI. On machines where ranks share cores
+    // with the kernel's packet processing (the emulated cluster: 8 ranks and all TCP traffic
+    // on 2 CPUs), spinning ranks starve the network; 0 (the default) leaves waiting to MPI.
+    if (const char* v = std::getenv("RELAY_IDLE_SLEEP_US"); v != nullptr && *v != '\0') {
+      const auto us = core::parse_integer(v, 0, 1000000);
+      if (us) {
+        r.idle_sleep_ns = static_cast<long>(*us) * 1000L;
+      } else {
+        r.error = fmt::format("RELAY_IDLE_SLEEP_US='{}' is not a whole number of microseconds "
+                              "in [0, 1000000]", v);
+      }
+    }
+    // RELAY_PEER_BYTES_IN_FLIGHT: the byte budget of sends in flight to one peer (see
+    // executor.hpp); a whole number of bytes or a size like 64KiB, 0 = one message at a time.
+    if (const char* v = std::getenv("RELAY_PEER_BYTES_IN_FLIGHT"); v != nullptr && *v != '\0') {
+      const auto bytes = core::parse_bytes(v);
+      if (bytes && *bytes >= 0) {
+        r.peer_bytes_limit = static_cast<std::int64_t>(*bytes);
+      } else if (r.error.empty()) {
+        r.error = fmt::format("RELAY_PEER_BYTES_IN_FLIGHT='{}' is not a size in bytes (65536, "
+                              "64KiB, 0)", v);
+      }
+    }
+    return r;
   }();
-  return n;
+  return p;
 }
 
 void idle_sleep() {
-  timespec t{0, idle_sleep_ns()};
+  const long ns = pacing().idle_sleep_ns;  // nanosleep takes nanoseconds below one second only
+  timespec t{static_cast<time_t>(ns / 1000000000L), ns % 1000000000L};
   nanosleep(&t, nullptr);
 }
 
 }  // namespace
 
+const std::string& pacing_error() { return pacing().error; }
+
 void idle_pause() {
-  if (idle_sleep_ns() > 0) idle_sleep();
+  if (pacing().idle_sleep_ns > 0) idle_sleep();
 }
 
 using schedule::Step;
@@ -64,6 +82,12 @@ relay_status_t Executor::start(std::shared_ptr<const schedule::RankProgram> prog
                                char* buffer, MPI_Comm comm, int tag, Policy policy,
                                int window, const Combiner& combiner) {
   program_ = std::move(program);
+  error_.clear();
+  if (!pacing().error.empty()) {
+    error_ = pacing().error;
+    cursor_ = 0;
+    return RELAY_ERR_OPTIONS;
+  }
   combiner_ = combiner;
   buffer_ = buffer;
   comm_ = comm;
@@ -75,6 +99,7 @@ relay_status_t Executor::start(std::shared_ptr<const schedule::RankProgram> prog
   requests_.assign(slots, MPI_REQUEST_NULL);
   slot_step_.assign(slots, -1);
   completed_.assign(slots, 0);
+  statuses_.resize(static_cast<std::size_t>(slots));
   free_recv_slots_.clear();
   free_send_slots_.clear();
   free_recv_slots_.reserve(window_);
@@ -86,12 +111,13 @@ relay_status_t Executor::start(std::shared_ptr<const schedule::RankProgram> prog
   int comm_size = 1;
   MPI_Comm_size(comm_, &comm_size);
   peer_bytes_.assign(static_cast<std::size_t>(comm_size), 0);
-  peer_bytes_limit_ = peer_bytes_limit();
+  peer_bytes_limit_ = pacing().peer_bytes_limit;
   first_slot_ = recvs == 0 ? window_ : 0;
   end_slot_ = program_->send_steps.empty() ? window_ : slots;
   recvs_posted_ = recv_prefix_ = sends_started_ = sends_done_ = cursor_ = 0;
   send_prefix_ = combines_done_ = 0;
   cursor_send_active_ = false;
+  mismatch_ = false;
   error_.clear();
   return post_receives();
 }
@@ -140,8 +166,9 @@ relay_status_t Executor::start_sends() {
   return RELAY_SUCCESS;
 }
 
-relay_status_t Executor::complete_slot(int slot) {
+void Executor::complete_slot(int slot, const MPI_Status& status) {
   if (slot < window_) {
+    check_received(slot_step_[slot], status);
     recv_done_[slot_step_[slot]] = 1;
     while (recv_prefix_ < program_->recv_count() && recv_done_[recv_prefix_]) ++recv_prefix_;
     free_recv_slots_.push_back(slot);
@@ -154,7 +181,29 @@ relay_status_t Executor::complete_slot(int slot) {
   }
   slot_step_[slot] = -1;
   requests_[slot] = MPI_REQUEST_NULL;
-  return RELAY_SUCCESS;
+}
+
+// A longer message than the step expects cannot arrive (MPI reports truncation); a shorter one
+// is silent in MPI and would leave stale bytes in the buffer.
+void Executor::check_received(std::int32_t ordinal, const MPI_Status& status) {
+  if (mismatch_) return;  // the first one is the one to report
+  const schedule::RankProgram& p = *program_;
+  const Step& s = p.steps[p.recv_steps[ordinal]];
+  int received = 0;
+  MPI_Get_count(&status, MPI_BYTE, &received);
+  if (received == s.bytes) return;
+  mismatch_ = true;
+  int rank = 0;
+  MPI_Comm_rank(comm_, &rank);
+  error_ = fmt::format("rank {} received {} bytes from rank {} where its schedule expects {} "
+                       "(receive {} of {}): the ranks ran different schedules -- a different "
+                       "segment size, algorithm, fanout, root or tuning table on some rank "
+                       "(RELAY_CHECK=collective finds this before any data moves)",
+                       rank, received, s.peer, s.bytes, ordinal + 1, p.recv_count());
+}
+
+relay_status_t Executor::finished() {
+  return mismatch_ ? RELAY_ERR_MISMATCH : RELAY_SUCCESS;
 }
 
 void Executor::send_completed(std::int32_t ordinal) {
@@ -230,11 +279,12 @@ relay_status_t Executor::blocking_step(bool may_block, bool& advanced) {
       return RELAY_ERR_INTERNAL;
     }
     int flag = 1;
-    const int rc = may_block ? MPI_Wait(&requests_[slot], MPI_STATUS_IGNORE)
-                             : MPI_Test(&requests_[slot], &flag, MPI_STATUS_IGNORE);
+    MPI_Status& status = statuses_[0];
+    const int rc = may_block ? MPI_Wait(&requests_[slot], &status)
+                             : MPI_Test(&requests_[slot], &flag, &status);
     if (rc != MPI_SUCCESS) return mpi_failed(rc, may_block ? "MPI_Wait" : "MPI_Test");
     if (!flag) return RELAY_SUCCESS;
-    complete_slot(slot);
+    complete_slot(slot, status);
     if (auto st = post_receives(); st != RELAY_SUCCESS) return st;
   } else if (may_block && !cursor_send_active_) {
     const int rc = MPI_Send(buffer_ + s.offset, static_cast<int>(s.bytes), MPI_BYTE, s.peer,
@@ -271,28 +321,30 @@ relay_status_t Executor::progress(bool& done_now) {
       if (auto st = blocking_step(false, advanced); st != RELAY_SUCCESS) return st;
     }
     done_now = done();
-    return RELAY_SUCCESS;
+    return done_now ? finished() : RELAY_SUCCESS;
   }
   if (auto st = local_steps(); st != RELAY_SUCCESS) return st;
   if (!done()) {
     int count = 0;
     const int rc = MPI_Testsome(end_slot_ - first_slot_, requests_.data() + first_slot_, &count,
-                                completed_.data(), MPI_STATUSES_IGNORE);
+                                completed_.data(), statuses_.data());
     if (rc != MPI_SUCCESS) return mpi_failed(rc, "MPI_Testsome");
-    for (int i = 0; i < count && count != MPI_UNDEFINED; ++i) complete_slot(first_slot_ + completed_[i]);
+    for (int i = 0; i < count && count != MPI_UNDEFINED; ++i) {
+      complete_slot(first_slot_ + completed_[i], statuses_[i]);
+    }
     if (auto st = local_steps(); st != RELAY_SUCCESS) return st;
   }
   done_now = done();
-  return RELAY_SUCCESS;
+  return done_now ? finished() : RELAY_SUCCESS;
 }
 
 relay_status_t Executor::wait() {
-  if (idle_sleep_ns() > 0) {
+  if (pacing().idle_sleep_ns > 0) {
     for (;;) {
       bool now_done = false;
       const std::int64_t before = events();
       if (auto st = progress(now_done); st != RELAY_SUCCESS) return st;
-      if (now_done) return RELAY_SUCCESS;
+      if (now_done) return finished();
       if (events() == before) idle_sleep();
     }
   }
@@ -301,20 +353,20 @@ relay_status_t Executor::wait() {
     while (!done()) {
       if (auto st = blocking_step(true, advanced); st != RELAY_SUCCESS) return st;
     }
-    return RELAY_SUCCESS;
+    return finished();
   }
   for (;;) {
     if (auto st = local_steps(); st != RELAY_SUCCESS) return st;
-    if (done()) return RELAY_SUCCESS;
+    if (done()) return finished();
     int count = 0;
     const int rc = MPI_Waitsome(end_slot_ - first_slot_, requests_.data() + first_slot_, &count,
-                                completed_.data(), MPI_STATUSES_IGNORE);
+                                completed_.data(), statuses_.data());
     if (rc != MPI_SUCCESS) return mpi_failed(rc, "MPI_Waitsome");
     if (count == MPI_UNDEFINED) {
       error_ = "executor: nothing in flight but the program is not complete";
       return RELAY_ERR_INTERNAL;
     }
-    for (int i = 0; i < count; ++i) complete_slot(first_slot_ + completed_[i]);
+    for (int i = 0; i < count; ++i) complete_slot(first_slot_ + completed_[i], statuses_[i]);
   }
 }
 

@@ -31,6 +31,10 @@ enum class Policy { blocking, nonblocking };
 /// a rank waiting for messages does between polls that found nothing to do.
 void idle_pause();
 
+/// Why RELAY_IDLE_SLEEP_US or RELAY_PEER_BYTES_IN_FLIGHT cannot be used (empty when both can):
+/// Executor::start then fails with RELAY_ERR_OPTIONS.
+const std::string& pacing_error();
+
 /// What combine steps need: the operation, its datatype (elem_bytes each, contiguous) and the
 /// scratch memory (program.scratch_bytes) that receives of operands land in. MPI_REPLACE (which
 /// MPI_Reduce_local does not take) makes a combine a plain copy of the received bytes.
@@ -45,6 +49,12 @@ class Executor {
  public:
   /// Starts running `program` over `buffer` on `comm` with message tag `tag`. On error returns
   /// RELAY_ERR_MPI and leaves a description in error().
+  ///
+  /// Every receive's size is checked against its step: a message shorter than the schedule
+  /// expects means the sender ran another schedule (a different segment size, algorithm or
+  /// tuning table on that rank). The program still runs to its end -- returning early would
+  /// leave MPI requests writing into the caller's memory -- and then wait()/progress() return
+  /// RELAY_ERR_MISMATCH naming the first such receive, never success over wrong data.
   relay_status_t start(std::shared_ptr<const schedule::RankProgram> program, char* buffer,
                        MPI_Comm comm, int tag, Policy policy, int window,
                        const Combiner& combiner = Combiner{});
@@ -72,7 +82,9 @@ class Executor {
            step.needs_sends <= send_prefix_;
   }
   void send_completed(std::int32_t ordinal);
-  relay_status_t complete_slot(int slot);
+  void complete_slot(int slot, const MPI_Status& status);
+  void check_received(std::int32_t ordinal, const MPI_Status& status);
+  relay_status_t finished();  // the status of a program that ran to its end
   relay_status_t blocking_step(bool may_block, bool& advanced);
   relay_status_t mpi_failed(int code, const char* call);
 
@@ -94,6 +106,7 @@ class Executor {
   std::vector<std::int32_t> free_recv_slots_;
   std::vector<std::int32_t> free_send_slots_;
   std::vector<int> completed_;              // scratch for MPI_Waitsome / MPI_Testsome
+  std::vector<MPI_Status> statuses_;        // their statuses: receives' sizes are checked
   std::vector<std::int8_t> recv_done_;      // per receive ordinal
   std::vector<std::int8_t> send_done_;      // per send ordinal
   // Bytes in flight per peer. A send to a peer starts when nothing is in flight to it or when
@@ -119,6 +132,7 @@ class Executor {
   std::int32_t combines_done_ = 0;  // combines run in program order
   std::int32_t cursor_ = 0;         // blocking: first step not yet completed
   bool cursor_send_active_ = false; // blocking: the cursor's send is in flight
+  bool mismatch_ = false;           // a receive got another size than its step: error_ says
   std::string error_;
 };
 

@@ -3,6 +3,7 @@
 #include <climits>
 #include <cstdlib>
 
+#include "core/fingerprint.hpp"
 #include "core/status.hpp"
 #include "core/units.hpp"
 #include "gemm/gemm.hpp"
@@ -77,6 +78,49 @@ int agree_on_info(int info, const relay_grid& grid) {
   // MPI_MINLOC on (rank, INFO) keeps the INFO that goes with the smallest rank.
   MPI_Allreduce(pair, best, 1, MPI_2INT, MPI_MINLOC, grid.comm);
   return best[0] == INT_MAX ? 0 : best[1];
+}
+
+namespace {
+
+void add(core::Fingerprint& f, const layout::Descriptor& d) {
+  for (std::int64_t v : {d.dtype, d.m, d.n, d.imb, d.inb, d.mb, d.nb, d.rsrc, d.csrc}) f.add(v);
+}
+
+}  // namespace
+
+std::uint64_t problem_fingerprint(const Problem& p, const Options& o) {
+  core::Fingerprint f;
+  for (std::int64_t v : {static_cast<std::int64_t>(p.opa), static_cast<std::int64_t>(p.opb),
+                         p.m, p.n, p.k, p.ia, p.ja, p.ib, p.jb, p.ic, p.jc}) {
+    f.add(v);
+  }
+  add(f, p.desca);
+  add(f, p.descb);
+  add(f, p.descc);
+  int type_size = 0;
+  MPI_Type_size(p.type, &type_size);
+  f.add(std::int64_t{type_size});
+  if (type_size > 0 && type_size <= 16) {  // the four GEMM types; others fail their own check
+    if (p.alpha != nullptr) f.add_bytes(p.alpha, static_cast<std::size_t>(type_size));
+    if (p.beta != nullptr) f.add_bytes(p.beta, static_cast<std::size_t>(type_size));
+  }
+  for (std::int64_t v : {o.panel_width, static_cast<std::int64_t>(o.lookahead),
+                         static_cast<std::int64_t>(o.pieces),
+                         static_cast<std::int64_t>(o.bcast.algorithm),
+                         static_cast<std::int64_t>(o.bcast.segment_bytes),
+                         static_cast<std::int64_t>(o.bcast.fanout)}) {
+    f.add(v);
+  }
+  return f.value();
+}
+
+bool agree_on_fingerprint(std::uint64_t fingerprint, const relay_grid& grid) {
+  const long long hi = static_cast<long long>(fingerprint >> 32);
+  const long long lo = static_cast<long long>(fingerprint & 0xffffffffu);
+  const long long in[4] = {hi, lo, -hi, -lo};
+  long long out[4] = {};
+  MPI_Allreduce(in, out, 4, MPI_LONG_LONG, MPI_MAX, grid.comm);
+  return out[0] == -out[2] && out[1] == -out[3];
 }
 
 relay_status_t resolve_options(const relay_gemm_options_t* given, Options& out,

@@ -59,6 +59,16 @@ struct Options {
   int pieces = 0;  ///< 0 = default
 };
 
+/// A hash of everything that must be equal on every process of the grid for SUMMA to run the
+/// same steps everywhere: the operation, sizes, offsets, the global part of each descriptor
+/// (not LLD, which is each process's own), the scalars' values and the resolved options.
+/// PBLAS's INFO agreement cannot see a TRANSA or a descriptor that is valid on each process
+/// but differs between them: the grid then waits forever for panels that never come.
+std::uint64_t problem_fingerprint(const Problem& p, const Options& options);
+
+/// Whether every process of the grid computed the same fingerprint (one allreduce).
+bool agree_on_fingerprint(std::uint64_t fingerprint, const relay_grid& grid);
+
 /// Fills defaults and applies RELAY_GEMM_PANEL_WIDTH / _LOOKAHEAD / _PIECES. Not collective.
 relay_status_t resolve_options(const relay_gemm_options_t* given, Options& out,
                                std::string& error);

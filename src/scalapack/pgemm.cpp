@@ -110,6 +110,16 @@ void pgemm(const char* routine, MPI_Datatype type, const char* transa, const cha
     relay::core::log_line(fmt::format("relay {}: {}x{}x{} trans={}{} grid {}x{} (relay's p?gemm)",
                                       routine, *m, *n, *k, p.transa, p.transb, nprow, npcol));
   }
+  // PBLAS's INFO agreement cannot see arguments that are valid on each process but differ
+  // between them (TRANSA, a descriptor): ScaLAPACK's own pdgemm_ then hangs; relay stops.
+  if (!relay::gemm::agree_on_fingerprint(relay::gemm::problem_fingerprint(p, options), *grid)) {
+    std::fprintf(stderr, "relay %s: the processes of the grid passed different arguments "
+                 "(TRANSA, TRANSB, M, N, K, ALPHA, BETA, offsets or a descriptor other than "
+                 "LLD_), each valid on its own\n", routine);
+    if (return_on_error()) return;
+    MPI_Abort(comm, 1);
+    return;
+  }
   relay_gemm_stats_t stats;
   if (relay::gemm::multiply(p, *grid, options, stats, error) != RELAY_SUCCESS) {
     std::fprintf(stderr, "relay %s: %s\n", routine, error.c_str());

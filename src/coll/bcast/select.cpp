@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "core/status.hpp"
+#include "schedule/schedule.hpp"
 #include "core/units.hpp"
 #include "topology/tree.hpp"
 #include "tune/active.hpp"
@@ -132,6 +133,14 @@ relay_status_t resolve_bcast(const core::RelayEnvironment& env, const relay_bcas
   if (config.algorithm->build == nullptr) {  // `mpi`: segments, fanout and policy do not apply
     config.segment_bytes = 0;
     config.fanout = 1;
+  }
+  if (config.segment_bytes > 0 &&
+      (total_bytes - 1) / config.segment_bytes + 1 > schedule::kMaxSegments) {
+    return core::fail(RELAY_ERR_SEGMENT, "{}: segment_bytes = {} cuts {} bytes into {} segments; "
+                      "relay plans at most {} per call (each is a step of every rank's "
+                      "schedule): use segments of at least {} bytes", function,
+                      config.segment_bytes, total_bytes, (total_bytes - 1) / config.segment_bytes + 1,
+                      schedule::kMaxSegments, (total_bytes - 1) / schedule::kMaxSegments + 1);
   }
   return RELAY_SUCCESS;
 }

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/status.hpp"
+#include "schedule/schedule.hpp"
 #include "tune/active.hpp"
 #include "tune/table.hpp"
 
@@ -141,6 +142,14 @@ relay_status_t resolve_coll(const core::RelayEnvironment& env, const relay_coll_
   if (config.algorithm->build == nullptr) {
     config.segment_bytes = 0;
     config.fanout = 1;
+  }
+  if (config.segment_bytes > 0 &&
+      (call.bytes - 1) / config.segment_bytes + 1 > schedule::kMaxSegments) {
+    return core::fail(RELAY_ERR_SEGMENT, "{}: segment_bytes = {} cuts {} bytes into {} segments; "
+                      "relay plans at most {} per call (each is a step of every rank's "
+                      "schedule): use segments of at least {} bytes", function,
+                      config.segment_bytes, call.bytes, (call.bytes - 1) / config.segment_bytes + 1,
+                      schedule::kMaxSegments, (call.bytes - 1) / schedule::kMaxSegments + 1);
   }
   return RELAY_SUCCESS;
 }

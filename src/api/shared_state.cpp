@@ -1,0 +1,100 @@
+#include "api/shared_state.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/fingerprint.hpp"
+#include "core/status.hpp"
+#include "exec/executor.hpp"
+#include "tune/active.hpp"
+
+extern char** environ;
+
+namespace relay::api {
+namespace {
+
+// Variables that may differ between ranks without changing which messages they exchange.
+bool paces_only(std::string_view name) {
+  static constexpr std::string_view kPrefixes[] = {
+      "RELAY_LOG", "RELAY_IDLE_SLEEP_US", "RELAY_PEER_BYTES_IN_FLIGHT", "RELAY_TUNING_FILE",
+      "RELAY_TEST", "RELAY_CLUSTER", "RELAY_SCALAPACK_ON_ERROR"};
+  for (const std::string_view p : kPrefixes) {
+    if (name.substr(0, p.size()) == p) return true;
+  }
+  // A rank's policy and its window change when it sends, not what.
+  for (const std::string_view suffix : {std::string_view("_POLICY"), std::string_view("_MAX_REQUESTS")}) {
+    if (name.size() >= suffix.size() && name.substr(name.size() - suffix.size()) == suffix) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::uint64_t choice_fingerprint() {
+  std::vector<std::string_view> variables;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    const std::string_view entry(*e);
+    if (entry.substr(0, 6) != "RELAY_") continue;
+    const std::string_view name = entry.substr(0, entry.find('='));
+    if (entry.size() == name.size() + 1) continue;  // set but empty: relay reads it as unset
+    if (!paces_only(name)) variables.push_back(entry);
+  }
+  std::sort(variables.begin(), variables.end());
+  core::Fingerprint f;
+  for (const std::string_view v : variables) f.add(v);
+  // The pacing variables may differ between ranks, but not in whether they parse: a rank
+  // that refuses its own would fail alone and leave the others waiting.
+  if (!exec::pacing_error().empty()) f.add("pacing: unusable");
+  tune::ActiveTable table;
+  const std::string saved_error = core::last_error();
+  if (tune::active_table(table) != RELAY_SUCCESS) {
+    f.add("tuning table: unusable");
+    core::set_last_error(saved_error);  // the call itself reports it, with its own context
+  } else if (table != nullptr) {
+    for (const tune::Rule& r : table->table.rules) {
+      f.add(r.operation);
+      f.add(r.min_ranks);
+      f.add(r.max_ranks);
+      f.add(r.min_bytes);
+      f.add(r.max_bytes);
+      f.add(r.choice.algorithm);
+      f.add(r.choice.segment_bytes);
+      f.add(r.choice.fanout);
+    }
+  }
+  return f.value();
+}
+
+relay_status_t shared_state(const char* fn, MPI_Comm comm, exec::CommState** state) {
+  std::string error;
+  const auto agree = [fn](MPI_Comm duplicate) -> relay_status_t {
+    const std::uint64_t mine = choice_fingerprint();
+    // max of (h, ~h) per half tells equal from different in one allreduce.
+    const long long hi = static_cast<long long>(mine >> 32), lo = static_cast<long long>(mine & 0xffffffffu);
+    const long long in[4] = {hi, lo, -hi, -lo};
+    long long out[4] = {};
+    if (MPI_Allreduce(in, out, 4, MPI_LONG_LONG, MPI_MAX, duplicate) != MPI_SUCCESS) {
+      return core::fail(RELAY_ERR_MPI, "{}: MPI_Allreduce of the configuration check failed", fn);
+    }
+    if (out[0] != -out[2] || out[1] != -out[3]) {
+      return core::fail(RELAY_ERR_MISMATCH,
+                        "{}: the ranks of this communicator do not share the same RELAY_* "
+                        "environment (algorithms, segment sizes, fanouts, RELAY_CHECK) and "
+                        "tuning table (RELAY_TUNING_FILE's rules): they would run different "
+                        "schedules; give every rank the same settings",
+                        fn);
+    }
+    return RELAY_SUCCESS;
+  };
+  const relay_status_t st = exec::comm_state(comm, state, error, agree);
+  if (st == RELAY_ERR_MISMATCH || (st != RELAY_SUCCESS && error.empty())) return st;
+  if (st != RELAY_SUCCESS) return core::fail(st, "{}: {}", fn, error);
+  return RELAY_SUCCESS;
+}
+
+}  // namespace relay::api
