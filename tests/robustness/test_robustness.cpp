@@ -228,17 +228,33 @@ std::vector<Case> catalogue() {
   }
   // Per-call options that differ, default check: rank 1 posts 128-byte receives, the root
   // sends 64-byte segments (all eager, so the root completes); rank 1 sees short receives.
-  add("relay_bcast", "segment_bytes differs, 2 ranks, default check", "schedule",
-      RELAY_ERR_MISMATCH, [](Ctx& c) {
-        MPI_Comm pair = MPI_COMM_NULL;
-        MPI_Comm_split(c.comm, c.rank < 2 ? 0 : MPI_UNDEFINED, c.rank, &pair);
-        if (pair == MPI_COMM_NULL) return RELAY_SUCCESS;  // not in the pair: nothing to see
-        auto o = bopt(RELAY_BCAST_PIPELINE);
-        o.segment_bytes = c.rank == 0 ? 64 : 128;
-        const relay_status_t st = relay_bcast(c.recv.data(), 32, MPI_DOUBLE, 0, pair, &o);
-        MPI_Comm_free(&pair);
-        return st;
-      }, 2, Where::ranks_that_receive);
+  // Blocking and nonblocking policies, and a relay_ibcast completed by relay_test.
+  for (const int mode : {0, 1, 2}) {
+    static const char* const kInputs[3] = {
+        "segment_bytes differs, 2 ranks, default check",
+        "segment_bytes differs, 2 ranks, blocking policy",
+        "segment_bytes differs, 2 ranks, relay_ibcast + relay_test"};
+    add("relay_bcast", kInputs[mode], "schedule", RELAY_ERR_MISMATCH, [mode](Ctx& c) {
+      MPI_Comm pair = MPI_COMM_NULL;
+      MPI_Comm_split(c.comm, c.rank < 2 ? 0 : MPI_UNDEFINED, c.rank, &pair);
+      if (pair == MPI_COMM_NULL) return RELAY_SUCCESS;  // not in the pair: nothing to see
+      auto o = bopt(RELAY_BCAST_PIPELINE);
+      o.segment_bytes = c.rank == 0 ? 64 : 128;
+      if (mode == 1) o.policy = RELAY_POLICY_BLOCKING;
+      relay_status_t st = RELAY_SUCCESS;
+      if (mode < 2) {
+        st = relay_bcast(c.recv.data(), 32, MPI_DOUBLE, 0, pair, &o);
+      } else {
+        relay_request_t r = RELAY_REQUEST_NULL;
+        st = relay_ibcast(c.recv.data(), 32, MPI_DOUBLE, 0, pair, &o, &r);
+        int done = 0;
+        while (st == RELAY_SUCCESS && !done) st = relay_test(&r, &done);
+        if (r != RELAY_REQUEST_NULL) st = RELAY_ERR_INTERNAL;  // a spent request must be freed
+      }
+      MPI_Comm_free(&pair);
+      return st;
+    }, 2, Where::ranks_that_receive);
+  }
   add("relay_bcast", "segment_bytes = 1 for 8 MiB (8 Mi segments)", "same", RELAY_ERR_SEGMENT,
       [](Ctx& c) {
         auto o = bopt(RELAY_BCAST_PIPELINE);
