@@ -25,16 +25,23 @@ relay_status_t check_datatype(const char* fn, int position, MPI_Datatype datatyp
     return fail(RELAY_ERR_DATATYPE, "{}: argument {} (datatype) is MPI_DATATYPE_NULL", fn,
                 position);
   }
-  int type_size = 0;
-  MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
-  if (MPI_Type_size(datatype, &type_size) != MPI_SUCCESS ||
-      MPI_Type_get_extent(datatype, &lb, &extent) != MPI_SUCCESS ||
-      MPI_Type_get_true_extent(datatype, &true_lb, &true_extent) != MPI_SUCCESS) {
+  // The _x forms: a type of 2 GiB or more has no int size (MPI_Type_size gives MPI_UNDEFINED,
+  // which read as a size made such a type "not contiguous").
+  MPI_Count type_size = 0, lb = 0, extent = 0, true_lb = 0, true_extent = 0;
+  if (MPI_Type_size_x(datatype, &type_size) != MPI_SUCCESS ||
+      MPI_Type_get_extent_x(datatype, &lb, &extent) != MPI_SUCCESS ||
+      MPI_Type_get_true_extent_x(datatype, &true_lb, &true_extent) != MPI_SUCCESS ||
+      type_size == MPI_UNDEFINED) {
     return fail(RELAY_ERR_DATATYPE, "{}: argument {} (datatype) is not a valid datatype", fn,
                 position);
   }
-  info.size = type_size;
-  info.true_lb = true_lb;
+  info.size = static_cast<std::int64_t>(type_size);
+  constexpr std::int64_t kMaxBytes = std::int64_t{1} << 62;  // byte offsets stay in int64
+  if (count > 0 && info.size > kMaxBytes / count) {
+    return fail(RELAY_ERR_COUNT, "{}: count = {} elements of {} bytes (argument {}) is more "
+                "than 2^62 bytes", fn, count, info.size, position);
+  }
+  info.true_lb = static_cast<MPI_Aint>(true_lb);
   info.contiguous = true_extent == type_size && (count <= 1 || extent == type_size);
   return RELAY_SUCCESS;
 }

@@ -464,6 +464,21 @@ TEST(Robustness, GarbagePacingVariablesFailEveryRank) {
   EXPECT_NE(message.find("RELAY_"), std::string::npos) << message;
 }
 
+// A contiguous type of 2 GiB has no int size: it was refused as "not contiguous".
+TEST(Robustness, ATwoGibContiguousTypeIsContiguous) {
+  MPI_Datatype mib16 = MPI_DATATYPE_NULL, gib2 = MPI_DATATYPE_NULL;
+  MPI_Type_contiguous(1 << 21, MPI_DOUBLE, &mib16);
+  MPI_Type_contiguous(128, mib16, &gib2);
+  MPI_Type_commit(&gib2);
+  auto o = bopt(RELAY_BCAST_PIPELINE);
+  char text[256] = {};
+  const relay_status_t st = relay_bcast_describe(1, gib2, 0, MPI_COMM_WORLD, &o, text, sizeof text);
+  EXPECT_EQ(st, RELAY_SUCCESS) << relay_last_error();
+  EXPECT_NE(std::string(text).find("algorithm=pipeline"), std::string::npos) << text;
+  MPI_Type_free(&gib2);
+  MPI_Type_free(&mib16);
+}
+
 TEST(Robustness, EveryEntryPointFailsCleanlyOnEveryBadInput) {
   if (pacing_variables_set()) GTEST_SKIP() << "every case would fail on the pacing variable";
   const int rank = world_rank(), size = world_size();
