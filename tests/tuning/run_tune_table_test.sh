@@ -5,10 +5,12 @@
 #      `relay table` validates; each measured size's rule is the winner of the confirmation
 #      (SMGD's fastest few, and other algorithms' best, measured again head to head);
 #   2. relay bench bcast --algorithms auto, with RELAY_TUNING_FILE: every rank logs
-#      "(auto: table FILE rule N)" for each size, and the algorithm, policy and segment size it
-#      ran are the ones rule N holds;
+#      "(auto: table FILE rule N)" for each size, the same number of calls as every other rank,
+#      and the algorithm, policy and segment size it ran are the ones rule N holds (each rank's
+#      log read from a file of its own: see run_logged); relay bench's JSON says the same of
+#      auto's rows and of its confirmation rows;
 #      The GEMM's panel broadcasts on a 2x2 grid (auto by default; 2-rank row and column
-#      communicators) follow the table's predicted 2-rank rules.
+#      communicators) follow the table's predicted 2-rank rules, on every rank.
 #   3. a malformed table makes auto fail with a message naming the file and the problem.
 #   4. relay model measure (--pairs auto: all 4 ranks in pairs at once when they outnumber the
 #      cores) writes a parameter file with every size asked, the forwarding-rank link sharing
@@ -26,6 +28,94 @@ shift 2
 flags=("$@")
 . "$(dirname "$0")/../cli_test_common.sh"
 run() { timeout 240 "$mpiexec" -n 4 "${flags[@]}" "$@" >"$out" 2>&1; }
+# run, but every process's stderr (where RELAY_LOG writes) to a file of its own, $logs/stderr.PID.
+# Not through mpiexec: it forwards each rank's output in chunks of its own size (Open MPI: 4096
+# bytes) whatever the line ends, so in one stream a rank's line can be cut and go on with another
+# rank's (".. (auto: tablrelay[1]: relay_bcast bytes=4096 .."), the first rank's size read with
+# the other's choice. $out gets mpiexec's output (rank 0's stdout) and then what the ranks wrote
+# to stderr besides the log (errors).
+logs=$work/logs
+run_logged() {
+  rm -rf "$logs" && mkdir "$logs" || return 1
+  timeout 240 "$mpiexec" -n 4 "${flags[@]}" sh -c 'exec "$@" 2>"$0/stderr.$$"' "$logs" "$@" >"$out" 2>&1
+  local rc=$? f
+  for f in "$logs"/stderr.*; do
+    [ -s "$f" ] || continue
+    grep -v '^relay\[[0-9]*\]: relay_' "$f" | sed "s|^|${f##*/}: |" >>"$out"
+  done
+  return $rc
+}
+# check_auto_log FUNCTION RANKS MIN-PER-RANK SIZES: every process's log ($logs) is one rank's,
+# ranks 0-3 each have one; every FUNCTION line on RANKS ranks that auto resolved names
+# "(auto: table $table rule N)", and ran rule N's algorithm, policy and segment size (none when
+# the segment is not smaller than the message), N being a rule for that size and process count;
+# each rank logged at least MIN-PER-RANK such calls, and of each of SIZES (comma list, or -) the
+# same number as every other rank.
+check_auto_log() {
+  python3 - "$table" "$logs" "$@" <<'PY'
+import collections, json, os, re, sys
+table, logs, fn, ranks, least, sizes = sys.argv[1:]
+ranks, least = int(ranks), int(least)
+rules = json.load(open(table))["rules"]
+line_re = re.compile(r"relay\[(\d+)\]: " + re.escape(fn) + r" bytes=(\d+) ranks=(\d+) root=(\d+) "
+                     r"algorithm=(\S+) policy=(\S+) segment_bytes=(\d+) fanout=(\d+) max_requests=(\d+)"
+                     r"(?: \(auto: (.*)\))?")
+origin_re = re.compile(r"table (.+) rule (\d+)")
+calls = {}  # rank -> Counter(size -> calls that followed the table)
+for name in sorted(os.listdir(logs)):
+    mine = set()
+    counted = collections.Counter()
+    for no, line in enumerate(open(os.path.join(logs, name)), 1):
+        line = line.rstrip("\n")
+        where = f"{name}:{no}"
+        r = re.match(r"relay\[(-?\d+)\]: (\S+) ", line)
+        if not r:
+            continue
+        mine.add(int(r.group(1)))
+        if r.group(2) != fn:
+            continue
+        m = line_re.fullmatch(line)
+        if not m:
+            sys.exit(f"{where}: not a whole {fn} log line: {line}")
+        rank, size, n, root, alg, pol, seg, fanout, window, auto = m.groups()
+        size = int(size)
+        if int(n) != ranks:
+            continue
+        if auto is None:  # an algorithm named by the caller (relay bench's other rows)
+            continue
+        o = origin_re.fullmatch(auto)
+        if not o or o.group(1) != table:
+            sys.exit(f"{where}: rank {rank}, {size} B: auto chose by '{auto}', not by a rule of {table}")
+        rule = rules[int(o.group(2))]
+        lo, hi = rule["bytes"]
+        want_seg = rule["segment_bytes"] if rule["segment_bytes"] < size else 0
+        ok = (rule["operation"] == "bcast" and lo <= size <= hi
+              and rule["comm_size"][0] <= ranks <= rule["comm_size"][1]
+              and alg == rule["algorithm"] and pol == rule["policy"] and int(seg) == want_seg)
+        if not ok:
+            sys.exit(f"{where}: rank {rank}, {size} B: ran {alg}/{pol}/{seg} by rule {o.group(2)} = {rule}")
+        counted[size] += 1
+    if len(mine) > 1:
+        sys.exit(f"{name}: lines of ranks {sorted(mine)} in one process's log")
+    if mine:
+        (rank,) = mine
+        if rank in calls:
+            sys.exit(f"{name}: a second process logged as rank {rank}")
+        calls[rank] = counted
+if sorted(calls) != list(range(4)):
+    sys.exit(f"logs of ranks {sorted(calls)}, want 0-3")
+for rank, counted in sorted(calls.items()):
+    if sum(counted.values()) < least:
+        sys.exit(f"rank {rank}: {sum(counted.values())} {fn} calls on {ranks} ranks followed the table, want {least} or more")
+if sizes != "-":
+    for size in map(int, sizes.split(",")):
+        per_rank = {rank: counted[size] for rank, counted in calls.items()}
+        if min(per_rank.values()) == 0 or len(set(per_rank.values())) != 1:
+            sys.exit(f"{size} B: calls that followed the table per rank {per_rank}, want the same number (> 0) on 0-3")
+print(", ".join(f"rank {rank}: " + " ".join(f"{c} x {s} B" for s, c in sorted(counted.items()))
+                for rank, counted in sorted(calls.items())))
+PY
+}
 table=$work/table.json
 
 run env OPENBLAS_NUM_THREADS=1 "$relay" tune --sizes 4KiB,256KiB --algorithms binomial,pipeline,linear \
@@ -72,44 +162,40 @@ assert size["methods"][0]["experiments"] == 6, size["methods"][0]["experiments"]
 PY
 echo "1b. equal schedules (pipeline = chain, kary = linear on 4 ranks) measured once"
 
-run env RELAY_TUNING_FILE="$table" RELAY_LOG=1 "$relay" bench bcast --algorithms auto,binomial \
+run_logged env RELAY_TUNING_FILE="$table" RELAY_LOG=1 "$relay" bench bcast --algorithms auto,binomial \
   --policies nonblocking --segments 0 --baselines none --sizes 4KiB,256KiB --min-time 0.01 \
-  --warmup 0 --quiet --confirm 1 --confirm-rounds 2 ||
+  --warmup 0 --quiet --confirm 1 --confirm-rounds 2 --json "$work/auto.json" ||
   fail "relay bench bcast --algorithms auto exited $?"
 [ "$(grep -c '^# Confirmation' "$out")" -eq 2 ] || fail "expected a confirmation table per size"
 grep -A8 '^# Confirmation, 4KiB' "$out" | grep -q '^auto ' || fail "auto missing from the confirmation"
-python3 - "$table" "$out" <<'PY' || fail "auto did not follow the table"
+# What every rank ran (its own log), then what rank 0 reported (relay bench's JSON).
+followed=$(check_auto_log relay_bcast 4 1 4096,262144 2>&1) || fail "auto did not follow the table: $followed"
+rules=$(python3 - "$table" "$work/auto.json" 2>&1 <<'PY'
 import json, re, sys
-rules = json.load(open(sys.argv[1]))["rules"]
-seen = {}
-for line in open(sys.argv[2]):
-    m = re.match(r"relay\[(\d+)\]: relay_bcast bytes=(\d+) .*algorithm=(\S+) policy=(\S+) "
-                 r"segment_bytes=(\d+) .*\(auto: table (\S+) rule (\d+)\)", line)
-    if not m:
-        continue
-    rank, size, alg, pol, seg, path, n = m.groups()
-    rule = rules[int(n)]
-    lo, hi = rule["bytes"]
-    want_seg = rule["segment_bytes"] if rule["segment_bytes"] < int(size) else 0
-    ok = (path == sys.argv[1] and lo <= int(size) <= hi and alg == rule["algorithm"]
-          and rule["comm_size"][0] <= 4 <= rule["comm_size"][1]
-          and pol == rule["policy"] and int(seg) == want_seg)
-    if not ok:
-        sys.exit(f"rank {rank}, {size} B: ran {alg}/{pol}/{seg} by rule {n} = {rule}")
-    seen.setdefault(int(size), set()).add(int(rank))
-for size in (4096, 262144):  # the 4-rank rules
-    if seen.get(size) != {0, 1, 2, 3}:
-        sys.exit(f"{size} B: table choice logged by ranks {sorted(seen.get(size, []))}, want 0-3")
-print("2. auto followed the table on every rank: " +
-      "; ".join(f"{r['bytes'][0]}-{r['bytes'][1]} B -> {r['algorithm']}/{r['policy']}/"
-                f"{r['segment_bytes']}" for r in rules))
+table = sys.argv[1]
+rules, doc = json.load(open(table))["rules"], json.load(open(sys.argv[2]))
+def rule_of(row):  # the rule an auto row names, checked against what the row ran
+    m = re.fullmatch(r"algorithm=(\S+) policy=(\S+) segment_bytes=(\d+) fanout=\d+ max_requests=\d+ "
+                     r"\(auto: table (.+) rule (\d+)\)", row["resolved"])
+    assert m and m.group(4) == table, row
+    rule, size = rules[int(m.group(5))], row["size_bytes"]
+    assert rule["bytes"][0] <= size <= rule["bytes"][1] and rule["comm_size"][0] <= 4 <= rule["comm_size"][1], (rule, row)
+    want_seg = rule["segment_bytes"] if rule["segment_bytes"] < size else 0
+    assert m.group(1, 2, 3) == (rule["algorithm"], rule["policy"], str(want_seg)), (rule, row)
+    return int(m.group(5))
+swept = {r["size_bytes"]: rule_of(r) for r in doc["rows"] if r["algorithm"] == "auto"}
+confirmed = {r["size_bytes"]: rule_of(r) for r in doc["confirmation"] if r["algorithm"] == "auto"}
+assert sorted(swept) == [4096, 262144] and confirmed == swept, (swept, confirmed)
+print("; ".join(f"{r['bytes'][0]}-{r['bytes'][1]} B -> {r['algorithm']}/{r['policy']}/{r['segment_bytes']}"
+                for r in rules if r["comm_size"][0] <= 4 <= r["comm_size"][1]))
 PY
+) || fail "auto did not follow the table (relay bench's JSON): $rules"
+echo "2. auto followed the table on every rank ($followed), as relay bench's JSON says: $rules"
 
-run env RELAY_TUNING_FILE="$table" RELAY_LOG=1 OPENBLAS_NUM_THREADS=1 "$relay" bench gemm --n 96 \
+run_logged env RELAY_TUNING_FILE="$table" RELAY_LOG=1 OPENBLAS_NUM_THREADS=1 "$relay" bench gemm --n 96 \
   --grid 2x2 --schemes auto --lookahead 1 --reps 1 || fail "relay bench gemm --schemes auto exited $?"
-n=$(grep -Ec "relay_ibcast .* ranks=2 .*\(auto: table $table rule [0-9]+\)" "$out")
-[ "$n" -ge 4 ] || fail "the GEMM's panel broadcasts did not follow the table"
-echo "2b. the GEMM's panel broadcasts (auto) followed the table: $n broadcasts logged a rule"
+panels=$(check_auto_log relay_ibcast 2 1 - 2>&1) || fail "the GEMM's panel broadcasts did not follow the table: $panels"
+echo "2b. the GEMM's panel broadcasts (auto) followed the table's 2-rank rules on every rank: $panels"
 
 echo '{"schema": "relay.tuning/1", "rules": [{"operation": "bcast"' >"$work/truncated.json"
 run env RELAY_TUNING_FILE="$work/truncated.json" "$relay" bench bcast --algorithms auto \
