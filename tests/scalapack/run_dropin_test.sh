@@ -12,33 +12,51 @@ mpiexec=$1 np=$2 nprow=$3 npcol=$4 dropin=$5 linked=$6 lib=$7
 shift 7
 flags=("$@")
 out=$(mktemp)
-trap 'rm -f "$out"' EXIT
-fail() { echo "FAIL: $*"; echo "--- output ---"; cat "$out"; exit 1; }
-run() { timeout 120 "$mpiexec" -n "$np" "${flags[@]}" "$@" >"$out" 2>&1; }
+logs=$(mktemp -d)
+trap 'rm -rf "$out" "$logs"' EXIT
+fail() { echo "FAIL: $*"; echo "--- output ---"; cat "$out" "$logs"/stderr.* 2>/dev/null; exit 1; }
+# Each process's stderr (relay's log lines) goes to a file of its own: mpiexec forwards output in
+# 4096-byte reads, so in one stream a line of one process can be continued by another's, and
+# the order between processes is not kept (a marker of rank 0 says nothing of the others).
+run() {
+  rm -f "$logs"/stderr.*
+  timeout 120 "$mpiexec" -n "$np" "${flags[@]}" sh -c 'exec "$@" 2>"$0/stderr.$$"' "$logs" "$@" \
+    >"$out" 2>&1
+}
+stderr_files() { ls "$logs"/stderr.* 2>/dev/null; }
 
 run env RELAY_LOG=1 "$dropin" "$nprow" "$npcol" || fail "plain run exited $?"
 grep -q "dropin: results correct" "$out" || fail "plain run: wrong results"
-grep -q "relay's p?gemm" "$out" && fail "plain run: relay's pdgemm_ ran without preloading"
+cat "$out" $(stderr_files) | grep -q "relay's p?gemm" && fail "plain run: relay's pdgemm_ ran without preloading"
 echo "1. Debian ScaLAPACK alone: results correct"
 
 run env LD_PRELOAD="$lib" RELAY_LOG=1 "$dropin" "$nprow" "$npcol" || fail "preloaded run exited $?"
 grep -q "dropin: results correct" "$out" || fail "preloaded run: wrong results"
-before=$(sed -n '1,/== pdgesv ==/p' "$out" | grep -c "relay PDGEMM")
-after=$(sed -n '/== pdgesv ==/,$p' "$out" | grep -c "relay PDGEMM")
-[ "$before" -ge "$np" ] || fail "preloaded: relay's pdgemm_ did not run for the direct call"
-[ "$after" -ge 1 ] || fail "preloaded: relay's pdgemm_ did not run inside pdgesv_"
-echo "2. preloaded: results correct; relay's pdgemm_ ran $before times for the direct call and $after times inside pdgesv_"
-grep "pdgemm max error\|pdgesv info" "$out" | sort | head -4
+[ "$(stderr_files | wc -l)" -eq "$np" ] || fail "preloaded: expected $np process logs"
+before=0 after=0
+for f in $(stderr_files); do  # every process: its pdgemm_ before the marker and inside pdgesv_
+  b=$(sed -n '1,/== pdgesv ==/p' "$f" | grep -c "relay PDGEMM")
+  a=$(sed -n '/== pdgesv ==/,$p' "$f" | grep -c "relay PDGEMM")
+  grep -q "== pdgesv ==" "$f" || fail "preloaded: a process did not reach pdgesv_ ($f)"
+  [ "$b" -ge 1 ] || fail "preloaded: relay's pdgemm_ did not run for the direct call on a process"
+  [ "$a" -ge 1 ] || fail "preloaded: relay's pdgemm_ did not run inside pdgesv_ on a process"
+  before=$((before + b)) after=$((after + a))
+done
+echo "2. preloaded: results correct; relay's pdgemm_ ran $before times for the direct call and $after times inside pdgesv_ (every process both)"
+cat "$out" $(stderr_files) | grep "pdgemm max error\|pdgesv info" | sort | head -4
 
 run env RELAY_LOG=1 "$linked" "$nprow" "$npcol" || fail "linked run exited $?"
 grep -q "dropin: results correct" "$out" || fail "linked run: wrong results"
-grep -q "relay PDGEMM" "$out" || fail "linked: relay's pdgemm_ did not run"
+for f in $(stderr_files); do
+  grep -q "relay PDGEMM" "$f" || fail "linked: relay's pdgemm_ did not run on a process"
+done
 echo "3. linked before ScaLAPACK: results correct, relay's pdgemm_ ran"
 
 run env LD_PRELOAD="$lib" RELAY_SCALAPACK_ON_ERROR=return "$dropin" "$nprow" "$npcol" bad ||
   fail "invalid-argument run exited $?"
-n=$(grep -c "Parameter number 10, entry number 5 had an illegal value" "$out")
+n=$(cat "$out" $(stderr_files) | grep -c "Parameter number 10, entry number 5 had an illegal value")
 [ "$n" -eq "$np" ] || fail "expected PBLAS's error on all $np processes, got $n"
-[ "$(grep -c 'returned from the invalid call' "$out")" -eq "$np" ] || fail "not every process returned"
+[ "$(cat "$out" $(stderr_files) | grep -c 'returned from the invalid call')" -eq "$np" ] ||
+  fail "not every process returned"
 echo "4. invalid MB_A: PBLAS INFO -1005 ('parameter number 10, entry number 5') on all $np processes"
 echo "PASS"
