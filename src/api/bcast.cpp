@@ -117,8 +117,9 @@ relay_status_t start_bcast(const char* fn, void* buffer, int count, MPI_Datatype
   relay_status_t st =
       check_arguments(fn, buffer, count, datatype, root, comm, options, call);
   // No agreement is possible over a communicator that is itself invalid.
-  const bool collective_check = relay::api::wants_collective_check(
-      options != nullptr ? options->check : RELAY_CHECK_DEFAULT, call.env);
+  // stored_check: options->check may hold any int (check_arguments has reported it).
+  const bool collective_check =
+      relay::api::wants_collective_check(relay::coll::stored_check(options), call.env);
   if (collective_check && st != RELAY_ERR_COMM) st = agree(fn, comm, st, root, call);
   if (st != RELAY_SUCCESS) return st;
   const relay::coll::BcastConfig& c = call.config;

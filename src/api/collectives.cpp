@@ -463,8 +463,9 @@ relay_status_t start(const char* fn, const Args& a, relay_request* request) {
   }
   Call call;
   relay_status_t st = check_arguments(fn, a, call);
-  const bool collective_check = relay::api::wants_collective_check(
-      a.options != nullptr ? a.options->check : RELAY_CHECK_DEFAULT, call.env);
+  // stored_check: options->check may hold any int (check_arguments has reported it).
+  const bool collective_check =
+      relay::api::wants_collective_check(relay::coll::stored_check(a.options), call.env);
   if (collective_check && st != RELAY_ERR_COMM) st = agree(fn, a, st, call);
   if (st != RELAY_SUCCESS) return st;
   const relay::coll::CollConfig& c = call.config;

@@ -187,8 +187,7 @@ relay_status_t check_arguments(const char* fn, const Args& a, Layout& l) {
 bool wants_collective_check(const Args& a) {
   const relay::core::RelayEnvironment env;
   auto check = [&env](const auto* options) {
-    return relay::api::wants_collective_check(
-        options != nullptr ? options->check : RELAY_CHECK_DEFAULT, env);
+    return relay::api::wants_collective_check(relay::coll::stored_check(options), env);
   };
   return check(a.coll_options) || check(a.bcast_options);
 }

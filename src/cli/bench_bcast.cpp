@@ -12,17 +12,20 @@
 #include <cstdio>
 #include <fmt/format.h>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <vector>
 
 #include "cli/bench_common.hpp"
+#include "cli/checks.hpp"
 #include "cli/commands.hpp"
 #include "cli/model_tools.hpp"
 #include "cli/results.hpp"
 #include "cli/sweep.hpp"
 #include "cli/timing.hpp"
 #include "coll/bcast/bcast.hpp"
+#include "coll/options.hpp"
 #include "core/units.hpp"
 #include "measure/stats.hpp"
 #include "model/params.hpp"
@@ -219,7 +222,14 @@ int Bench::run() {
       for (auto seg : segments) configs.push_back({b, "nonblocking", seg});
     }
   }
-  buffer_.assign(static_cast<std::size_t>(*std::max_element(sizes.begin(), sizes.end())), 0);
+  const std::int64_t largest = *std::max_element(sizes.begin(), sizes.end());
+  if (largest > std::numeric_limits<int>::max()) {  // relay_bcast and MPI count bytes in an int
+    throw std::invalid_argument(fmt::format("--sizes: {} is more bytes than an MPI count holds (at most {})",
+                                            core::format_bytes(largest), std::numeric_limits<int>::max()));
+  }
+  require_memory(comm_, static_cast<double>(largest),
+                 fmt::format("relay bench bcast (a buffer of the largest size, {})", core::format_bytes(largest)));
+  buffer_.assign(static_cast<std::size_t>(largest), 0);
   nlohmann::json doc = {{"schema", "relay.bench.bcast/1"}, {"machine", machine_description(comm_)}};
   doc["rows"] = nlohmann::json::array();
   const long failed = sweep(
@@ -249,7 +259,7 @@ void add_bench_bcast(CLI::App& bench, int& exit_code) {
       "with the same segments and window; p2p = one MPI_Send of the whole message to one rank.");
   add_sweep_axes(cmd, *args, "message sizes: list and/or power-of-two ranges", "relay algorithms (or auto), or all");
   cmd->add_option("--baselines", args->baselines, "hand_loop, p2p, all or none")->capture_default_str();
-  cmd->add_option("--fanout", args->fanout, "fanout for chain/kary (0 = default)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--fanout", args->fanout, "fanout for chain/kary (0 = default)")->check(CLI::Range(0, coll::kMaxFanout));
   add_sweep_timing(cmd, *args);
   add_sweep_output(cmd, *args,
                    "parameter file from relay model measure: print the model's time next to each row, and "

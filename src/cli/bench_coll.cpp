@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cli/bench_common.hpp"
+#include "cli/checks.hpp"
 #include "cli/commands.hpp"
 #include "cli/model_tools.hpp"
 #include "cli/results.hpp"
@@ -24,6 +25,7 @@
 #include "cli/timing.hpp"
 #include "coll/bcast/bcast.hpp"
 #include "coll/reduction/reduction.hpp"
+#include "core/units.hpp"
 #include "model/params.hpp"
 #include "relay/relay.h"
 
@@ -312,7 +314,8 @@ int Bench::run() {
     for (auto b : parse_size_list(a_.sizes)) {
       const auto used = coll_call_bytes(op_, size_, b, 8);
       if (used / 8 > std::numeric_limits<int>::max()) {
-        throw std::invalid_argument(fmt::format("--sizes: {} is more doubles than an MPI count holds", b));
+        throw std::invalid_argument(fmt::format("--sizes: {} is more doubles than an MPI count holds (at most {})",
+                                                core::format_bytes(b), std::numeric_limits<int>::max()));
       }
       if (used != b) rounded.push_back(fmt::format("{} -> {}", b, used));
       sizes.push_back(used);
@@ -338,6 +341,8 @@ int Bench::run() {
     }
   }
   const auto largest = static_cast<std::size_t>(sizes.back() / 8 + 1);
+  require_memory(comm_, 3.0 * static_cast<double>(largest) * 8,
+                 fmt::format("relay bench coll (3 buffers of the largest size, {})", core::format_bytes(sizes.back())));
   send_.assign(largest, 0.0);
   recv_.assign(largest, 0.0);
   reference_.assign(largest, 0.0);

@@ -9,7 +9,11 @@
 #include <stdexcept>
 #include <utility>
 
+#include "cli/checks.hpp"
+#include "cli/model_tools.hpp"
 #include "cli/results.hpp"
+#include "cli/sweep.hpp"
+#include "coll/options.hpp"
 #include "core/units.hpp"
 #include "measure/stats.hpp"
 
@@ -17,25 +21,29 @@ namespace relay::cli {
 
 void add_sweep_axes(CLI::App* cmd, SweepArgs& a, const std::string& sizes_help,
                     const std::string& algorithms_help) {
-  cmd->add_option("--sizes", a.sizes, sizes_help)->capture_default_str();
+  cmd->add_option("--sizes", a.sizes, sizes_help + kSizesHelpUnits)->capture_default_str();
   cmd->add_option("--algorithms", a.algorithms, algorithms_help)->capture_default_str();
   cmd->add_option("--policies", a.policies, "blocking, nonblocking, or all")->capture_default_str();
   cmd->add_option("--segments", a.segments, "segment sizes; 0 = unsegmented")->capture_default_str();
 }
 
 void add_sweep_timing(CLI::App* cmd, SweepArgs& a) {
-  cmd->add_option("--window", a.window, "max requests in flight per direction")->check(CLI::Range(1, 65536))->capture_default_str();
-  cmd->add_option("--root", a.root, "root rank")->capture_default_str();
-  cmd->add_option("--iterations", a.timing.iterations, "timed iterations (0 = enough for --min-time)")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--warmup", a.timing.warmup, "untimed iterations first")->check(CLI::NonNegativeNumber)->capture_default_str();
-  cmd->add_option("--min-time", a.timing.min_time_s, "seconds of timed iterations per row when --iterations is 0")->capture_default_str();
-  cmd->add_option("--max-iterations", a.timing.max_iterations, "cap on automatic iterations")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--window", a.window, "max requests in flight per direction")->check(CLI::Range(1, coll::kMaxMaxRequests))->capture_default_str();
+  cmd->add_option("--root", a.root, "root rank")->check(CLI::NonNegativeNumber)->capture_default_str();
+  add_iteration_options(cmd, a.timing);
   cmd->add_option("--confirm", a.confirm, "after the sweep, measure its fastest N configurations per size (and auto) again, head to head")->check(CLI::NonNegativeNumber)->capture_default_str();
-  cmd->add_option("--confirm-rounds", a.confirm_rounds, "rounds of the confirmation")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--confirm-rounds", a.confirm_rounds, "rounds of the confirmation")->check(CLI::Range(1, kMaxRounds))->capture_default_str();
+}
+
+void add_iteration_options(CLI::App* cmd, IterationArgs& t) {
+  cmd->add_option("--iterations", t.iterations, "timed iterations (0 = enough for --min-time)")->check(CLI::Range(0, kMaxIterations));
+  cmd->add_option("--warmup", t.warmup, "untimed iterations first")->check(CLI::NonNegativeNumber)->capture_default_str();
+  cmd->add_option("--min-time", t.min_time_s, "seconds of timed iterations per row when --iterations is 0")->check(finite_in(0.0))->capture_default_str();
+  cmd->add_option("--max-iterations", t.max_iterations, "cap on automatic iterations")->check(CLI::Range(1, kMaxIterations))->capture_default_str();
 }
 
 void add_sweep_output(CLI::App* cmd, SweepArgs& a, const std::string& model_help) {
-  cmd->add_option("--rounds", a.rounds, "measure every configuration this many times, interleaved; report the median")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--rounds", a.rounds, "measure every configuration this many times, interleaved; report the median")->check(CLI::Range(1, kMaxRounds))->capture_default_str();
   cmd->add_option("--json", a.json_path, "write rows as JSON here");
   cmd->add_option("--plot", a.plot_path, "draw a PNG here (needs --json and matplotlib)");
   cmd->add_option("--model", a.model_path, model_help)->check(CLI::ExistingFile);
@@ -290,12 +298,12 @@ void confirm_fastest(MPI_Comm comm, const SweepArgs& a, const std::vector<BenchC
 }
 
 SweepBench::SweepBench(const SweepArgs& a) : sweep_args_(a) {
+  // Every rank reads the same file and fails alike: a usage error naming the option, before
+  // the communicator is made.
+  if (!a.model_path.empty()) machine_ = read_machine("--model", a.model_path, true);
   MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
-  if (!a.model_path.empty()) {
-    machine_ = model::machine_from_json(model::read_params_file(a.model_path), true);
-  }
 }
 
 SweepBench::~SweepBench() { MPI_Comm_free(&comm_); }

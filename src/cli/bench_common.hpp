@@ -21,6 +21,9 @@
 
 namespace relay::cli {
 
+/// The most rounds (--rounds, --confirm-rounds): every round's rows are kept.
+inline constexpr int kMaxRounds = 1000;
+
 /// The options every sweep benchmark takes (each command sets its own default sizes).
 struct SweepArgs {
   std::string sizes;
@@ -46,6 +49,8 @@ void add_sweep_axes(CLI::App* cmd, SweepArgs& a, const std::string& sizes_help,
 /// --window, --root, --iterations, --warmup, --min-time, --max-iterations, --confirm,
 /// --confirm-rounds.
 void add_sweep_timing(CLI::App* cmd, SweepArgs& a);
+/// --iterations, --warmup, --min-time, --max-iterations (also relay bench overlap's).
+void add_iteration_options(CLI::App* cmd, IterationArgs& t);
 /// --rounds, --json, --plot, --model, --model-confirm, --quiet and --cluster (listed for --help; main.cpp
 /// relaunches `relay bench <what> --cluster` before parsing).
 void add_sweep_output(CLI::App* cmd, SweepArgs& a, const std::string& model_help);

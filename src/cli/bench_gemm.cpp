@@ -12,14 +12,18 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cmath>
 #include <complex>
 #include <cstdio>
 #include <fmt/format.h>
+#include <limits>
+#include <new>
 #include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "cli/checks.hpp"
 #include "cli/commands.hpp"
 #include "cli/results.hpp"
 #include "core/units.hpp"
@@ -31,6 +35,11 @@
 
 namespace relay::cli {
 namespace {
+
+// What relay_gemm accepts (gemm/arguments.cpp: RELAY_GEMM_PANEL_WIDTH, _LOOKAHEAD, _PIECES).
+constexpr long long kMaxPanel = 1LL << 30;
+constexpr int kMaxLookahead = 64;
+constexpr int kMaxPieces = 4096;
 
 struct Args {
   std::string sizes = "4096";
@@ -102,19 +111,14 @@ std::vector<Scheme> parse_schemes(const std::string& text, long long segment) {
   return out;
 }
 
-std::vector<int> parse_int_list(const std::string& text, const char* what) {
+std::vector<int> parse_int_list(const std::string& text, const char* what, int min, int max) {
   std::vector<int> out;
   std::string item;
   for (std::size_t i = 0; i <= text.size(); ++i) {
     if (i == text.size() || text[i] == ',') {
-      try {
-        std::size_t used = 0;
-        const int v = std::stoi(item, &used);
-        if (used != item.size() || v < 0) throw std::invalid_argument(item);
-        out.push_back(v);
-      } catch (const std::exception&) {
-        throw std::invalid_argument(fmt::format("{}: '{}' is not a non-negative integer", what, item));
-      }
+      const auto v = core::parse_integer(item, min, max);
+      if (!v) throw std::invalid_argument(fmt::format("{}: '{}' is not an integer in [{}, {}]", what, item, min, max));
+      out.push_back(static_cast<int>(*v));
       item.clear();
     } else {
       item += text[i];
@@ -190,6 +194,7 @@ class Bench {
   int run();
 
  private:
+  void check_memory(const std::vector<long long>& sizes);
   template <class T>
   void run_size(long long n, nlohmann::json& rows);
 
@@ -222,7 +227,16 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
   std::mt19937_64 rng(static_cast<std::uint64_t>(rank_) + 1);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   const std::size_t elems = static_cast<std::size_t>(lld * std::max(1LL, nloc));
-  std::vector<T> A(elems), B(elems), C(elems, T(0)), C2(elems, T(0));
+  std::vector<T> A, B, C, C2;
+  try {  // run() checked the memory; where that could not be read, a failure still says why
+    A.resize(elems);
+    B.resize(elems);
+    C.assign(elems, T(0));
+    C2.assign(elems, T(0));
+  } catch (const std::bad_alloc&) {
+    throw std::runtime_error(fmt::format("relay bench gemm: cannot allocate the 4 local matrices of n={} on rank {} "
+                                         "({}; std::bad_alloc)", n, rank_, human_bytes(4.0 * static_cast<double>(elems) * static_cast<double>(sizeof(T)))));
+  }
   for (auto& x : A) x = T(static_cast<float>(u(rng)));
   for (auto& x : B) x = T(static_cast<float>(u(rng)));
   const T alpha(1), beta(0);
@@ -361,6 +375,56 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
   }
 }
 
+// What this rank will allocate, said on rank 0 before anything is allocated and checked
+// against the node's available memory (require_memory: every rank refuses together): the four
+// local matrices (A, B, C and ScaLAPACK's copy of C, 4 n^2 / P elements), the panels in flight
+// ((lookahead + 1) x panel width x (local rows + local columns)) and, on rank 0, the three
+// matrices of the one-core peak measurement. n = 100000 on one rank wanted 298 GiB and ended
+// in a bare std::bad_alloc, or, just below what the kernel refuses at once, in its OOM killer.
+void Bench::check_memory(const std::vector<long long>& sizes) {
+  int myrow = 0, mycol = 0;
+  relay_grid_info(grid_, nullptr, nullptr, &myrow, &mycol);
+  const double elem = a_.precision == "s" ? 4 : a_.precision == "d" || a_.precision == "c" ? 8 : 16;
+  const long long nb = a_.block;
+  const int max_lookahead = *std::max_element(lookaheads_.begin(), lookaheads_.end());
+  double need = 0;
+  long long worst_n = sizes.front();
+  for (long long n : sizes) {
+    auto local = [&](int p, int np) {  // NUMROC, as run_size counts, in doubles against overflow
+      const double blocks = static_cast<double>(n / nb), extra = static_cast<double>(n % nb);
+      double c = std::floor(blocks / np) * static_cast<double>(nb);
+      const double rest = std::fmod(blocks, np);
+      if (p < rest) c += static_cast<double>(nb);
+      else if (p == rest) c += extra;
+      return c;
+    };
+    const double mloc = local(myrow, rows_), nloc = local(mycol, cols_);
+    const double width = static_cast<double>(
+        std::min(n, a_.panel > 0 ? a_.panel : nb * ((256 + nb - 1) / nb)));
+    const double bytes = (4 * std::max(1.0, mloc) * std::max(1.0, nloc) +
+                          (max_lookahead + 1) * width * (mloc + nloc)) * elem;
+    if (bytes > need) {
+      need = bytes;
+      worst_n = n;
+    }
+  }
+  if (rank_ == 0) {
+    const double peak_n = static_cast<double>(std::max(256LL, std::min<long long>(2048, *std::max_element(sizes.begin(), sizes.end()))));
+    need += 3 * peak_n * peak_n * elem;
+  }
+  double most = 0;
+  MPI_Allreduce(&need, &most, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  if (rank_ == 0) {
+    const std::int64_t available = available_memory_bytes();
+    std::printf("# memory: up to %s per rank (n=%lld: A, B, C and a copy of C, 4 n^2 / %d elements, and the panels "
+                "in flight); %s available on this node\n",
+                human_bytes(most).c_str(), worst_n, size_,
+                available >= 0 ? human_bytes(static_cast<double>(available)).c_str() : "unknown");
+    std::fflush(stdout);
+  }
+  require_memory(MPI_COMM_WORLD, need, fmt::format("relay bench gemm --n {} on a {}x{} grid", worst_n, rows_, cols_));
+}
+
 int Bench::run() {
   ensure_mpi();
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
@@ -382,20 +446,18 @@ int Bench::run() {
   }
   if (a_.block < 1) throw std::invalid_argument("--block must be >= 1");
   std::vector<long long> sizes;
-  for (int v : parse_int_list(a_.sizes, "--n")) {
-    if (v < 1) throw std::invalid_argument("--n: sizes must be >= 1");
-    sizes.push_back(v);
-  }
+  for (int v : parse_int_list(a_.sizes, "--n", 1, std::numeric_limits<int>::max())) sizes.push_back(v);
   const auto seg = core::parse_bytes(a_.segment);
-  if (!seg) throw std::invalid_argument("--segment '" + a_.segment + "' is not a size");
+  if (!seg) throw std::invalid_argument("--segment '" + a_.segment + "' is not a size like 128KiB (" + core::kByteUnitsHelp + ")");
   schemes_ = parse_schemes(a_.schemes, *seg);
-  lookaheads_ = parse_int_list(a_.lookaheads, "--lookahead");
+  lookaheads_ = parse_int_list(a_.lookaheads, "--lookahead", 0, kMaxLookahead);
   if (a_.precision != "s" && a_.precision != "d" && a_.precision != "c" && a_.precision != "z") {
     throw std::invalid_argument("--precision must be s, d, c or z");
   }
   if (relay_grid_create(MPI_COMM_WORLD, rows_, cols_, 'R', &grid_) != RELAY_SUCCESS) {
     throw std::runtime_error(relay_last_error());
   }
+  check_memory(sizes);
 #ifdef RELAY_HAVE_SCALAPACK
   if (!a_.no_scalapack) {
     Cblacs_get(0, 0, &ctxt_);
@@ -420,27 +482,12 @@ int Bench::run() {
   doc["peak_gflops_per_core"] = peak_core_;
   doc["cores_used"] = cores_;
   doc["rows"] = rows;
-  if (rank_ == 0 && !a_.json_path.empty()) {
-    write_json_atomic(a_.json_path, doc);
-    std::printf("wrote %s\n", a_.json_path.c_str());
-  }
-  if (rank_ == 0 && !a_.plot_path.empty()) {
-    if (a_.json_path.empty()) {
-      std::fprintf(stderr, "relay bench gemm: --plot needs --json\n");
-    } else {
-      const std::string err = run_plot_script("plot_gemm.py", a_.json_path, a_.plot_path);
-      if (err.empty()) {
-        std::printf("wrote %s\n", a_.plot_path.c_str());
-      } else {
-        std::fprintf(stderr, "relay bench gemm: no plot: %s\n", err.c_str());
-      }
-    }
-  }
 #ifdef RELAY_HAVE_SCALAPACK
   if (ctxt_ >= 0) Cblacs_gridexit(ctxt_);
 #endif
   relay_grid_free(&grid_);
-  return 0;
+  if (rank_ != 0) return 0;
+  return write_results(doc, a_.json_path, a_.plot_path, "plot_gemm.py", "relay bench gemm");
 }
 
 }  // namespace
@@ -457,16 +504,16 @@ void add_bench_gemm(CLI::App& bench, int& exit_code) {
       "holds A, B, C and a copy of C for ScaLAPACK: 4 n^2 / P elements per rank.");
   cmd->add_option("--n", args->sizes, "matrix sizes n (M = N = K), comma-separated")->capture_default_str();
   cmd->add_option("--grid", args->grid, "process grid RxC (default: the squarest for the ranks)");
-  cmd->add_option("--block", args->block, "block size MB = NB")->capture_default_str();
-  cmd->add_option("--panel", args->panel, "panel width in k indices (0 = the default: a multiple of the block >= 256)")->capture_default_str();
+  cmd->add_option("--block", args->block, "block size MB = NB")->check(CLI::Range(1LL, kMaxPanel))->capture_default_str();
+  cmd->add_option("--panel", args->panel, "panel width in k indices (0 = the default: a multiple of the block >= 256)")->check(CLI::Range(0LL, kMaxPanel))->capture_default_str();
   cmd->add_option("--schemes", args->schemes,
                   "panel broadcasts: binomial, pipeline-blocking, pipeline-nonblocking, mpi, any "
                   "algorithm[:policy]; 'all' = the first four")->capture_default_str();
   cmd->add_option("--segment", args->segment, "pipeline segment size")->capture_default_str();
-  cmd->add_option("--lookahead", args->lookaheads, "look-ahead depths, comma-separated")->capture_default_str();
-  cmd->add_option("--pieces", args->pieces, "local update pieces per panel (0 = default)")->capture_default_str();
-  cmd->add_option("--precision", args->precision, "s, d, c or z")->capture_default_str();
-  cmd->add_option("--reps", args->reps, "repetitions (interleaved; medians reported)")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--lookahead", args->lookaheads, "look-ahead depths, comma-separated (0.." + std::to_string(kMaxLookahead) + ")")->capture_default_str();
+  cmd->add_option("--pieces", args->pieces, "local update pieces per panel (0 = default)")->check(CLI::Range(0, kMaxPieces))->capture_default_str();
+  cmd->add_option("--precision", args->precision, "s, d, c or z")->check(CLI::IsMember({"s", "d", "c", "z"}))->capture_default_str();
+  cmd->add_option("--reps", args->reps, "repetitions (interleaved; medians reported)")->check(CLI::Range(1, 1000))->capture_default_str();
   cmd->add_flag("--no-scalapack", args->no_scalapack, "skip ScaLAPACK's p?gemm baseline");
   cmd->add_option("--json", args->json_path, "write the rows as JSON here");
   cmd->add_option("--plot", args->plot_path, "draw a PNG here (needs --json)");
@@ -476,15 +523,11 @@ void add_bench_gemm(CLI::App& bench, int& exit_code) {
                 "run on the emulated cluster (relay cluster up first): relaunches this command "
                 "with relay cluster run, one rank per slot (hang timeout: RELAY_CLUSTER_TIMEOUT, "
                 "default 3600 s)");
+  // Errors go to main: bad arguments exit 2, failures 1 (a failure on some ranks only stops
+  // the launch).
   cmd->callback([args, &exit_code] {
-    try {
-      exit_code = Bench(*args).run();
-    } catch (const std::exception& e) {
-      int rank = 0;
-      MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-      if (rank == 0) std::fprintf(stderr, "relay bench gemm: error: %s\n", e.what());
-      exit_code = 2;
-    }
+    if (!args->plot_path.empty() && args->json_path.empty()) throw CLI::ValidationError("--plot", "needs --json");
+    exit_code = Bench(*args).run();
   });
 }
 

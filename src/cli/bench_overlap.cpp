@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <fmt/format.h>
 #include <map>
 #include <memory>
@@ -29,6 +30,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/bench_common.hpp"
+#include "cli/checks.hpp"
 #include "cli/commands.hpp"
 #include "cli/results.hpp"
 #include "cli/sweep.hpp"
@@ -409,7 +412,13 @@ int Bench::run() {
     }
   }
   const std::int64_t largest = *std::max_element(sizes.begin(), sizes.end());
+  if (largest / elem_ > std::numeric_limits<int>::max()) {  // MPI counts are ints
+    throw std::invalid_argument(fmt::format("--sizes: {} is more {}s than an MPI count holds (at most {})",
+                                            core::format_bytes(largest), a_.datatype, std::numeric_limits<int>::max()));
+  }
   const auto doubles = static_cast<std::size_t>(largest / 8 + 1);
+  require_memory(world_, 2.0 * static_cast<double>(doubles) * 8,
+                 fmt::format("relay bench overlap (2 buffers of the largest size, {})", core::format_bytes(largest)));
   send_.reset(new double[doubles]());
   recv_.reset(new double[doubles]());
   for (MPI_Comm c : {leaders_, column_}) {  // duplicates made now, not inside a timing
@@ -498,7 +507,7 @@ void add_bench_overlap(CLI::App& bench, int& exit_code) {
       "message at once, with n_dup 1 and the --n-dup values. Parts: mpi = MPI_Ibcast/MPI_Ireduce,\n"
       "relay = relay's schedules. BW = 2 (p - 1) / p * size / time over p nodes (huang2018 Fig. 5);\n"
       "rank 0's per-part times at the largest size are printed at the end (their Fig. 6).");
-  cmd->add_option("--sizes", args->sizes, "message sizes: list and/or power-of-two ranges")->capture_default_str();
+  cmd->add_option("--sizes", args->sizes, std::string("message sizes: list and/or power-of-two ranges") + kSizesHelpUnits)->capture_default_str();
   cmd->add_option("--operations", args->operations, "bcast, reduce, allreduce, or all")->capture_default_str();
   cmd->add_option("--n-dup", args->n_dups, "overlapped part counts (2..64)")->capture_default_str();
   cmd->add_option("--parts", args->parts, "mpi, relay, or all")->capture_default_str();
@@ -509,10 +518,7 @@ void add_bench_overlap(CLI::App& bench, int& exit_code) {
   cmd->add_option("--ranks-per-node", args->ranks_per_node,
                   "K consecutive ranks per node (relay cluster up --ranks-per-node K); K > 1 adds the ppn rows")
       ->check(CLI::PositiveNumber)->capture_default_str();
-  cmd->add_option("--iterations", args->timing.iterations, "timed iterations (0 = enough for --min-time)")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--warmup", args->timing.warmup, "untimed iterations first")->check(CLI::NonNegativeNumber)->capture_default_str();
-  cmd->add_option("--min-time", args->timing.min_time_s, "seconds of timed iterations per row when --iterations is 0")->capture_default_str();
-  cmd->add_option("--max-iterations", args->timing.max_iterations, "cap on automatic iterations")->check(CLI::PositiveNumber)->capture_default_str();
+  add_iteration_options(cmd, args->timing);
   cmd->add_option("--json", args->json_path, "write rows as JSON here (atomically)");
   cmd->add_option("--plot", args->plot_path, "draw a PNG here like huang2018 Figs. 5 and 6 (needs --json and matplotlib)");
   cmd->add_flag("--quiet", args->quiet, "no progress on stderr");

@@ -3,8 +3,24 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <stdexcept>
 
 namespace relay::cli {
+
+/// Exit statuses of every command: 0 success; 1 a failure (a run that went wrong, a result
+/// that cannot be written, too little memory); 2 a usage error (an option or argument refused,
+/// where possible before anything runs). A command throws std::invalid_argument for a usage
+/// error found once it runs; main maps CLI11's own statuses (105, 106, 109 ...) to 2.
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitUsage = 2;
+
+/// A failure that every rank of the launch reaches together (decided by a collective, such
+/// as require_memory): main reports it on rank 0 and ends normally with kExitFailure. Any
+/// other exception may have reached one rank only, whose partners would wait for it forever
+/// in their next collective: main then stops the launch (MPI_Abort).
+struct AgreedError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 /// Initialises MPI on first use (commands like --help and `algorithms` never need it).
 void ensure_mpi();

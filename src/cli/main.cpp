@@ -11,9 +11,11 @@
 
 #include <unistd.h>
 
+#include "cli/checks.hpp"
 #include "cli/commands.hpp"
 #include "coll/bcast/bcast.hpp"
 #include "coll/reduction/reduction.hpp"
+#include "core/units.hpp"
 #include "relay/relay.h"
 
 namespace relay::cli {
@@ -92,14 +94,14 @@ int rerun_on_cluster(int argc, char** argv) {
   if (args.empty() || args[0] != "bench" || flag == args.end()) return -1;
   if (std::getenv("RELAY_CLUSTER_JOB") != nullptr) {
     std::fprintf(stderr, "relay: --cluster inside a cluster run\n");
-    return 2;
+    return kExitUsage;
   }
   args.erase(flag);
   char exe[4096] = {};
   const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (n <= 0) {
     std::fprintf(stderr, "relay: --cluster: cannot find this program's path\n");
-    return 2;
+    return kExitFailure;
   }
   // A benchmark may run long: relay cluster run's hang timeout is 1 hour here unless
   // RELAY_CLUSTER_TIMEOUT (seconds) says otherwise.
@@ -117,7 +119,10 @@ int main(int argc, char** argv) {
   CLI::App app{"relay: fast collectives on MPI point-to-point for distributed dense linear algebra"};
   app.require_subcommand(1);
   app.set_version_flag("--version", relay_version());
-  app.footer("Environment: RELAY_BCAST_ALGORITHM, RELAY_BCAST_POLICY, RELAY_BCAST_SEGMENT_BYTES,\n"
+  app.footer(std::string("Sizes (--sizes, --segments, RELAY_*_SEGMENT_BYTES ...) in bytes; ") +
+             relay::core::kByteUnitsHelp + ".\n"
+             "Exit status: 0 success, 1 a failure, 2 a usage error (an option or argument refused).\n"
+             "Environment: RELAY_BCAST_ALGORITHM, RELAY_BCAST_POLICY, RELAY_BCAST_SEGMENT_BYTES,\n"
              "RELAY_BCAST_FANOUT, RELAY_BCAST_MAX_REQUESTS override the library's options;\n"
              "RELAY_CHECK=collective makes argument checks collective; RELAY_LOG=1 logs choices.");
   int exit_code = 0;
@@ -130,6 +135,9 @@ int main(int argc, char** argv) {
   relay::cli::add_algorithms(app, exit_code);
   relay::cli::add_model(app, exit_code);
   relay::cli::add_tune(app, exit_code);
+  // Every command's floating-point options finite and >= 0, its result files in existing
+  // directories: added here, after every command is registered.
+  relay::cli::add_shared_checks(app);
   CLI::App* cluster = app.add_subcommand(
       "cluster", "Emulated cluster on this machine: up, run, check, status, down (needs root; "
                  "relay cluster --help, docs/cluster.md)");
@@ -142,14 +150,34 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (quiet) {
-      exit_code = e.get_exit_code();
-    } else {
-      exit_code = app.exit(e);
-    }
-  } catch (const std::exception& e) {
+    // CLI11's statuses (105 a refused value, 106 a missing option, 109 an extra argument ...)
+    // are all usage errors; --help and --version end with status 0.
+    const int code = quiet ? e.get_exit_code() : app.exit(e);
+    exit_code = code == 0 ? 0 : relay::cli::kExitUsage;
+  } catch (const std::invalid_argument& e) {  // an argument refused once the command ran
     if (!quiet) std::fprintf(stderr, "relay: error: %s\n", e.what());
-    exit_code = 2;
+    exit_code = relay::cli::kExitUsage;
+  } catch (const relay::cli::AgreedError& e) {
+    if (!quiet) std::fprintf(stderr, "relay: error: %s\n", e.what());
+    exit_code = relay::cli::kExitFailure;
+  } catch (const std::exception& e) {
+    // Perhaps this rank's alone (std::bad_alloc, say): the others would wait for it in their
+    // next collective, and it for them in MPI_Finalize. Every failing rank says so, and the
+    // launch stops.
+    int initialized = 0, finalized = 0, size = 1, rank = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    if (initialized && !finalized) {
+      MPI_Comm_size(MPI_COMM_WORLD, &size);
+      MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    }
+    if (size > 1) {
+      std::fprintf(stderr, "relay: error on rank %d: %s (stopping every rank)\n", rank, e.what());
+      std::fflush(stderr);
+      MPI_Abort(MPI_COMM_WORLD, relay::cli::kExitFailure);
+    }
+    if (!quiet) std::fprintf(stderr, "relay: error: %s\n", e.what());
+    exit_code = relay::cli::kExitFailure;
   }
   int initialized = 0, finalized = 0;
   MPI_Initialized(&initialized);

@@ -2,6 +2,7 @@
 // eager/rendezvous switch, Hockney fit, link sharing), repeated until stable, as JSON.
 // relay model predict: the replay's time for broadcast configurations, from such a file.
 #include <mpi.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -10,6 +11,8 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <limits>
+#include <new>
 #include <fmt/format.h>
 #include <memory>
 #include <optional>
@@ -17,11 +20,14 @@
 #include <thread>
 #include <vector>
 
+#include "cli/checks.hpp"
 #include "cli/commands.hpp"
 #include "cli/model_tools.hpp"
 #include "cli/results.hpp"
 #include "cli/sweep.hpp"
+#include "cli/timing.hpp"
 #include "coll/bcast/bcast.hpp"
+#include "coll/options.hpp"
 #include "coll/reduction/reduction.hpp"
 #include "core/units.hpp"
 #include "measure/stats.hpp"
@@ -32,6 +38,10 @@ namespace relay::cli {
 namespace {
 
 constexpr int kTag = 911;
+// relay model predict: process counts as relay tune --predict-ranks takes them, and element
+// sizes up to 1 MiB (a derived datatype's).
+constexpr int kMaxPredictRanks = 1 << 20;
+constexpr int kMaxElemBytes = 1 << 20;
 // Paired samples of link sharing (duplex) after a warm-up pair.
 constexpr int kDuplexSamples = 11;
 
@@ -174,6 +184,11 @@ nlohmann::json measure_params(const P2pMeasureArgs& a, MPI_Comm comm) {
   std::sort(sizes.begin(), sizes.end());
   sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
   sizes.erase(std::remove(sizes.begin(), sizes.end(), 0), sizes.end());
+  if (sizes.empty()) throw std::invalid_argument("--sizes: no size above 0 bytes to measure");
+  if (sizes.back() > std::numeric_limits<int>::max()) {  // MPI counts (of bytes) are ints
+    throw std::invalid_argument(fmt::format("--sizes: {} is more bytes than an MPI count holds (at most {})",
+                                            core::format_bytes(sizes.back()), std::numeric_limits<int>::max()));
+  }
   measure::StopRule rule;
   rule.max_spread = a.spread;
   rule.max_seconds = a.max_seconds;
@@ -196,6 +211,11 @@ nlohmann::json measure_params(const P2pMeasureArgs& a, MPI_Comm comm) {
   if (!cycle_bytes || *cycle_bytes < 0) {
     throw std::invalid_argument("--cycle '" + a.cycle + "' is not a size (0 = reuse one buffer)");
   }
+  // The buffers below: the cycle (at least twice the largest size) and twice the largest.
+  const double largest = static_cast<double>(sizes.back());
+  require_memory(comm, std::max(static_cast<double>(*cycle_bytes), 2 * largest) + 2 * largest,
+                 fmt::format("relay model measure (sizes up to {}{})", core::format_bytes(sizes.back()),
+                             *cycle_bytes > 0 ? ", --cycle " + core::format_bytes(*cycle_bytes) : std::string()));
   BufferCycle cyc(*cycle_bytes, sizes.back());
   std::vector<char> buf(static_cast<std::size_t>(sizes.back()) * 2, 1);  // link sharing, slots
   nlohmann::json rows = nlohmann::json::array();
@@ -546,9 +566,11 @@ struct PredictArgs {
 };
 
 int run_predict(const PredictArgs& a) {
-  const auto machine = model::machine_from_json(model::read_params_file(a.params), !a.hockney, a.duplex);
+  const auto machine = read_machine("--params", a.params, !a.hockney, a.duplex);
   if (a.ranks < 1) throw std::invalid_argument("--ranks must be >= 1");
-  if (a.root < 0 || a.root >= a.ranks) throw std::invalid_argument("--root is not a rank");
+  if (a.root < 0 || a.root >= a.ranks) {
+    throw std::invalid_argument(fmt::format("--root {} is not a rank (0..{})", a.root, a.ranks - 1));
+  }
   if (a.elem_bytes < 1) throw std::invalid_argument("--elem-bytes must be >= 1");
   const auto collective = parse_operation(a.operation);
   std::vector<std::string> names;
@@ -615,15 +637,42 @@ int run_predict(const PredictArgs& a) {
       }
     }
   }
-  if (!a.json_path.empty()) {
-    write_json_atomic(a.json_path, {{"schema", "relay.model.predict/1"}, {"params", a.params},
-                                    {"operation", a.operation}, {"ranks", a.ranks}, {"rows", rows}});
-    std::printf("# wrote %s\n", a.json_path.c_str());
-  }
-  return 0;
+  return write_results({{"schema", "relay.model.predict/1"}, {"params", a.params}, {"operation", a.operation},
+                        {"ranks", a.ranks}, {"rows", rows}},
+                       a.json_path, "", "", "relay model predict");
+}
+
+// A replay holds every rank's steps: about ranks x segments of them (256 ranks x 8192 segments
+// of 1 KiB took 0.5 GB and 54 s), so large --ranks with small --segments can outgrow the
+// memory. Unlimited, the process grows until the kernel's OOM killer ends it; with its address
+// space capped at what it maps now plus what the machine has available, the allocation fails
+// instead and the command says why.
+void limit_memory_to_available() {
+  const std::int64_t available = available_memory_bytes();
+  long long mapped_pages = 0;
+  std::FILE* statm = std::fopen("/proc/self/statm", "r");
+  if (statm == nullptr) return;
+  const bool read = std::fscanf(statm, "%lld", &mapped_pages) == 1;
+  std::fclose(statm);
+  if (!read || available <= 0) return;
+  const auto want = static_cast<rlim_t>(mapped_pages * sysconf(_SC_PAGESIZE) + available);
+  rlimit limit{};
+  if (getrlimit(RLIMIT_AS, &limit) != 0) return;
+  if (limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur <= want) return;  // already lower
+  limit.rlim_cur = want;
+  setrlimit(RLIMIT_AS, &limit);
 }
 
 }  // namespace
+
+model::Machine read_machine(const std::string& option, const std::string& path, bool use_plogp,
+                            double duplex_override) {
+  try {
+    return model::machine_from_json(model::read_params_file(path), use_plogp, duplex_override);
+  } catch (const std::exception& e) {
+    throw std::invalid_argument(fmt::format("{} {}: {}", option, path, e.what()));
+  }
+}
 
 std::optional<schedule::Schedule> bcast_schedule(const std::string& algorithm, int ranks, int root,
                                                  std::int64_t bytes, std::int64_t segment, int fanout) {
@@ -699,11 +748,11 @@ void add_model(CLI::App& app, int& exit_code) {
                   "Each quantity is repeated until the interquartile spread is under --spread (or a cap);\n"
                   "L = RTT/2 - os - g - or (at least 0), so that the model reproduces the ping-pong where\n"
                   "os + g + or fit in RTT/2; rows where they do not are marked (over_rtt, and printed).");
-  measure->add_option("--sizes", m->sizes, "message sizes (lists and power-of-two ranges)")->capture_default_str();
-  measure->add_option("--peer", m->peer, "the rank measured against rank 0")->capture_default_str();
-  measure->add_option("--spread", m->spread, "stop once the relative interquartile spread is below this")->capture_default_str();
-  measure->add_option("--max-seconds", m->max_seconds, "cap per quantity and size")->capture_default_str();
-  measure->add_option("--max-samples", m->max_samples, "cap per quantity and size")->check(CLI::PositiveNumber)->capture_default_str();
+  measure->add_option("--sizes", m->sizes, "message sizes (lists and power-of-two ranges)" + std::string(kSizesHelpUnits))->capture_default_str();
+  measure->add_option("--peer", m->peer, "the rank measured against rank 0")->check(CLI::PositiveNumber)->capture_default_str();
+  measure->add_option("--spread", m->spread, "stop once the relative interquartile spread is below this")->check(finite_in(0.0))->capture_default_str();
+  measure->add_option("--max-seconds", m->max_seconds, "cap per quantity and size")->check(finite_in(0.0))->capture_default_str();
+  measure->add_option("--max-samples", m->max_samples, "cap per quantity and size")->check(CLI::Range(1, kMaxIterations))->capture_default_str();
   measure->add_option("--output,-o", m->output, "parameter file (JSON) to write")->capture_default_str();
   measure->add_option("--pairs", m->pairs, "who measures at a time: lone (rank 0 and --peer; the others wait), concurrent (all ranks in pairs at once, rank 0's pair reported: costs include what ranks sharing cores and memory do to each other during a collective), auto (concurrent when a host runs more ranks than it has cores)")
       ->check(CLI::IsMember({"auto", "lone", "concurrent"}))
@@ -717,12 +766,11 @@ void add_model(CLI::App& app, int& exit_code) {
     const auto doc = measure_params(*m, MPI_COMM_WORLD);
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    exit_code = 0;
     if (rank == 0) {
       print_params(doc);
-      write_json_atomic(m->output, doc);
-      std::printf("# wrote %s\n", m->output.c_str());
+      exit_code = write_results(doc, m->output, "", "", "relay model measure");
     }
-    exit_code = 0;
   });
 
   auto p = std::make_shared<PredictArgs>();
@@ -731,18 +779,28 @@ void add_model(CLI::App& app, int& exit_code) {
                   "         relay model predict --params model.json --operation allreduce --ranks 6 --sizes 1MiB");
   predict->add_option("--params", p->params, "parameter file from relay model measure")->required()->check(CLI::ExistingFile);
   predict->add_option("--operation", p->operation, "bcast, or a collective of `relay algorithms` (reduce, allreduce, allgather, ...)")->capture_default_str();
-  predict->add_option("--elem-bytes", p->elem_bytes, "element size of the reductions and gathers (8: double)")->capture_default_str();
-  predict->add_option("--ranks", p->ranks, "process count")->capture_default_str();
-  predict->add_option("--root", p->root, "root rank")->capture_default_str();
-  predict->add_option("--sizes", p->sizes, "message sizes")->capture_default_str();
+  predict->add_option("--elem-bytes", p->elem_bytes, "element size of the reductions and gathers (8: double)")->check(CLI::Range(1, kMaxElemBytes))->capture_default_str();
+  predict->add_option("--ranks", p->ranks, "process count")->check(CLI::Range(1, kMaxPredictRanks))->capture_default_str();
+  predict->add_option("--root", p->root, "root rank (0 .. --ranks - 1)")->check(CLI::NonNegativeNumber)->capture_default_str();
+  predict->add_option("--sizes", p->sizes, "message sizes" + std::string(kSizesHelpUnits))->capture_default_str();
   predict->add_option("--algorithms", p->algorithms, "algorithms (all = every one with a schedule)")->capture_default_str();
   predict->add_option("--policies", p->policies, "blocking, nonblocking or all")->capture_default_str();
   predict->add_option("--segments", p->segments, "segment sizes; 0 = unsegmented")->capture_default_str();
-  predict->add_option("--window", p->window, "requests in flight per rank")->capture_default_str();
+  predict->add_option("--window", p->window, "requests in flight per rank")->check(CLI::Range(1, coll::kMaxMaxRequests))->capture_default_str();
   predict->add_flag("--hockney", p->hockney, "use the Hockney fit instead of the PLogP table");
-  predict->add_option("--duplex", p->duplex, "override link sharing: 1 full duplex .. 0 one shared link");
+  predict->add_option("--duplex", p->duplex, "override link sharing: 1 full duplex .. 0 one shared link (default: the parameter file's)")
+      ->check(finite_in(0.0, 1.0));
   predict->add_option("--json", p->json_path, "write rows as JSON here");
-  predict->callback([p, &exit_code] { exit_code = run_predict(*p); });
+  predict->callback([p, &exit_code] {
+    limit_memory_to_available();
+    try {
+      exit_code = run_predict(*p);
+    } catch (const std::bad_alloc&) {
+      throw AgreedError(fmt::format("relay model predict: out of memory replaying schedules on {} ranks (a replay "
+                                    "holds about ranks x segments steps): use fewer --ranks or larger --segments",
+                                    p->ranks));
+    }
+  });
 }
 
 }  // namespace relay::cli

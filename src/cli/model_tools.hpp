@@ -34,6 +34,12 @@ struct P2pMeasureArgs {
   bool quiet = false;
 };
 
+/// The machine of a parameter file given to `option` (--model, --params); a file that cannot
+/// be read or is not one throws std::invalid_argument naming the option and the file (a usage
+/// error, alike on every rank).
+model::Machine read_machine(const std::string& option, const std::string& path, bool use_plogp,
+                            double duplex_override = -1);
+
 /// Point-to-point parameters between rank 0 and `peer` (relay.model.params/1 JSON on rank 0,
 /// empty elsewhere). Collective over `comm`; throws std::invalid_argument on bad arguments.
 nlohmann::json measure_params(const P2pMeasureArgs& a, MPI_Comm comm);

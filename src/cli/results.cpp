@@ -4,9 +4,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -56,23 +58,59 @@ nlohmann::json machine_description(MPI_Comm comm) {
   return m;
 }
 
-void write_json_atomic(const std::string& path, const nlohmann::json& doc) {
-  const fs::path target(path);
-  if (target.has_parent_path()) fs::create_directories(target.parent_path());
-  const fs::path temp = target.string() + ".tmp." + std::to_string(getpid());
-  {
-    std::ofstream out(temp);
-    if (!out) throw std::runtime_error("cannot write " + temp.string());
-    out << doc.dump(2) << '\n';
-    out.flush();
-    if (!out) throw std::runtime_error("error writing " + temp.string());
+namespace {
+
+// The directory a result file goes to must exist: relay never creates directories (as root,
+// a typo once made a top-level one). output_file() checks this before the run; here for the
+// callers that write without that option.
+fs::path existing_directory(const fs::path& target) {
+  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    throw std::runtime_error("cannot write " + target.string() + ": directory '" + dir.string() +
+                             "' does not exist (relay does not create directories)");
   }
+  return dir;
+}
+
+// A temporary name in the target's directory (a rename is atomic only within a file
+// system), hidden, ending like the target (the plot scripts take the format from it).
+fs::path temporary_beside(const fs::path& target) {
+  const fs::path dir = existing_directory(target);
+  return dir / ("." + target.filename().string() + ".tmp." + std::to_string(getpid()) +
+                target.extension().string());
+}
+
+// Renames temp over target; on failure removes temp and throws naming both.
+void commit(const fs::path& temp, const fs::path& target) {
   std::error_code ec;
   fs::rename(temp, target, ec);
   if (ec) {
-    fs::remove(temp);
-    throw std::runtime_error("cannot rename " + temp.string() + " to " + path + ": " + ec.message());
+    fs::remove(temp, ec);
+    throw std::runtime_error("cannot rename " + temp.string() + " to " + target.string() + ": " +
+                             ec.message());
   }
+}
+
+}  // namespace
+
+void write_json_atomic(const std::string& path, const nlohmann::json& doc) {
+  const fs::path target(path);
+  const fs::path temp = temporary_beside(target);
+  const std::string text = doc.dump(2) + "\n";
+  // Written and flushed to the disk before the rename: a run killed (or a machine that stops)
+  // at any point leaves the old file or the whole new one, never a truncated one.
+  FILE* out = std::fopen(temp.c_str(), "w");
+  if (out == nullptr) throw std::runtime_error("cannot write " + temp.string() + ": " + std::strerror(errno));
+  const bool ok = std::fwrite(text.data(), 1, text.size(), out) == text.size() && std::fflush(out) == 0 &&
+                  fsync(fileno(out)) == 0;
+  const int err = errno;
+  if (std::fclose(out) != 0 || !ok) {
+    std::error_code ec;
+    fs::remove(temp, ec);
+    throw std::runtime_error("error writing " + temp.string() + ": " + std::strerror(ok ? errno : err));
+  }
+  commit(temp, target);
 }
 
 namespace {
@@ -106,11 +144,22 @@ std::string run_plot_script(const std::string& script, const std::string& json_p
   pythons.insert(pythons.end(), {"/usr/bin/python3", "python3"});
   for (const auto& python : pythons) {
     if (!python_has_matplotlib(python)) continue;
-    const std::string cmd = "'" + python + "' '" + path + "' '" + json_path + "' -o '" +
-                            png_path + "'";
-    const int rc = std::system(cmd.c_str());
-    if (rc == 0) return {};
-    return "plot script failed: " + cmd;
+    // Drawn beside the target and renamed over it, as the JSON is written.
+    try {
+      const fs::path temp = temporary_beside(png_path);
+      const std::string cmd = "'" + python + "' '" + path + "' '" + json_path + "' -o '" +
+                              temp.string() + "'";
+      const int rc = std::system(cmd.c_str());
+      std::error_code ec;
+      if (rc == 0 && fs::exists(temp, ec)) {
+        commit(temp, png_path);
+        return {};
+      }
+      fs::remove(temp, ec);
+      return "plot script failed: " + cmd;
+    } catch (const std::exception& e) {
+      return e.what();
+    }
   }
   return "no Python with matplotlib found (apt-get install python3-matplotlib, or set "
          "RELAY_PYTHON)";
@@ -120,7 +169,14 @@ int write_results(const nlohmann::json& doc, const std::string& json_path,
                   const std::string& plot_path, const std::string& script,
                   const std::string& command) {
   if (json_path.empty()) return 0;
-  write_json_atomic(json_path, doc);
+  // Reported here, not thrown: rank 0 writes once the other ranks are done, and an exception
+  // would stop them all (main's guard against a rank failing alone).
+  try {
+    write_json_atomic(json_path, doc);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: error: %s\n", command.c_str(), e.what());
+    return 1;
+  }
   std::printf("# wrote %s\n", json_path.c_str());
   if (plot_path.empty()) return 0;
   const std::string err = run_plot_script(script, json_path, plot_path);

@@ -13,18 +13,22 @@ namespace relay::cli {
 /// Collective over comm; the result is complete on rank 0.
 nlohmann::json machine_description(MPI_Comm comm);
 
-/// Writes `doc` to `path` via a temporary file in the same directory and a rename. Creates
-/// missing parent directories. Throws std::runtime_error naming the path on failure.
+/// Writes `doc` to `path` via a temporary file in the same directory, flushed to the disk, and
+/// a rename, so that a killed run leaves the old file or the new one, never a truncated one.
+/// Never creates directories: a missing one is an error. Throws std::runtime_error naming the
+/// path (and the missing directory) on failure.
 void write_json_atomic(const std::string& path, const nlohmann::json& doc);
 
-/// Runs python/<script> on a JSON results file to draw `png_path`. Returns "" on success, else
-/// why it failed (no Python with matplotlib, script missing, script error).
+/// Runs python/<script> on a JSON results file to draw `png_path` (into a temporary file
+/// renamed over it). Returns "" on success, else why it failed (no Python with matplotlib,
+/// script missing, script error).
 std::string run_plot_script(const std::string& script, const std::string& json_path,
                             const std::string& png_path);
 
 /// A command's results: doc to json_path (if not empty, atomically), then the PNG plot_path (if
 /// not empty) drawn by python/<script>; prints "# wrote PATH" for each. Returns 0, or 1 when
-/// the plot failed (the reason on stderr, prefixed with `command`).
+/// the JSON could not be written or the plot failed (the reason on stderr, prefixed with
+/// `command`). Call it on one rank once the others are done with it.
 int write_results(const nlohmann::json& doc, const std::string& json_path,
                   const std::string& plot_path, const std::string& script,
                   const std::string& command);

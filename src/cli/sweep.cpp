@@ -24,7 +24,10 @@ std::vector<std::string> split(const std::string& text, char sep) {
 std::int64_t size_of(const std::string& item) {
   if (item == "none") return 0;
   const auto b = core::parse_bytes(item);
-  if (!b) throw std::invalid_argument("'" + item + "' is not a size (e.g. 4096, 64KiB, 8MiB)");
+  if (!b) {
+    throw std::invalid_argument("'" + item + "' is not a size like 4096, 64KiB or 8MiB (" +
+                                core::kByteUnitsHelp + ")");
+  }
   return *b;
 }
 

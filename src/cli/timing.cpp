@@ -16,10 +16,13 @@ std::vector<double> time_iterations(MPI_Comm comm, const IterationArgs& a,
   }
   double slowest = 0;
   MPI_Allreduce(&warm, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
-  int n = a.iterations > 0
-              ? a.iterations
-              : static_cast<int>(std::clamp(a.min_time_s / std::max(slowest, 1e-7), 5.0,
-                                            static_cast<double>(a.max_iterations)));
+  // Converted only once in range: a nan (from a --min-time nan the options once let through)
+  // passed std::clamp and made a count of billions.
+  double wanted = a.min_time_s / std::max(slowest, 1e-7);
+  if (!(wanted >= 5.0)) wanted = 5.0;
+  const int cap = std::clamp(a.max_iterations, 1, kMaxIterations);
+  int n = a.iterations > 0 ? std::min(a.iterations, kMaxIterations)
+                           : static_cast<int>(std::min(wanted, static_cast<double>(cap)));
   MPI_Bcast(&n, 1, MPI_INT, 0, comm);
   std::vector<double> t(static_cast<std::size_t>(n)), tmax(static_cast<std::size_t>(n));
   for (auto& ti : t) {

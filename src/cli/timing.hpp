@@ -10,6 +10,10 @@
 
 namespace relay::cli {
 
+/// The most timed iterations (--iterations, --max-iterations): each one's time is kept, and
+/// 2^31 of them asked for 16 GiB on every rank.
+inline constexpr int kMaxIterations = 1000000;
+
 struct IterationArgs {
   int iterations = 0;  ///< timed iterations; 0 = enough for min_time_s
   int warmup = 2;

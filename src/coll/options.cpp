@@ -6,10 +6,65 @@
 
 #include <fmt/format.h>
 
+#include "coll/bcast/bcast.hpp"
 #include "core/status.hpp"
 #include "core/units.hpp"
 
 namespace relay::coll {
+
+namespace {
+
+bool is_policy(long long v) {
+  return v == RELAY_POLICY_DEFAULT || v == RELAY_POLICY_BLOCKING || v == RELAY_POLICY_NONBLOCKING;
+}
+bool is_check(long long v) {
+  return v == RELAY_CHECK_DEFAULT || v == RELAY_CHECK_LOCAL || v == RELAY_CHECK_COLLECTIVE;
+}
+
+template <class Options>
+relay_status_t validate_policy_and_check(const Options& o, const char* function, int position) {
+  if (const long long policy = stored_value(o.policy); !is_policy(policy)) {
+    return core::fail(RELAY_ERR_POLICY, "{}: argument {} (options->policy = {}) is not a policy "
+                      "(RELAY_POLICY_DEFAULT, _BLOCKING or _NONBLOCKING)", function, position,
+                      policy);
+  }
+  if (const long long check = stored_value(o.check); !is_check(check)) {
+    return core::fail(RELAY_ERR_OPTIONS, "{}: argument {} (options->check = {}) is not a check "
+                      "mode (RELAY_CHECK_DEFAULT, _LOCAL or _COLLECTIVE)", function, position,
+                      check);
+  }
+  return RELAY_SUCCESS;
+}
+
+template <class Options>
+relay_check_t stored_check_of(const Options* options) {
+  if (options == nullptr) return RELAY_CHECK_DEFAULT;
+  const long long check = stored_value(options->check);
+  return is_check(check) ? static_cast<relay_check_t>(check) : RELAY_CHECK_DEFAULT;
+}
+
+}  // namespace
+
+relay_status_t validate_stored_enums(const relay_bcast_options_t& o, const char* function,
+                                     int position) {
+  const long long algorithm = stored_value(o.algorithm);
+  bool known = algorithm == RELAY_BCAST_AUTO;
+  for (const auto& a : bcast_algorithms()) known = known || algorithm == static_cast<long long>(a.id);
+  if (!known) {
+    return core::fail(RELAY_ERR_ALGORITHM, "{}: argument {} (options->algorithm = {}) is not a "
+                      "broadcast algorithm (relay algorithms lists them)", function, position,
+                      algorithm);
+  }
+  return validate_policy_and_check(o, function, position);
+}
+
+relay_status_t validate_stored_enums(const relay_coll_options_t& o, const char* function,
+                                     int position) {
+  return validate_policy_and_check(o, function, position);
+}
+
+relay_check_t stored_check(const relay_bcast_options_t* options) { return stored_check_of(options); }
+relay_check_t stored_check(const relay_coll_options_t* options) { return stored_check_of(options); }
 
 relay_status_t apply_environment(const core::RelayEnvironment& env, std::string_view prefix,
                                  const char* function, CommonOptions& o) {
@@ -34,11 +89,11 @@ relay_status_t apply_environment(const core::RelayEnvironment& env, std::string_
     }
   }
   if (const char* v = env.get(prefix, "FANOUT")) {
-    if (auto f = core::parse_integer(v, 0, 1 << 20)) {
+    if (auto f = core::parse_integer(v, 0, kMaxFanout)) {
       o.fanout = static_cast<int>(*f);
     } else {
-      return core::fail(RELAY_ERR_OPTIONS, "{}: {}='{}' is not an integer >= 0", function,
-                        name("FANOUT"), v);
+      return core::fail(RELAY_ERR_OPTIONS, "{}: {}='{}' is not an integer in [0, {}]", function,
+                        name("FANOUT"), v, kMaxFanout);
     }
   }
   if (const char* v = env.get(prefix, "MAX_REQUESTS")) {
@@ -79,9 +134,11 @@ relay_status_t validate(const CommonOptions& o, std::int64_t elem_bytes, const c
                       "whole number of {}-byte elements", function, position, o.segment_bytes,
                       elem_bytes);
   }
-  if (o.fanout < 0) {
-    return core::fail(RELAY_ERR_FANOUT, "{}: argument {} (options->fanout = {}) is negative",
-                      function, position, o.fanout);
+  // The same cap as RELAY_<OP>_FANOUT's.
+  if (o.fanout < 0 || o.fanout > kMaxFanout) {
+    return core::fail(RELAY_ERR_FANOUT, "{}: argument {} (options->fanout = {}) is not in "
+                      "[0, {}] (0 = the algorithm's default)", function, position, o.fanout,
+                      kMaxFanout);
   }
   if (o.max_requests < 0 || o.max_requests > kMaxMaxRequests) {
     return core::fail(RELAY_ERR_WINDOW, "{}: argument {} (options->max_requests = {}) is not in "

@@ -35,20 +35,27 @@ std::optional<std::int64_t> parse_bytes(std::string_view text) {
   if (!number) return std::nullopt;
   std::string unit;
   for (char c : text.substr(digits)) unit += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  int shift = 0;
+  // 1024^power for the binary units and the bare letters, 1000^power for KB, MB, GB.
+  std::int64_t base = 1024;
+  int power = 0;
   if (unit.empty() || unit == "b") {
-    shift = 0;
-  } else if (unit == "k" || unit == "kb" || unit == "kib") {
-    shift = 10;
-  } else if (unit == "m" || unit == "mb" || unit == "mib") {
-    shift = 20;
-  } else if (unit == "g" || unit == "gb" || unit == "gib") {
-    shift = 30;
+    power = 0;
+  } else if (unit == "k" || unit == "kib" || unit == "kb") {
+    power = 1;
+  } else if (unit == "m" || unit == "mib" || unit == "mb") {
+    power = 2;
+  } else if (unit == "g" || unit == "gib" || unit == "gb") {
+    power = 3;
   } else {
     return std::nullopt;
   }
-  if (*number > (std::numeric_limits<std::int64_t>::max() >> shift)) return std::nullopt;
-  return static_cast<std::int64_t>(*number) << shift;
+  if (unit.size() == 2 && unit[1] == 'b') base = 1000;
+  std::int64_t value = *number;
+  for (int i = 0; i < power; ++i) {
+    if (value > std::numeric_limits<std::int64_t>::max() / base) return std::nullopt;
+    value *= base;
+  }
+  return value;
 }
 
 std::string format_bytes(std::int64_t bytes) {

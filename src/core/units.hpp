@@ -1,4 +1,4 @@
-// Byte sizes as people write them: "4096", "64KiB", "1MiB", "8MB", "16m".
+// Byte sizes as people write them: "4096", "64KiB", "8MiB", "16M", "8MB".
 #pragma once
 
 #include <cstdint>
@@ -8,8 +8,15 @@
 
 namespace relay::core {
 
-/// Parses a byte count with an optional binary unit (B, K/KB/KiB, M/MB/MiB, G/GB/GiB; all
-/// powers of 1024, case-insensitive). nullopt for anything else, negatives or overflow.
+/// The units parse_bytes accepts, for help texts and error messages.
+inline constexpr const char* kByteUnitsHelp =
+    "units: B; KiB or K = 1024, MiB or M = 1024^2, GiB or G = 1024^3 bytes; KB = 1000, "
+    "MB = 1000^2, GB = 1000^3 bytes (8MB = 8000000, 8MiB = 8388608); any case";
+
+/// Parses a byte count with an optional unit (case-insensitive): none or B; KiB, MiB, GiB and
+/// K, M, G (powers of 1024, as GNU coreutils reads K, M, G); KB, MB, GB (powers of 1000, as
+/// SI and coreutils read them: "8MB" is 8000000 bytes, not 8 MiB). nullopt for anything
+/// else, negatives or overflow.
 std::optional<std::int64_t> parse_bytes(std::string_view text);
 
 /// Shortest exact form: 1048576 -> "1MiB", 1000 -> "1000B", 3 -> "3B".

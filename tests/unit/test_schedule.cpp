@@ -200,7 +200,7 @@ TEST(Units, ParseAndFormatBytes) {
   EXPECT_EQ(parse_bytes("64KiB"), 65536);
   EXPECT_EQ(parse_bytes("64k"), 65536);
   EXPECT_EQ(parse_bytes("8MiB"), 8 << 20);
-  EXPECT_EQ(parse_bytes("1GB"), 1LL << 30);
+  EXPECT_EQ(parse_bytes("1GB"), 1000000000);  // SI; 1GiB is 2^30
   EXPECT_EQ(parse_bytes("0"), 0);
   EXPECT_EQ(parse_bytes("3B"), 3);
   EXPECT_FALSE(parse_bytes(""));

@@ -67,6 +67,9 @@ relay_status_t resolve_bcast(const core::RelayEnvironment& env, const relay_bcas
   relay_bcast_options_t o;
   relay_bcast_options_init(&o);
   if (options != nullptr) o = *options;
+  // The caller's enum fields as the integers stored there, before anything below reads one as
+  // its enum type (a stored 99 is undefined behaviour to load: UBSan).
+  if (auto st = validate_stored_enums(o, function, position); st != RELAY_SUCCESS) return st;
 
   // Environment overrides.
   if (const char* v = env.get("BCAST", "ALGORITHM")) {

@@ -1,0 +1,207 @@
+#include "cli/checks.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "cli/commands.hpp"
+
+namespace relay::cli {
+namespace fs = std::filesystem;
+
+namespace {
+const std::string kFiniteValidator = "finite";  // finite_in's name, found by add_shared_checks
+}  // namespace
+
+CLI::Validator finite_in(double min, double max) {
+  const bool bounded = std::isfinite(max);
+  const std::string range = bounded ? fmt::format("in [{}, {}]", min, max) : fmt::format(">= {}", min);
+  return CLI::Validator(
+      [min, max, range](std::string& text) -> std::string {
+        const char* begin = text.c_str();
+        char* end = nullptr;
+        errno = 0;
+        const double v = std::strtod(begin, &end);
+        if (end == begin || *end != '\0') return fmt::format("'{}' is not a number", text);
+        // strtod reads "nan", "inf" and "1e999" (ERANGE, inf) without complaint.
+        if (!std::isfinite(v) || (errno == ERANGE && std::fabs(v) > 1)) {
+          return fmt::format("{} is not a finite number (a number {} is needed)", text, range);
+        }
+        if (v < min || v > max) return fmt::format("{} is not {}", text, range);
+        return std::string();
+      },
+      range, kFiniteValidator);
+}
+
+CLI::Validator output_file() {
+  return CLI::Validator(
+      [](std::string& path) -> std::string {
+        if (path.empty()) return "an empty file name";
+        std::error_code ec;
+        const fs::path p(path);
+        if (fs::is_directory(p, ec) || !p.has_filename()) {
+          return fmt::format("'{}' is a directory; give a file name", path);
+        }
+        const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+        if (!fs::exists(dir, ec)) {
+          return fmt::format("directory '{}' does not exist (relay does not create directories: "
+                             "make it first, e.g. mkdir -p '{}')", dir.string(), dir.string());
+        }
+        if (!fs::is_directory(dir, ec)) return fmt::format("'{}' is not a directory", dir.string());
+        if (access(dir.c_str(), W_OK | X_OK) != 0) {
+          return fmt::format("cannot write in directory '{}': {}", dir.string(), std::strerror(errno));
+        }
+        return std::string();
+      },
+      "FILE in an existing directory");
+}
+
+namespace {
+
+bool has_validator(CLI::Option& opt, const std::string& name) {
+  try {
+    opt.get_validator(name);
+    return true;
+  } catch (const CLI::OptionNotFound&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+void add_shared_checks(CLI::App& app) {
+  static const std::vector<std::string> outputs = {"json", "plot", "output", "openmpi", "mpich"};
+  for (CLI::Option* opt : app.get_options()) {
+    // "FLOAT", or "FLOAT:<the descriptions of its validators>" once it has some; an option
+    // with its own finite_in keeps its narrower range.
+    const std::string type = opt->get_type_name();
+    if (type.rfind("FLOAT", 0) == 0 && !has_validator(*opt, kFiniteValidator)) opt->check(finite_in(0.0));
+    for (const auto& name : opt->get_lnames()) {
+      if (std::find(outputs.begin(), outputs.end(), name) != outputs.end()) {
+        opt->check(output_file());
+        break;
+      }
+    }
+  }
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) add_shared_checks(*sub);
+}
+
+namespace {
+
+// The first number of a file such as memory.max ("max" and unreadable files: -1).
+std::int64_t read_number(const fs::path& file) {
+  std::ifstream in(file);
+  long long v = -1;
+  if (!(in >> v)) return -1;
+  return v;
+}
+
+// Room left under the memory cgroup of this process (v2: memory.max - memory.current; v1:
+// memory.limit_in_bytes - memory.usage_in_bytes), -1 without a limit. A container may show
+// its own cgroup at the root of the mount, so both places are tried.
+std::int64_t cgroup_room() {
+  std::ifstream in("/proc/self/cgroup");
+  std::string line;
+  std::int64_t room = -1;
+  auto consider = [&room](const fs::path& limit_file, const fs::path& usage_file) {
+    const std::int64_t limit = read_number(limit_file), usage = read_number(usage_file);
+    // v1 writes "no limit" as a huge number (9223372036854771712)
+    if (limit <= 0 || limit >= (std::int64_t{1} << 60) || usage < 0) return;
+    const std::int64_t left = std::max<std::int64_t>(0, limit - usage);
+    room = room < 0 ? left : std::min(room, left);
+  };
+  while (std::getline(in, line)) {
+    const auto first = line.find(':'), second = line.find(':', first + 1);
+    if (first == std::string::npos || second == std::string::npos) continue;
+    const std::string controllers = line.substr(first + 1, second - first - 1);
+    const std::string path = line.substr(second + 1);
+    if (controllers.empty()) {  // cgroup v2
+      for (const fs::path& dir : {fs::path("/sys/fs/cgroup") / fs::path(path).relative_path(),
+                                 fs::path("/sys/fs/cgroup")}) {
+        consider(dir / "memory.max", dir / "memory.current");
+      }
+    } else if (("," + controllers + ",").find(",memory,") != std::string::npos) {  // v1
+      for (const fs::path& dir : {fs::path("/sys/fs/cgroup/memory") / fs::path(path).relative_path(),
+                                 fs::path("/sys/fs/cgroup/memory")}) {
+        consider(dir / "memory.limit_in_bytes", dir / "memory.usage_in_bytes");
+      }
+    }
+  }
+  return room;
+}
+
+}  // namespace
+
+std::int64_t available_memory_bytes() {
+  std::int64_t available = -1;
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  long long kib = 0;
+  std::string unit;
+  while (in >> key >> kib) {
+    std::getline(in, unit);
+    if (key == "MemAvailable:") {
+      available = kib * 1024;
+      break;
+    }
+  }
+  const std::int64_t room = cgroup_room();
+  if (room >= 0 && (available < 0 || room < available)) available = room;
+  return available;
+}
+
+std::string human_bytes(double bytes) {
+  static const char* const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  int u = 0;
+  while (bytes >= 1024 && u < 6) {
+    bytes /= 1024;
+    ++u;
+  }
+  return u == 0 ? fmt::format("{:.0f} B", bytes) : fmt::format("{:.1f} {}", bytes, units[u]);
+}
+
+void require_memory(MPI_Comm comm, double bytes, const std::string& what) {
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int node_rank = 0, node_size = 1;
+  MPI_Comm_rank(node, &node_rank);
+  MPI_Comm_size(node, &node_size);
+  double on_node = 0, most = 0;  // the node's ranks together; the largest single rank's need
+  MPI_Allreduce(&bytes, &on_node, 1, MPI_DOUBLE, MPI_SUM, node);
+  MPI_Allreduce(&bytes, &most, 1, MPI_DOUBLE, MPI_MAX, node);
+  const double available = node_rank == 0 ? static_cast<double>(available_memory_bytes()) : 0;
+  MPI_Comm_free(&node);
+  // The first node (lowest rank of its leader) that lacks the memory tells every rank.
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  const bool short_here = node_rank == 0 && available >= 0 && on_node > available;
+  int first = short_here ? rank : std::numeric_limits<int>::max(), worst = 0;
+  MPI_Allreduce(&first, &worst, 1, MPI_INT, MPI_MIN, comm);
+  if (worst == std::numeric_limits<int>::max()) return;
+  char host[MPI_MAX_PROCESSOR_NAME] = {};
+  int length = 0;
+  MPI_Get_processor_name(host, &length);
+  std::string message;
+  if (rank == worst) {
+    message = fmt::format("{} needs {} per rank ({} for the {} rank{} on {} together), but {} has "
+                          "{} available: use smaller sizes, fewer ranks per node or more nodes",
+                          what, human_bytes(most), human_bytes(on_node), node_size,
+                          node_size == 1 ? "" : "s", host, host, human_bytes(available));
+  }
+  int size = static_cast<int>(message.size());
+  MPI_Bcast(&size, 1, MPI_INT, worst, comm);
+  message.resize(static_cast<std::size_t>(size));
+  MPI_Bcast(message.data(), size, MPI_CHAR, worst, comm);
+  throw AgreedError(message);
+}
+
+}  // namespace relay::cli

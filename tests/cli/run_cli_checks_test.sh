@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# The relay command refuses what it cannot do right, before doing anything (issue 23: never a
+# wrong answer, a crash or a hang):
+#   1. exit statuses: 2 for every usage error (CLI11's own were 105, 106, 109), 1 for a
+#      failure, 0 for success, --help and --version; under mpirun too;
+#   2. every floating-point option of every command refuses nan, inf and negative numbers,
+#      naming the option (--min-time nan printed "cannot create std::vector larger than
+#      max_size()");
+#   3. ranges: relay model predict --duplex outside [0, 1], --window 0, --ranks 0; fanouts,
+#      iterations, look-ahead depths and sizes beyond what the library or an MPI count takes;
+#   4. sizes: 8MB is 8000000 bytes (it was 8 MiB), 8MiB and 8M are 8388608;
+#   5. --json (and --output, --plot) into a missing directory: refused before the run, naming
+#      the directory, which is not created; results written whole, no temporary file left;
+#   6. relay bench gemm --n 100000 (and other benchmarks' buffers too big for the memory):
+#      the memory per rank printed, then a clear refusal with exit 1 on every rank count, not
+#      a bare std::bad_alloc.
+# Usage: run_cli_checks_test.sh MPIEXEC RELAY [mpiexec flags...]
+set -uo pipefail
+mpiexec=$1 relay=$2
+shift 2
+flags=("$@")
+. "$(dirname "$0")/../cli_test_common.sh"
+run() { local n=$1; shift; timeout 120 "$mpiexec" -n "$n" "${flags[@]}" env OPENBLAS_NUM_THREADS=1 "$@" >"$out" 2>&1; }
+solo() { timeout 120 env OPENBLAS_NUM_THREADS=1 "$@" >"$out" 2>&1; }
+status_is() { # WANT DESCRIPTION: the last command's status
+  [ "$rc" -eq "$1" ] || fail "$2: exit status $rc, expected $1"
+}
+says() { # TEXT DESCRIPTION
+  grep -qF -- "$1" "$out" || fail "$2: the output does not say: $1"
+}
+
+# A parameter file for relay model predict.
+run 2 "$relay" model measure --sizes 1KiB,64KiB --max-seconds 0.02 --quiet --output "$work/params.json" ||
+  fail "relay model measure exited $?"
+predict=(model predict --params "$work/params.json" --ranks 4 --sizes 64KiB --algorithms binomial
+  --policies blocking --segments 0)
+
+# 1. Exit statuses.
+solo "$relay"; rc=$?; status_is 2 "relay without a command"
+solo "$relay" bench bcast --bogus; rc=$?; status_is 2 "an unknown option"
+says "--bogus" "an unknown option"
+solo "$relay" model predict; rc=$?; status_is 2 "a missing required option"
+says "--params is required" "a missing required option"
+solo "$relay" bench bcast --window x; rc=$?; status_is 2 "a value that is not a number"
+solo "$relay" --help; rc=$?; status_is 0 "--help"
+solo "$relay" --version; rc=$?; status_is 0 "--version"
+solo "$relay" algorithms; rc=$?; status_is 0 "relay algorithms"
+solo "$relay" "${predict[@]}"; rc=$?; status_is 0 "relay model predict"
+run 2 "$relay" bench bcast --window 0 --sizes 1KiB --quiet; rc=$?; status_is 2 "--window 0 under mpirun"
+run 2 "$relay" bench bcast --root 5 --sizes 1KiB --quiet; rc=$?; status_is 2 "--root 5 on 2 ranks"
+says "--root 5 is not a rank (0..1)" "--root 5 on 2 ranks"
+solo "$relay" model predict --params "$work/missing.json"; rc=$?; status_is 2 "--params of a missing file"
+echo "not json" >"$work/bad.json"
+solo "$relay" model predict --params "$work/bad.json"; rc=$?; status_is 2 "a --params file that is not one"
+says "--params $work/bad.json: " "a --params file that is not one"
+run 2 "$relay" bench bcast --sizes 1KiB --model "$work/bad.json" --quiet; rc=$?; status_is 2 "a --model file that is not one"
+says "--model $work/bad.json: " "a --model file that is not one"
+if grep -q "MPI_ABORT" "$out"; then fail "a --model file that is not one: the launch was aborted, not ended"; fi
+run 2 "$relay" bench coll --operation reduce --sizes 1KiB --quiet --algorithms binomial --policies blocking \
+  --segments 0 --min-time 0.001 --json "$work/ok.json"; rc=$?; status_is 0 "relay bench coll under mpirun"
+run 2 env RELAY_REDUCE_SEGMENT_BYTES=12 "$relay" bench coll --operation reduce --sizes 1KiB --quiet \
+  --algorithms binomial --policies blocking --segments 0 --min-time 0.001; rc=$?
+status_is 1 "a failed measurement (ERROR rows)"
+echo "1. exit statuses: 2 usage errors, 1 failures, 0 success"
+
+# 2. nan, inf and negative numbers, for every floating-point option of every command.
+floats=("bench bcast --min-time" "bench coll --operation allreduce --min-time" "bench overlap --min-time"
+  "model measure --spread" "model measure --max-seconds" "model predict --params $work/params.json --duplex"
+  "tune --min-time" "tune --threshold" "tune --noise" "tune --variant-within")
+for f in "${floats[@]}"; do
+  read -r -a words <<<"$f"
+  option=${words[-1]}
+  for v in nan inf -inf -1 1e999; do
+    solo "$relay" "${words[@]}" "$v"; rc=$?
+    status_is 2 "relay $f $v"
+    grep -q -- "^$option: " "$out" || fail "relay $f $v: the error does not name $option"
+    if grep -q "max_size\|bad_alloc" "$out"; then fail "relay $f $v: crashed instead of refusing"; fi
+  done
+done
+echo "2. nan, inf, -inf, -1, 1e999 refused by ${#floats[@]} floating-point options, naming each"
+
+# 3. Ranges.
+refused() { # OPTION ARGS...: refused at once with status 2, naming OPTION
+  local option=$1
+  shift
+  solo "$relay" "$@"; rc=$?
+  status_is 2 "relay $*"
+  says "$option" "relay $*"
+}
+refused --duplex "${predict[@]}" --duplex 5
+refused --duplex "${predict[@]}" --duplex -3
+refused --window "${predict[@]}" --window 0
+refused --ranks "${predict[@]}" --ranks 0
+refused --elem-bytes "${predict[@]}" --elem-bytes 0
+refused --root "${predict[@]}" --root 4
+refused --fanout bench bcast --fanout 2000000
+refused --iterations bench bcast --iterations 2000000000
+refused --max-iterations bench overlap --max-iterations 0
+refused --rounds bench coll --operation reduce --rounds 100000
+refused --pieces bench gemm --pieces 5000
+refused --lookahead bench gemm --n 64 --lookahead 65 --no-scalapack --quiet
+refused "more bytes than an MPI count holds" bench bcast --sizes 4GiB --quiet
+run 2 "$relay" model measure --sizes 4GiB --quiet --output "$work/m.json"; rc=$?
+status_is 2 "relay model measure --sizes 4GiB"
+says "--sizes: 4GiB is more bytes than an MPI count holds" "relay model measure --sizes 4GiB"
+run 2 "$relay" model measure --sizes 0 --quiet --output "$work/m.json"; rc=$?  # was sizes.back() of none
+status_is 2 "relay model measure --sizes 0"
+says "--sizes: no size above 0 bytes" "relay model measure --sizes 0"
+solo "$relay" "${predict[@]}" --duplex 0.5; rc=$?; status_is 0 "--duplex 0.5"
+echo "3. out-of-range values refused, naming the option"
+
+# 4. Sizes: KB, MB, GB decimal; KiB, MiB, GiB and K, M, G binary.
+solo "$relay" model predict --params "$work/params.json" --ranks 4 --sizes 8MB,8MiB,8M,64KB --algorithms binomial \
+  --policies blocking --segments 0 --json "$work/sizes.json"; rc=$?
+status_is 0 "--sizes 8MB,8MiB,8M,64KB"
+python3 -c 'import json, sys; s = [r["size_bytes"] for r in json.load(open(sys.argv[1]))["rows"]]; assert s == [8000000, 8388608, 8388608, 64000], s' \
+  "$work/sizes.json" || fail "8MB, 8MiB, 8M and 64KB are not 8000000, 8388608, 8388608 and 64000 bytes"
+refused "'8XB' is not a size" model predict --params "$work/params.json" --sizes 8XB
+"$relay" --help | grep -q "MB = 1000^2" || fail "relay --help does not say what MB means"
+echo "4. 8MB = 8000000 bytes, 8MiB = 8M = 8388608; an unknown unit refused; --help says so"
+
+# 5. Result files: no directory is made, and the run does not start.
+for cmd in "model predict" "bench bcast" "tune" "model measure"; do
+  read -r -a words <<<"$cmd"
+  option=--json
+  [ "$cmd" != "model measure" ] || option=--output
+  extra=()
+  [ "$cmd" != "model predict" ] || extra=(--params "$work/params.json")
+  run 2 "$relay" "${words[@]}" "${extra[@]}" "$option" "$work/nodir/sub/out.json"; rc=$?
+  status_is 2 "relay $cmd $option into a missing directory"
+  says "$option: directory '$work/nodir/sub' does not exist" "relay $cmd $option into a missing directory"
+  [ ! -e "$work/nodir" ] || fail "relay $cmd $option made the missing directory"
+  if grep -q "^# bcast\|wrote\|\[1/" "$out"; then fail "relay $cmd ran before refusing $option"; fi
+done
+refused "is a directory" "${predict[@]}" --json "$work"
+touch "$work/file"
+refused "'$work/file' is not a directory" "${predict[@]}" --json "$work/file/out.json"
+refused "--plot: directory" bench bcast --json "$work/ok.json" --plot "$work/nodir/p.png"
+mkdir "$work/results"
+run 2 "$relay" bench bcast --sizes 1KiB --algorithms binomial --policies blocking --segments 0 --baselines none \
+  --min-time 0.001 --quiet --json "$work/results/bcast.json"; rc=$?
+status_is 0 "relay bench bcast --json into an existing directory"
+[ "$(ls -A "$work/results")" = bcast.json ] || fail "the results directory holds $(ls -A "$work/results" | tr '\n' ' ')"
+python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$work/results/bcast.json" || fail "bcast.json is not whole JSON"
+echo "5. result files into missing directories refused before the run, nothing made; results written whole"
+
+# 6. Memory: printed, then refused on every rank without allocating. Sizes beyond this
+# machine's available memory (n = 100000, the issue's, needs 298 GiB on one rank).
+avail_kib=$(awk '$1 == "MemAvailable:" { print $2 }' /proc/meminfo)
+n=$(awk -v a="$avail_kib" 'BEGIN { n = int(sqrt(a * 1024 / 2)); print (n > 100000 ? n : 100000) }')
+for ranks in 1 2; do
+  run "$ranks" "$relay" bench gemm --n "$n" --no-scalapack --quiet; rc=$?
+  status_is 1 "relay bench gemm --n $n on $ranks rank(s)"
+  says "# memory: up to" "relay bench gemm --n $n on $ranks rank(s)"
+  says "relay bench gemm --n $n on a" "relay bench gemm --n $n on $ranks rank(s)"
+  says "GiB per rank" "relay bench gemm --n $n on $ranks rank(s)"
+  if grep -q "bad_alloc\|MPI_ABORT\|Signal:" "$out"; then fail "relay bench gemm --n $n on $ranks rank(s) crashed"; fi
+done
+# 3 buffers of 8 GiB on each of 2 ranks (the largest MPI count of doubles is 16 GiB)
+if [ "$avail_kib" -lt $((40 * 1024 * 1024)) ]; then
+  run 2 "$relay" bench coll --operation allreduce --sizes 8GiB --algorithms ring --quiet; rc=$?
+  status_is 1 "relay bench coll --sizes 8GiB on 2 ranks (24 GiB per rank)"
+  says "needs 24.0 GiB per rank (48.0 GiB for the 2 ranks" "relay bench coll --sizes 8GiB"
+fi
+run 2 "$relay" model measure --sizes 1KiB --cycle 1024GiB --quiet --output "$work/m.json"; rc=$?
+status_is 1 "relay model measure --cycle 1024GiB"
+says "relay model measure (sizes up to 1KiB, --cycle 1024GiB) needs" "relay model measure --cycle 1024GiB"
+(ulimit -v 400000; solo "$relay" model predict --params "$work/params.json" --ranks 1048576 --sizes 8MiB \
+  --algorithms pipeline --policies blocking --segments 1KiB); rc=$?
+status_is 1 "relay model predict of 2^20 ranks x 8192 segments in 400 MB"
+says "out of memory replaying schedules on 1048576 ranks" "relay model predict of 2^20 ranks"
+echo "6. buffers beyond the memory: said before allocating, refused with exit 1, no crash"
+echo "cli_checks: all checks passed"
