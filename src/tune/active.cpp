@@ -2,7 +2,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <mutex>
 
 #include "core/status.hpp"
@@ -13,7 +12,7 @@ namespace {
 std::mutex mutex;
 ActiveTable current;
 bool env_checked = false;
-std::string env_error;  // why RELAY_TUNING_FILE could not be used
+std::string env_error;  // why RELAY_TUNING_FILE (or RELAY_TUNING_ON_ERROR) could not be used
 
 }  // namespace
 
@@ -21,25 +20,30 @@ relay_status_t active_table(ActiveTable& out) {
   std::lock_guard<std::mutex> lock(mutex);
   if (!env_checked) {
     env_checked = true;
+    // RELAY_TUNING_ON_ERROR is checked whether or not the table loads: a misspelt value would
+    // otherwise be found only on the day the table breaks.
+    OnTableError on_error = OnTableError::fail;
+    try {
+      on_error = on_table_error(std::getenv("RELAY_TUNING_ON_ERROR"));
+    } catch (const std::exception& e) {
+      env_error = e.what();
+    }
     const char* path = std::getenv("RELAY_TUNING_FILE");
-    if (path != nullptr && *path != '\0' && current == nullptr) {
+    if (env_error.empty() && path != nullptr && *path != '\0' && current == nullptr) {
       try {
         current = std::make_shared<const LoadedTable>(LoadedTable{Table::load(path), path});
       } catch (const std::exception& e) {
-        env_error = std::string("RELAY_TUNING_FILE: ") + e.what();
-        const char* policy = std::getenv("RELAY_TUNING_ON_ERROR");
-        if (policy != nullptr && std::strcmp(policy, "defaults") == 0) {
+        const std::string why = std::string("RELAY_TUNING_FILE: ") + e.what();
+        if (on_error == OnTableError::defaults) {
           std::fprintf(stderr, "relay: warning: %s; choosing by the model instead "
-                               "(RELAY_TUNING_ON_ERROR=defaults)\n", env_error.c_str());
-          env_error.clear();
+                               "(RELAY_TUNING_ON_ERROR=defaults)\n", why.c_str());
+        } else {
+          env_error = why + " (fix or unset it; RELAY_TUNING_ON_ERROR=defaults goes on without it)";
         }
       }
     }
   }
-  if (!env_error.empty()) {
-    return core::fail(RELAY_ERR_TUNING, "{} (fix or unset it; RELAY_TUNING_ON_ERROR=defaults "
-                      "goes on without it)", env_error);
-  }
+  if (!env_error.empty()) return core::fail(RELAY_ERR_TUNING, "{}", env_error);
   out = current;
   return RELAY_SUCCESS;
 }

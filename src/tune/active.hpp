@@ -22,7 +22,8 @@ using ActiveTable = std::shared_ptr<const LoadedTable>;
 
 /// The active table. On a RELAY_TUNING_FILE that cannot be used, returns RELAY_ERR_TUNING with
 /// relay_last_error() set -- unless RELAY_TUNING_ON_ERROR=defaults, which warns once and
-/// returns success with no table.
+/// returns success with no table. Any other value of RELAY_TUNING_ON_ERROR is an error too
+/// (RELAY_ERR_TUNING, naming the variable and its values), table or not.
 relay_status_t active_table(ActiveTable& out);
 
 /// The table step of a collective's `auto`: the rule of the active table for a call, when the

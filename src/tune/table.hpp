@@ -8,6 +8,12 @@
 // the choice of the nearer one on a log scale -- that is the interpolation. Loading validates
 // everything and names the first problem (file, rule index, field); rules of one operation must
 // not overlap, so a lookup has one answer.
+//
+// A file is untrusted input (issue 23): whatever it holds, loading gives a valid table or a
+// std::runtime_error -- never a crash, a hang or a half-read table. Beyond the schema, a file
+// must be a regular file of at most kMaxTableFileBytes with no NUL byte and nothing but
+// whitespace after the document, may not nest objects and arrays deeper than kMaxTableDepth
+// levels, and may not repeat a key within an object.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +26,13 @@
 namespace relay::tune {
 
 inline constexpr const char* kTableSchema = "relay.tuning/1";
+/// The largest table file read (a table of 100,000 rules takes about 20 MiB).
+inline constexpr std::int64_t kMaxTableFileBytes = std::int64_t{64} << 20;
+/// The deepest nesting of objects and arrays a table may have, the document itself being level
+/// 1 (a rule's ranges are at level 4; "machine" and "notes" are free-form). Copying, comparing
+/// and printing a JSON value recurse once per level: without a limit a 200 KB file of nested
+/// brackets overflowed the stack.
+inline constexpr int kMaxTableDepth = 64;
 
 struct Choice {
   std::string algorithm;          ///< canonical name of the operation's algorithm
@@ -43,7 +56,12 @@ class Table {
   /// Validates and builds a table from parsed JSON. Throws std::runtime_error naming the
   /// problem ("rules[3].max_bytes: ...").
   static Table from_json(const nlohmann::json& doc);
-  /// Reads, parses and validates a file. Throws std::runtime_error starting with the path.
+  /// Parses and validates the text of a table file (strictly: see the top of this file). Throws
+  /// std::runtime_error naming the problem.
+  static Table parse(const std::string& text);
+  /// Reads (a regular file of at most kMaxTableFileBytes), parses and validates a file: what
+  /// relay_tuning_load and RELAY_TUNING_FILE use. Throws std::runtime_error starting with the
+  /// path.
   static Table load(const std::string& path);
   nlohmann::json to_json() const;
   /// Writes atomically (temporary file, then rename). Throws std::runtime_error.
@@ -66,5 +84,15 @@ std::vector<Rule> rules_from_grid(const std::string& operation, int min_ranks, i
 /// Algorithm names an operation accepts in a table (the registries'), empty if the operation
 /// is unknown to this build.
 std::vector<std::string> table_algorithms(const std::string& operation);
+
+/// What to do when RELAY_TUNING_FILE names a table that cannot be used.
+enum class OnTableError {
+  fail,      ///< unset or empty: `auto` calls fail with RELAY_ERR_TUNING
+  defaults,  ///< "defaults": warn once and choose by the model
+};
+/// Reads RELAY_TUNING_ON_ERROR's value (nullptr when unset). Throws std::runtime_error naming
+/// the variable and the values it takes on anything else. (Here rather than in active.cpp so
+/// that the unit tests, which link the internals without the library, reach it.)
+OnTableError on_table_error(const char* value);
 
 }  // namespace relay::tune
