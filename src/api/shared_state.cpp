@@ -73,15 +73,12 @@ std::uint64_t choice_fingerprint() {
 relay_status_t shared_state(const char* fn, MPI_Comm comm, exec::CommState** state) {
   std::string error;
   const auto agree = [fn](MPI_Comm duplicate) -> relay_status_t {
-    const std::uint64_t mine = choice_fingerprint();
-    // max of (h, ~h) per half tells equal from different in one allreduce.
-    const long long hi = static_cast<long long>(mine >> 32), lo = static_cast<long long>(mine & 0xffffffffu);
-    const long long in[4] = {hi, lo, -hi, -lo};
-    long long out[4] = {};
-    if (MPI_Allreduce(in, out, 4, MPI_LONG_LONG, MPI_MAX, duplicate) != MPI_SUCCESS) {
+    int rc = MPI_SUCCESS;
+    const bool same = core::same_on_every_rank(choice_fingerprint(), duplicate, rc);
+    if (rc != MPI_SUCCESS) {
       return core::fail(RELAY_ERR_MPI, "{}: MPI_Allreduce of the configuration check failed", fn);
     }
-    if (out[0] != -out[2] || out[1] != -out[3]) {
+    if (!same) {
       return core::fail(RELAY_ERR_MISMATCH,
                         "{}: the ranks of this communicator do not share the same RELAY_* "
                         "environment (algorithms, segment sizes, fanouts, RELAY_CHECK) and "

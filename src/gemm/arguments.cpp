@@ -115,12 +115,8 @@ std::uint64_t problem_fingerprint(const Problem& p, const Options& o) {
 }
 
 bool agree_on_fingerprint(std::uint64_t fingerprint, const relay_grid& grid) {
-  const long long hi = static_cast<long long>(fingerprint >> 32);
-  const long long lo = static_cast<long long>(fingerprint & 0xffffffffu);
-  const long long in[4] = {hi, lo, -hi, -lo};
-  long long out[4] = {};
-  MPI_Allreduce(in, out, 4, MPI_LONG_LONG, MPI_MAX, grid.comm);
-  return out[0] == -out[2] && out[1] == -out[3];
+  int rc = MPI_SUCCESS;
+  return core::same_on_every_rank(fingerprint, grid.comm, rc);
 }
 
 relay_status_t resolve_options(const relay_gemm_options_t* given, Options& out,

@@ -87,11 +87,8 @@ relay_status_t resolve_bcast(const core::RelayEnvironment& env, const relay_bcas
   o.max_requests = common.max_requests;
   o.check = common.check;
 
-  // Validation, naming the field.
-  if (o.algorithm != RELAY_BCAST_AUTO && find_bcast_algorithm(o.algorithm) == nullptr) {
-    return core::fail(RELAY_ERR_ALGORITHM, "{}: argument {} (options->algorithm = {}) is not a "
-                      "broadcast algorithm", function, position, static_cast<int>(o.algorithm));
-  }
+  // Validation, naming the field (the algorithm was checked as stored, and the environment's
+  // name resolves to a registered one or fails above).
   if (auto st = validate(common, elem_bytes, function, position); st != RELAY_SUCCESS) return st;
 
   config = BcastConfig{};
