@@ -23,8 +23,7 @@
 #include "cli/results.hpp"
 #include "cli/sweep.hpp"
 #include "cli/timing.hpp"
-#include "coll/bcast/bcast.hpp"
-#include "coll/reduction/reduction.hpp"
+#include "coll/registry.hpp"
 #include "core/units.hpp"
 #include "model/params.hpp"
 #include "relay/relay.h"
@@ -74,7 +73,7 @@ class Bench : public SweepBench {
 // name); one named explicitly is timed anyway, and a note says what runs.
 std::vector<std::string> Bench::algorithm_names(nlohmann::json& left_out) const {
   std::vector<std::string> own = {"auto"};
-  for (const auto& alg : coll::coll_algorithms(op_)) own.emplace_back(alg.name);
+  for (const auto& alg : coll::algorithms(op_)) own.emplace_back(alg.name);
   std::vector<std::string> explicit_names;
   std::string item;
   for (std::size_t at = 0; at <= a_.algorithms.size(); ++at) {
@@ -86,9 +85,11 @@ std::vector<std::string> Bench::algorithm_names(nlohmann::json& left_out) const 
       // Another operation's algorithm: say whose, rather than only "unknown".
       std::vector<std::string> owners;
       for (auto c : coll::kCollectives) {
-        if (c != op_ && coll::find_coll_algorithm(c, item) != nullptr) owners.emplace_back(coll::to_string(c));
+        if (c != op_ && c != coll::Collective::bcast && coll::find_algorithm(c, item) != nullptr) {
+          owners.emplace_back(coll::to_string(c));
+        }
       }
-      if (coll::find_bcast_algorithm(item) != nullptr) owners.emplace_back("bcast");
+      if (coll::find_algorithm(coll::Collective::bcast, item) != nullptr) owners.emplace_back("bcast");
       if (!owners.empty()) {
         throw std::invalid_argument(fmt::format("--algorithms: '{}' is an algorithm of {}, not of {} ({} "
                                                 "algorithms: {}, all)", item, fmt::join(owners, ", "), name_,
@@ -102,9 +103,9 @@ std::vector<std::string> Bench::algorithm_names(nlohmann::json& left_out) const 
   std::vector<std::string> names;
   for (const auto& name : parsed) {
     if (std::find(names.begin(), names.end(), name) != names.end()) continue;  // "all,ring"
-    const auto* alg = coll::find_coll_algorithm(op_, name);
+    const auto* alg = coll::find_algorithm(op_, name);
     if (alg != nullptr && !alg->runs_on(size_)) {
-      const std::string fallback(coll::find_coll_algorithm(op_, alg->fallback)->name);
+      const std::string fallback(coll::find_algorithm(op_, alg->fallback)->name);
       const bool named = std::find(explicit_names.begin(), explicit_names.end(), name) != explicit_names.end();
       if (rank_ == 0) {
         if (named) {
@@ -156,7 +157,8 @@ std::size_t Bench::result_elements(int n) const {
     case Collective::allgather:
     case Collective::alltoall:
     case Collective::allgatherv: return all;
-    case Collective::barrier: return 0;
+    case Collective::barrier:
+    case Collective::bcast: return 0;  // bcast: relay bench bcast's
   }
   return 0;
 }
@@ -181,6 +183,7 @@ relay_status_t Bench::call_relay(const relay_coll_options_t& o, int n, double* o
     case Collective::barrier: return relay_barrier(comm_, &o);
     case Collective::allgatherv:
       return relay_allgatherv(in, n, MPI_DOUBLE, out, counts_.data(), displs_.data(), MPI_DOUBLE, comm_, &o);
+    case Collective::bcast: break;  // relay bench bcast's
   }
   return RELAY_ERR_ALGORITHM;  // not reached: every collective is handled above
 }
@@ -200,6 +203,7 @@ void Bench::call_mpi(int n, double* out) {
     case Collective::allgatherv:
       MPI_Allgatherv(in, n, MPI_DOUBLE, out, counts_.data(), displs_.data(), MPI_DOUBLE, comm_);
       return;
+    case Collective::bcast: return;  // relay bench bcast's
   }
 }
 
@@ -264,7 +268,7 @@ void Bench::add_prediction(nlohmann::json& row) const {
   if (!machine_ || !row.contains("avg_us") || !row.contains("resolved")) return;
   const std::string text = row["resolved"].get<std::string>();
   const std::string algorithm = resolved_field(text, "algorithm");
-  const auto* alg = coll::find_coll_algorithm(op_, algorithm);
+  const auto* alg = coll::find_algorithm(op_, algorithm);
   if (alg == nullptr || alg->build == nullptr || !alg->runs_on(size_)) return;
   const std::int64_t bytes = op_ == Collective::barrier ? 1 : row["size_bytes"].get<std::int64_t>();
   const double t = predict_coll(*machine_, op_, algorithm, resolved_field(text, "policy"), size_, a_.root, bytes, 8,
@@ -284,7 +288,9 @@ int Bench::run() {
   } catch (const std::invalid_argument&) {
     // parse_operation's list names bcast too, which this command leaves to bench bcast.
     std::vector<std::string> names;
-    for (auto c : coll::kCollectives) names.emplace_back(coll::to_string(c));
+    for (auto c : coll::kCollectives) {
+      if (c != coll::Collective::bcast) names.emplace_back(coll::to_string(c));
+    }
     throw std::invalid_argument(fmt::format("--operation {} is not one of {} (broadcasts: relay bench bcast)",
                                             a_.operation, fmt::join(names, ", ")));
   }
@@ -330,7 +336,7 @@ int Bench::run() {
   }
   std::vector<BenchConfig> configs;
   for (const auto& name : names) {
-    const auto* alg = coll::find_coll_algorithm(op_, name);
+    const auto* alg = coll::find_algorithm(op_, name);
     // `mpi` has no policy or segments; `auto` picks its own (from the table or the defaults).
     if (alg == nullptr || alg->build == nullptr) {
       configs.push_back({name, "-", 0});
@@ -357,7 +363,7 @@ int Bench::run() {
       },
       doc);
   model_accuracy(configs, sizes, doc, [this](const BenchConfig& c) {
-    const auto* alg = coll::find_coll_algorithm(op_, c.algorithm);
+    const auto* alg = coll::find_algorithm(op_, c.algorithm);
     return alg != nullptr && alg->build != nullptr;  // not auto or mpi
   });
   return finish(doc, failed, "relay bench coll", "plot_bcast.py");
