@@ -28,6 +28,7 @@
 #include "api/checks.hpp"
 #include "api/request.hpp"
 #include "api/shared_state.hpp"
+#include "coll/invoke.hpp"
 #include "coll/program_cache.hpp"
 #include "coll/reduction/reduction.hpp"
 #include "coll/select.hpp"
@@ -250,73 +251,32 @@ bool mpich_reduce_in_place_bug(const Args& a) {
 
 relay_status_t start_mpi(const char* fn, const Args& a, MPI_Comm comm, relay_request* r) {
   bool b = r->blocking && !mpich_reduce_in_place_bug(a);
-  MPI_Request* req = &r->mpi_request;
   int rc = MPI_SUCCESS;
-  switch (a.collective) {
-    case Collective::bcast:  // the one buffer is recvbuf
-      rc = b ? MPI_Bcast(a.recvbuf, a.count, a.datatype, a.root, comm)
-             : MPI_Ibcast(a.recvbuf, a.count, a.datatype, a.root, comm, req);
-      break;
-    case Collective::reduce:
-      rc = b ? MPI_Reduce(a.sendbuf, a.recvbuf, a.count, a.datatype, a.op, a.root, comm)
-             : MPI_Ireduce(a.sendbuf, a.recvbuf, a.count, a.datatype, a.op, a.root, comm, req);
-      break;
-    case Collective::allreduce:
-      rc = b ? MPI_Allreduce(a.sendbuf, a.recvbuf, a.count, a.datatype, a.op, comm)
-             : MPI_Iallreduce(a.sendbuf, a.recvbuf, a.count, a.datatype, a.op, comm, req);
-      break;
-    case Collective::allgather:
-      rc = b ? MPI_Allgather(a.sendbuf, a.count, a.datatype, a.recvbuf, a.count, a.datatype, comm)
-             : MPI_Iallgather(a.sendbuf, a.count, a.datatype, a.recvbuf, a.count, a.datatype,
-                              comm, req);
-      break;
-    case Collective::reduce_scatter_block:
-      rc = b ? MPI_Reduce_scatter_block(a.sendbuf, a.recvbuf, a.count, a.datatype, a.op, comm)
-             : MPI_Ireduce_scatter_block(a.sendbuf, a.recvbuf, a.count, a.datatype, a.op, comm,
-                                         req);
-      break;
-    case Collective::gather:
-      rc = b ? MPI_Gather(a.sendbuf, a.count, a.datatype, a.recvbuf, a.count, a.datatype, a.root,
-                          comm)
-             : MPI_Igather(a.sendbuf, a.count, a.datatype, a.recvbuf, a.count, a.datatype,
-                           a.root, comm, req);
-      break;
-    case Collective::scatter:
-      rc = b ? MPI_Scatter(a.sendbuf, a.count, a.datatype, a.recvbuf, a.count, a.datatype,
-                           a.root, comm)
-             : MPI_Iscatter(a.sendbuf, a.count, a.datatype, a.recvbuf, a.count, a.datatype,
-                            a.root, comm, req);
-      break;
-    case Collective::alltoall:
-      rc = b ? MPI_Alltoall(a.sendbuf, a.count, a.datatype, a.recvbuf, a.count, a.datatype, comm)
-             : MPI_Ialltoall(a.sendbuf, a.count, a.datatype, a.recvbuf, a.count, a.datatype,
-                             comm, req);
-      break;
-    case Collective::barrier:
-      rc = b ? MPI_Barrier(comm) : MPI_Ibarrier(comm, req);
-      break;
-    case Collective::allgatherv: {
-      int call_size = 0;
-      MPI_Comm_size(comm, &call_size);
-      if (call_size == 1) {
-        // MPICH 4.0.2's MPI_(I)Allgatherv on one process writes at the start of recvbuf,
-        // ignoring displs[0]; the copy it stands for, done here, is right with every MPI.
-        MPI_Aint lb = 0, extent = 0;
-        MPI_Type_get_extent(a.recvtype, &lb, &extent);
-        if (a.sendbuf != MPI_IN_PLACE) {
-          rc = MPI_Sendrecv(a.sendbuf, a.count, a.datatype, 0, 0,
-                            static_cast<char*>(a.recvbuf) + a.displs[0] * extent, a.recvcounts[0],
-                            a.recvtype, 0, 0, comm, MPI_STATUS_IGNORE);
-        }
-        b = true;  // complete: nothing is left in flight
-        break;
-      }
-      rc = b ? MPI_Allgatherv(a.sendbuf, a.count, a.datatype, a.recvbuf, a.recvcounts, a.displs,
-                              a.recvtype, comm)
-             : MPI_Iallgatherv(a.sendbuf, a.count, a.datatype, a.recvbuf, a.recvcounts, a.displs,
-                               a.recvtype, comm, req);
-      break;
+  int call_size = 0;
+  if (a.collective == Collective::allgatherv) MPI_Comm_size(comm, &call_size);
+  if (call_size == 1) {
+    // MPICH 4.0.2's MPI_(I)Allgatherv on one process writes at the start of recvbuf,
+    // ignoring displs[0]; the copy it stands for, done here, is right with every MPI.
+    MPI_Aint lb = 0, extent = 0;
+    MPI_Type_get_extent(a.recvtype, &lb, &extent);
+    if (a.sendbuf != MPI_IN_PLACE) {
+      rc = MPI_Sendrecv(a.sendbuf, a.count, a.datatype, 0, 0,
+                        static_cast<char*>(a.recvbuf) + a.displs[0] * extent, a.recvcounts[0],
+                        a.recvtype, 0, 0, comm, MPI_STATUS_IGNORE);
     }
+    b = true;  // complete: nothing is left in flight
+  } else {
+    relay::coll::Buffers buffers;
+    buffers.send = a.sendbuf;
+    buffers.recv = a.recvbuf;
+    buffers.count = a.count;
+    buffers.type = a.datatype;
+    buffers.op = a.op;
+    buffers.root = a.root;
+    buffers.recvcounts = a.recvcounts;
+    buffers.displs = a.displs;
+    buffers.recvtype = a.recvtype;
+    rc = relay::coll::invoke_mpi(a.collective, buffers, comm, b ? nullptr : &r->mpi_request);
   }
   if (rc != MPI_SUCCESS) {
     return fail(RELAY_ERR_MPI, "{}: MPI's {} failed ({})", fn, relay::coll::to_string(a.collective),

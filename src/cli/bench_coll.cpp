@@ -23,6 +23,7 @@
 #include "cli/results.hpp"
 #include "cli/sweep.hpp"
 #include "cli/timing.hpp"
+#include "coll/invoke.hpp"
 #include "coll/registry.hpp"
 #include "core/units.hpp"
 #include "model/params.hpp"
@@ -55,6 +56,7 @@ class Bench : public SweepBench {
   int elements(std::int64_t bytes) const;
   std::size_t result_elements(int n) const;
   void set_counts(int n);
+  coll::Buffers buffers(int n, double* out);
   relay_status_t call_relay(const relay_coll_options_t& o, int n, double* out);
   void call_mpi(int n, double* out);
   bool verify(const BenchConfig& c, std::int64_t bytes, std::string& error);
@@ -169,43 +171,26 @@ void Bench::set_counts(int n) {
   for (int r = 0; r < size_; ++r) displs_[static_cast<std::size_t>(r)] = r * n;
 }
 
+// The arguments of a call of count n: doubles summed, the root, allgatherv's uniform blocks.
+coll::Buffers Bench::buffers(int n, double* out) {
+  coll::Buffers b;
+  b.send = send_.data();
+  b.recv = out;
+  b.count = n;
+  b.type = MPI_DOUBLE;
+  b.op = MPI_SUM;
+  b.root = a_.root;
+  b.recvcounts = counts_.data();
+  b.displs = displs_.data();
+  return b;
+}
+
 relay_status_t Bench::call_relay(const relay_coll_options_t& o, int n, double* out) {
-  const double* in = send_.data();
-  switch (op_) {
-    case Collective::reduce: return relay_reduce(in, out, n, MPI_DOUBLE, MPI_SUM, a_.root, comm_, &o);
-    case Collective::allreduce: return relay_allreduce(in, out, n, MPI_DOUBLE, MPI_SUM, comm_, &o);
-    case Collective::allgather: return relay_allgather(in, out, n, MPI_DOUBLE, comm_, &o);
-    case Collective::reduce_scatter_block:
-      return relay_reduce_scatter_block(in, out, n, MPI_DOUBLE, MPI_SUM, comm_, &o);
-    case Collective::gather: return relay_gather(in, out, n, MPI_DOUBLE, a_.root, comm_, &o);
-    case Collective::scatter: return relay_scatter(in, out, n, MPI_DOUBLE, a_.root, comm_, &o);
-    case Collective::alltoall: return relay_alltoall(in, out, n, MPI_DOUBLE, comm_, &o);
-    case Collective::barrier: return relay_barrier(comm_, &o);
-    case Collective::allgatherv:
-      return relay_allgatherv(in, n, MPI_DOUBLE, out, counts_.data(), displs_.data(), MPI_DOUBLE, comm_, &o);
-    case Collective::bcast: break;  // relay bench bcast's
-  }
-  return RELAY_ERR_ALGORITHM;  // not reached: every collective is handled above
+  return coll::invoke(op_, buffers(n, out), comm_, nullptr, &o);
 }
 
 // The MPI library's own collective on the same inputs: the reference of verify().
-void Bench::call_mpi(int n, double* out) {
-  double* in = send_.data();
-  switch (op_) {
-    case Collective::reduce: MPI_Reduce(in, out, n, MPI_DOUBLE, MPI_SUM, a_.root, comm_); return;
-    case Collective::allreduce: MPI_Allreduce(in, out, n, MPI_DOUBLE, MPI_SUM, comm_); return;
-    case Collective::allgather: MPI_Allgather(in, n, MPI_DOUBLE, out, n, MPI_DOUBLE, comm_); return;
-    case Collective::reduce_scatter_block: MPI_Reduce_scatter_block(in, out, n, MPI_DOUBLE, MPI_SUM, comm_); return;
-    case Collective::gather: MPI_Gather(in, n, MPI_DOUBLE, out, n, MPI_DOUBLE, a_.root, comm_); return;
-    case Collective::scatter: MPI_Scatter(in, n, MPI_DOUBLE, out, n, MPI_DOUBLE, a_.root, comm_); return;
-    case Collective::alltoall: MPI_Alltoall(in, n, MPI_DOUBLE, out, n, MPI_DOUBLE, comm_); return;
-    case Collective::barrier: MPI_Barrier(comm_); return;
-    case Collective::allgatherv:
-      MPI_Allgatherv(in, n, MPI_DOUBLE, out, counts_.data(), displs_.data(), MPI_DOUBLE, comm_);
-      return;
-    case Collective::bcast: return;  // relay bench bcast's
-  }
-}
+void Bench::call_mpi(int n, double* out) { coll::invoke_mpi(op_, buffers(n, out), comm_, nullptr); }
 
 // One call of relay's and one of MPI's on the same inputs; every rank that receives a result
 // compares the two exactly, and the ranks agree, so that all report the same row.
