@@ -134,7 +134,7 @@ class Row {
       a.fallback = fallback;
     });
   }
-  operator Algorithm() const { return a_; }  // NOLINT: rows convert into the registry's vector
+  operator Algorithm() const { return a_; }  // implicit: rows convert into the registry's vector
 
  private:
   template <class Set>
