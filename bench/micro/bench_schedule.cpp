@@ -3,17 +3,17 @@
 // step; these show what building and lookup cost.
 #include <benchmark/benchmark.h>
 
-#include "coll/bcast/bcast.hpp"
+#include "coll/registry.hpp"
 #include "schedule/cache.hpp"
 
 namespace {
 
-using relay::coll::BcastShape;
-
 void build(benchmark::State& state, const char* name) {
-  const auto* algorithm = relay::coll::find_bcast_algorithm(name);
-  const std::int64_t segment = state.range(0);
-  const BcastShape shape{8, 0, 8 << 20, 1, segment, 1};
+  const auto* algorithm = relay::coll::find_algorithm(relay::coll::Collective::bcast, name);
+  relay::coll::Shape shape;
+  shape.size = 8;
+  shape.bytes = 8 << 20;
+  shape.segment_bytes = state.range(0);
   std::int64_t steps = 0;
   for (auto _ : state) {
     auto program = algorithm->build(shape, 3);

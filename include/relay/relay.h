@@ -151,7 +151,10 @@ RELAY_API relay_status_t relay_bcast_describe(int count, MPI_Datatype datatype, 
 /* ---- Reductions, gathers and the rest: reduce, allreduce, allgather, reduce_scatter_block,
  *      gather, scatter, alltoall, barrier ------------------------------------------------- */
 
-/** The collectives other than broadcast, for the functions shared between them. */
+/** The collectives, for the functions shared between them. relay_collective_name takes every
+ *  one; relay_coll_describe and relay_coll_algorithm_* take those of relay_coll_options_t, all
+ *  but RELAY_COLL_BCAST (relay_bcast_describe, relay_bcast_algorithm_*). Values never change
+ *  (ABI). */
 typedef enum relay_collective {
   RELAY_COLL_REDUCE = 1,
   RELAY_COLL_ALLREDUCE = 2,
@@ -161,7 +164,8 @@ typedef enum relay_collective {
   RELAY_COLL_SCATTER = 6,
   RELAY_COLL_ALLTOALL = 7,
   RELAY_COLL_BARRIER = 8,
-  RELAY_COLL_ALLGATHERV = 9
+  RELAY_COLL_ALLGATHERV = 9,
+  RELAY_COLL_BCAST = 10
 } relay_collective_t;
 
 /** relay_reduce algorithms (docs/collectives.md). */

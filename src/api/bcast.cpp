@@ -9,31 +9,14 @@
 
 #include "api/checks.hpp"
 #include "api/request.hpp"
-#include "coll/bcast/bcast.hpp"
-#include "coll/bcast/select.hpp"
-#include "core/status.hpp"
 #include "api/shared_state.hpp"
-#include "schedule/cache.hpp"
+#include "coll/program_cache.hpp"
+#include "coll/select.hpp"
+#include "core/status.hpp"
 
 namespace {
 
 using relay::core::fail;
-
-struct BcastKey {
-  relay_bcast_algorithm_t algorithm;
-  int size, root, rank, fanout;
-  std::int64_t total_bytes, elem_bytes, segment_bytes;
-  bool operator==(const BcastKey& o) const {
-    return algorithm == o.algorithm && size == o.size && root == o.root && rank == o.rank &&
-           fanout == o.fanout && total_bytes == o.total_bytes && elem_bytes == o.elem_bytes &&
-           segment_bytes == o.segment_bytes;
-  }
-};
-
-relay::schedule::ProgramCache<BcastKey>& bcast_cache() {
-  static relay::schedule::ProgramCache<BcastKey> cache(64);
-  return cache;
-}
 
 // Everything a call needs once its arguments are known to be valid.
 struct BcastCall {
@@ -44,7 +27,7 @@ struct BcastCall {
   int size = 0;
   int rank = 0;
   relay::core::RelayEnvironment env;  // read once per call
-  relay::coll::BcastConfig config;
+  relay::coll::Config config;
 };
 
 // Local checks, in argument order, so the first wrong argument is the one reported.
@@ -78,9 +61,10 @@ relay_status_t check_arguments(const char* fn, void* buffer, int count, MPI_Data
   call.total_bytes = static_cast<std::int64_t>(count) * type.size;
   call.contiguous = type.contiguous;
   call.base = static_cast<char*>(buffer) + type.true_lb;
-  if (auto st = relay::coll::resolve_bcast(call.env, options, call.size, call.total_bytes,
-                                           std::max<std::int64_t>(1, call.elem_bytes), fn, 6,
-                                           call.config);
+  const relay::coll::Call resolved_for{relay::coll::Collective::bcast, call.size,
+                                      call.total_bytes,
+                                      std::max<std::int64_t>(1, call.elem_bytes)};
+  if (auto st = relay::coll::resolve(call.env, options, resolved_for, fn, 6, call.config);
       st != RELAY_SUCCESS) {
     return st;
   }
@@ -122,7 +106,7 @@ relay_status_t start_bcast(const char* fn, void* buffer, int count, MPI_Datatype
       relay::api::wants_collective_check(relay::coll::stored_check(options), call.env);
   if (collective_check && st != RELAY_ERR_COMM) st = agree(fn, comm, st, root, call);
   if (st != RELAY_SUCCESS) return st;
-  const relay::coll::BcastConfig& c = call.config;
+  const relay::coll::Config& c = call.config;
   if (relay::core::log_enabled()) {
     relay::core::log_line(fmt::format("{} bytes={} ranks={} root={} {}", fn, call.total_bytes,
                                       call.size, root, relay::coll::to_string(c)));
@@ -137,13 +121,14 @@ relay_status_t start_bcast(const char* fn, void* buffer, int count, MPI_Datatype
     request->mpi_done = request->blocking;
     return RELAY_SUCCESS;
   }
-  relay::coll::BcastShape shape{call.size, root, call.total_bytes,
-                                std::max<std::int64_t>(1, call.elem_bytes), c.segment_bytes,
-                                c.fanout};
-  const BcastKey key{c.algorithm->id, shape.size, root, call.rank, shape.fanout,
-                     shape.total_bytes, shape.elem_bytes, shape.segment_bytes};
-  const relay::coll::BcastAlgorithm* algorithm = c.algorithm;
-  auto program = bcast_cache().get(key, [&] { return algorithm->build(shape, call.rank); });
+  relay::coll::Shape shape;
+  shape.size = call.size;
+  shape.root = root;
+  shape.bytes = call.total_bytes;
+  shape.elem_bytes = std::max<std::int64_t>(1, call.elem_bytes);
+  shape.segment_bytes = c.segment_bytes;
+  shape.fanout = c.fanout;
+  auto program = relay::coll::cached_program(*c.algorithm, shape, call.rank);
   request->kind = relay_request::Kind::schedule;
   if (const relay_status_t started = request->executor.start(
           std::move(program), call.base, state->comm, state->next_tag(),

@@ -1,5 +1,5 @@
 // The receive layout of a collective with blocks of per-rank sizes (allgatherv): recvcounts and
-// displs checked and turned into the schedule's block vectors (coll::CollShape).
+// displs checked and turned into the schedule's block vectors (coll::Shape).
 #pragma once
 
 #include <cstdint>

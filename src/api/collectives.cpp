@@ -27,54 +27,21 @@
 #include "api/block_layout.hpp"
 #include "api/checks.hpp"
 #include "api/request.hpp"
-#include "coll/reduction/reduction.hpp"
-#include "coll/reduction/select.hpp"
-#include "core/status.hpp"
 #include "api/shared_state.hpp"
-#include "schedule/cache.hpp"
+#include "coll/invoke.hpp"
+#include "coll/program_cache.hpp"
+#include "coll/reduction/reduction.hpp"
+#include "coll/select.hpp"
+#include "core/status.hpp"
 
 namespace {
 
 using relay::coll::Collective;
 using relay::core::fail;
 
-struct CollKey {
-  int collective, algorithm, size, root, rank, fanout;
-  std::int64_t count, elem_bytes, segment_bytes;
-  bool commutative;
-  std::vector<std::int64_t> block_counts, block_displs;  // allgatherv
-  bool operator==(const CollKey& o) const {
-    return collective == o.collective && algorithm == o.algorithm && size == o.size &&
-           root == o.root && rank == o.rank && fanout == o.fanout && count == o.count &&
-           elem_bytes == o.elem_bytes && segment_bytes == o.segment_bytes &&
-           commutative == o.commutative && block_counts == o.block_counts &&
-           block_displs == o.block_displs;
-  }
-};
-
-relay::schedule::ProgramCache<CollKey>& coll_cache() {
-  static relay::schedule::ProgramCache<CollKey> cache(64);
-  return cache;
-}
-
 // Argument positions in each C signature (0: the function has no such argument).
-struct Positions {
-  int op, root, comm, options;
-};
-Positions positions(Collective c) {
-  switch (c) {
-    case Collective::reduce: return {5, 6, 7, 8};
-    case Collective::allreduce: return {5, 0, 6, 7};
-    case Collective::allgather: return {0, 0, 5, 6};
-    case Collective::reduce_scatter_block: return {5, 0, 6, 7};
-    case Collective::gather: return {0, 5, 6, 7};
-    case Collective::scatter: return {0, 5, 6, 7};
-    case Collective::alltoall: return {0, 0, 5, 6};
-    case Collective::barrier: return {0, 0, 1, 2};
-    case Collective::allgatherv: return {0, 0, 8, 9};
-  }
-  return {0, 0, 0, 0};
-}
+using Positions = relay::coll::ArgumentPositions;
+Positions positions(Collective c) { return relay::coll::traits(c).positions; }
 
 struct Args {
   Collective collective;
@@ -101,7 +68,7 @@ struct Call {
   bool commutative = true;
   std::int64_t bytes = 0;  // the accumulator
   relay::core::RelayEnvironment env;  // read once per call
-  relay::coll::CollConfig config;
+  relay::coll::Config config;
 };
 
 // Which buffers matter on this rank, and where MPI_IN_PLACE is allowed (MPI's rules).
@@ -121,9 +88,9 @@ BufferRules buffer_rules(Collective c, bool is_root) {
 // After the arguments: the configuration, and the datatypes relay's schedules can move.
 relay_status_t resolve(const char* fn, const Args& a, Call& call) {
   const Positions pos = positions(a.collective);
-  const relay::coll::CollCall cc{a.collective, call.size, call.bytes,
-                                 std::max<std::int64_t>(1, call.type.size), call.commutative};
-  if (auto st = relay::coll::resolve_coll(call.env, a.options, cc, fn, pos.options, pos.op, call.config);
+  const relay::coll::Call cc{a.collective, call.size, call.bytes,
+                             std::max<std::int64_t>(1, call.type.size), call.commutative};
+  if (auto st = relay::coll::resolve(call.env, a.options, cc, fn, pos.options, pos.op, call.config);
       st != RELAY_SUCCESS) {
     return st;
   }
@@ -284,69 +251,32 @@ bool mpich_reduce_in_place_bug(const Args& a) {
 
 relay_status_t start_mpi(const char* fn, const Args& a, MPI_Comm comm, relay_request* r) {
   bool b = r->blocking && !mpich_reduce_in_place_bug(a);
-  MPI_Request* req = &r->mpi_request;
   int rc = MPI_SUCCESS;
-  switch (a.collective) {
-    case Collective::reduce:
-      rc = b ? MPI_Reduce(a.sendbuf, a.recvbuf, a.count, a.datatype, a.op, a.root, comm)
-             : MPI_Ireduce(a.sendbuf, a.recvbuf, a.count, a.datatype, a.op, a.root, comm, req);
-      break;
-    case Collective::allreduce:
-      rc = b ? MPI_Allreduce(a.sendbuf, a.recvbuf, a.count, a.datatype, a.op, comm)
-             : MPI_Iallreduce(a.sendbuf, a.recvbuf, a.count, a.datatype, a.op, comm, req);
-      break;
-    case Collective::allgather:
-      rc = b ? MPI_Allgather(a.sendbuf, a.count, a.datatype, a.recvbuf, a.count, a.datatype, comm)
-             : MPI_Iallgather(a.sendbuf, a.count, a.datatype, a.recvbuf, a.count, a.datatype,
-                              comm, req);
-      break;
-    case Collective::reduce_scatter_block:
-      rc = b ? MPI_Reduce_scatter_block(a.sendbuf, a.recvbuf, a.count, a.datatype, a.op, comm)
-             : MPI_Ireduce_scatter_block(a.sendbuf, a.recvbuf, a.count, a.datatype, a.op, comm,
-                                         req);
-      break;
-    case Collective::gather:
-      rc = b ? MPI_Gather(a.sendbuf, a.count, a.datatype, a.recvbuf, a.count, a.datatype, a.root,
-                          comm)
-             : MPI_Igather(a.sendbuf, a.count, a.datatype, a.recvbuf, a.count, a.datatype,
-                           a.root, comm, req);
-      break;
-    case Collective::scatter:
-      rc = b ? MPI_Scatter(a.sendbuf, a.count, a.datatype, a.recvbuf, a.count, a.datatype,
-                           a.root, comm)
-             : MPI_Iscatter(a.sendbuf, a.count, a.datatype, a.recvbuf, a.count, a.datatype,
-                            a.root, comm, req);
-      break;
-    case Collective::alltoall:
-      rc = b ? MPI_Alltoall(a.sendbuf, a.count, a.datatype, a.recvbuf, a.count, a.datatype, comm)
-             : MPI_Ialltoall(a.sendbuf, a.count, a.datatype, a.recvbuf, a.count, a.datatype,
-                             comm, req);
-      break;
-    case Collective::barrier:
-      rc = b ? MPI_Barrier(comm) : MPI_Ibarrier(comm, req);
-      break;
-    case Collective::allgatherv: {
-      int call_size = 0;
-      MPI_Comm_size(comm, &call_size);
-      if (call_size == 1) {
-        // MPICH 4.0.2's MPI_(I)Allgatherv on one process writes at the start of recvbuf,
-        // ignoring displs[0]; the copy it stands for, done here, is right with every MPI.
-        MPI_Aint lb = 0, extent = 0;
-        MPI_Type_get_extent(a.recvtype, &lb, &extent);
-        if (a.sendbuf != MPI_IN_PLACE) {
-          rc = MPI_Sendrecv(a.sendbuf, a.count, a.datatype, 0, 0,
-                            static_cast<char*>(a.recvbuf) + a.displs[0] * extent, a.recvcounts[0],
-                            a.recvtype, 0, 0, comm, MPI_STATUS_IGNORE);
-        }
-        b = true;  // complete: nothing is left in flight
-        break;
-      }
-      rc = b ? MPI_Allgatherv(a.sendbuf, a.count, a.datatype, a.recvbuf, a.recvcounts, a.displs,
-                              a.recvtype, comm)
-             : MPI_Iallgatherv(a.sendbuf, a.count, a.datatype, a.recvbuf, a.recvcounts, a.displs,
-                               a.recvtype, comm, req);
-      break;
+  int call_size = 0;
+  if (a.collective == Collective::allgatherv) MPI_Comm_size(comm, &call_size);
+  if (call_size == 1) {
+    // MPICH 4.0.2's MPI_(I)Allgatherv on one process writes at the start of recvbuf,
+    // ignoring displs[0]; the copy it stands for, done here, is right with every MPI.
+    MPI_Aint lb = 0, extent = 0;
+    MPI_Type_get_extent(a.recvtype, &lb, &extent);
+    if (a.sendbuf != MPI_IN_PLACE) {
+      rc = MPI_Sendrecv(a.sendbuf, a.count, a.datatype, 0, 0,
+                        static_cast<char*>(a.recvbuf) + a.displs[0] * extent, a.recvcounts[0],
+                        a.recvtype, 0, 0, comm, MPI_STATUS_IGNORE);
     }
+    b = true;  // complete: nothing is left in flight
+  } else {
+    relay::coll::Buffers buffers;
+    buffers.send = a.sendbuf;
+    buffers.recv = a.recvbuf;
+    buffers.count = a.count;
+    buffers.type = a.datatype;
+    buffers.op = a.op;
+    buffers.root = a.root;
+    buffers.recvcounts = a.recvcounts;
+    buffers.displs = a.displs;
+    buffers.recvtype = a.recvtype;
+    rc = relay::coll::invoke_mpi(a.collective, buffers, comm, b ? nullptr : &r->mpi_request);
   }
   if (rc != MPI_SUCCESS) {
     return fail(RELAY_ERR_MPI, "{}: MPI's {} failed ({})", fn, relay::coll::to_string(a.collective),
@@ -381,6 +311,8 @@ char* prepare_accumulator(const Args& a, const Call& call,
   };
   const std::int64_t mine = call.rank * block;
   switch (a.collective) {
+    case Collective::bcast:  // the one buffer, read at the root, written elsewhere
+      return recv;
     case Collective::reduce:
       if (call.rank == a.root) {
         if (!in_place) copy(recv, send, call.bytes);
@@ -468,7 +400,7 @@ relay_status_t start(const char* fn, const Args& a, relay_request* request) {
       relay::api::wants_collective_check(relay::coll::stored_check(a.options), call.env);
   if (collective_check && st != RELAY_ERR_COMM) st = agree(fn, a, st, call);
   if (st != RELAY_SUCCESS) return st;
-  const relay::coll::CollConfig& c = call.config;
+  const relay::coll::Config& c = call.config;
   if (relay::core::log_enabled()) {
     relay::core::log_line(fmt::format("{} bytes={} ranks={} root={} commutative={} {}", fn,
                                       call.bytes, call.size, a.root, call.commutative ? 1 : 0,
@@ -476,22 +408,18 @@ relay_status_t start(const char* fn, const Args& a, relay_request* request) {
   }
   if (c.algorithm->build == nullptr) return start_mpi(fn, a, state->comm, request);
 
-  relay::coll::CollShape shape;
+  relay::coll::Shape shape;
   shape.size = call.size;
   shape.root = positions(a.collective).root != 0 ? a.root : 0;
-  shape.count = a.collective == Collective::barrier ? 1 : a.count;
   shape.elem_bytes = std::max<std::int64_t>(1, call.type.size);
+  shape.bytes = (a.collective == Collective::barrier ? 1 : a.count) * shape.elem_bytes;
   shape.segment_bytes = c.segment_bytes;
   shape.commutative = call.commutative;
   shape.fanout = c.fanout;
   shape.blocks = relay::coll::has_blocks(a.collective);
   shape.block_counts = call.layout.counts;  // prepare_accumulator reads the layout too
   shape.block_displs = call.layout.displs;
-  const CollKey key{static_cast<int>(a.collective), c.algorithm->id, shape.size, shape.root,
-                    call.rank, shape.fanout, shape.count, shape.elem_bytes, shape.segment_bytes,
-                    shape.commutative, shape.block_counts, shape.block_displs};
-  const relay::coll::CollAlgorithm* algorithm = c.algorithm;
-  auto program = coll_cache().get(key, [&] { return algorithm->build(shape, call.rank); });
+  auto program = relay::coll::cached_program(*c.algorithm, shape, call.rank);
   char* accumulator = prepare_accumulator(a, call, *program, request);
   relay::exec::Combiner combiner{a.op, a.datatype, shape.elem_bytes, nullptr};
   if (a.collective == Collective::alltoall && c.algorithm->id == RELAY_ALLTOALL_LINEAR) {
@@ -535,6 +463,7 @@ relay_status_t run_nonblocking(const char* fn, const Args& a, relay_request_t* r
   return RELAY_SUCCESS;
 }
 
+// The collectives of relay_coll_options_t (all but broadcast, which has relay_bcast_*).
 bool known(relay_collective_t c) {
   return c >= RELAY_COLL_REDUCE && c <= RELAY_COLL_ALLGATHERV;
 }
@@ -729,14 +658,14 @@ relay_status_t relay_coll_describe(relay_collective_t collective, int count,
 }
 
 const char* relay_collective_name(relay_collective_t collective) {
-  if (!known(collective)) return nullptr;
+  if (!known(collective) && collective != RELAY_COLL_BCAST) return nullptr;
   return relay::coll::to_string(static_cast<Collective>(collective)).data();
 }
 
 const char* relay_coll_algorithm_name(relay_collective_t collective, int algorithm) {
   if (!known(collective)) return nullptr;
   if (algorithm == 0) return "auto";
-  const auto* a = relay::coll::find_coll_algorithm(static_cast<Collective>(collective), algorithm);
+  const auto* a = relay::coll::find_algorithm(static_cast<Collective>(collective), algorithm);
   return a != nullptr ? a->name.data() : nullptr;
 }
 
@@ -749,8 +678,8 @@ relay_status_t relay_coll_algorithm_from_name(relay_collective_t collective, con
     *algorithm = 0;
     return RELAY_SUCCESS;
   }
-  const auto* a = relay::coll::find_coll_algorithm(static_cast<Collective>(collective),
-                                                   std::string_view(name));
+  const auto* a = relay::coll::find_algorithm(static_cast<Collective>(collective),
+                                              std::string_view(name));
   if (a == nullptr) {
     return fail(RELAY_ERR_ALGORITHM, "'{}' is not a {} algorithm", name,
                 relay::coll::to_string(static_cast<Collective>(collective)));

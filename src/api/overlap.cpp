@@ -10,8 +10,7 @@
 
 #include "api/checks.hpp"
 #include "api/request.hpp"
-#include "coll/bcast/select.hpp"
-#include "coll/reduction/select.hpp"
+#include "coll/select.hpp"
 #include "core/status.hpp"
 #include "overlap/dup_comms.hpp"
 #include "overlap/overlap.hpp"
@@ -104,19 +103,20 @@ relay_status_t check_options(const char* fn, const Args& a, const Positions& pos
     const std::int64_t bytes = relay::overlap::part_range(a.count, a.n_dup, c).count * elem;
     bool schedule = false;
     if (a.kind != Kind::bcast) {
-      relay::coll::CollConfig config;
-      const relay::coll::CollCall call{collective(a.kind), l.size, bytes, elem, l.commutative};
-      if (auto st = relay::coll::resolve_coll(env, a.coll_options, call, fn, pos.coll_options,
-                                              pos.op, config);
+      relay::coll::Config config;
+      const relay::coll::Call call{collective(a.kind), l.size, bytes, elem, l.commutative};
+      if (auto st = relay::coll::resolve(env, a.coll_options, call, fn, pos.coll_options,
+                                         pos.op, config);
           st != RELAY_SUCCESS) {
         return st;
       }
       schedule = config.algorithm->build != nullptr;
     }
     if (a.kind == Kind::bcast || a.kind == Kind::reduce_bcast) {
-      relay::coll::BcastConfig config;
-      if (auto st = relay::coll::resolve_bcast(env, a.bcast_options, l.bcast_size, bytes, elem, fn,
-                                               pos.bcast_options, config);
+      relay::coll::Config config;
+      const relay::coll::Call call{relay::coll::Collective::bcast, l.bcast_size, bytes, elem};
+      if (auto st = relay::coll::resolve(env, a.bcast_options, call, fn, pos.bcast_options,
+                                         config);
           st != RELAY_SUCCESS) {
         return st;
       }

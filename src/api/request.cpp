@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "coll/bcast/bcast.hpp"
+#include "coll/registry.hpp"
 #include "core/status.hpp"
 
 using relay::core::fail;
@@ -157,7 +157,7 @@ relay_status_t relay_progress(relay_request_t request) {
 
 const char* relay_bcast_algorithm_name(relay_bcast_algorithm_t algorithm) {
   if (algorithm == RELAY_BCAST_AUTO) return "auto";
-  const auto* a = relay::coll::find_bcast_algorithm(algorithm);
+  const auto* a = relay::coll::find_algorithm(relay::coll::Collective::bcast, algorithm);
   return a != nullptr ? a->name.data() : nullptr;
 }
 
@@ -170,9 +170,10 @@ relay_status_t relay_bcast_algorithm_from_name(const char* name,
     *algorithm = RELAY_BCAST_AUTO;
     return RELAY_SUCCESS;
   }
-  const auto* a = relay::coll::find_bcast_algorithm(std::string_view(name));
+  const auto* a =
+      relay::coll::find_algorithm(relay::coll::Collective::bcast, std::string_view(name));
   if (a == nullptr) return fail(RELAY_ERR_ALGORITHM, "'{}' is not a broadcast algorithm", name);
-  *algorithm = a->id;
+  *algorithm = static_cast<relay_bcast_algorithm_t>(a->id);
   return RELAY_SUCCESS;
 }
 

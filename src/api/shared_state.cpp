@@ -9,7 +9,7 @@
 #include "core/fingerprint.hpp"
 #include "core/status.hpp"
 #include "exec/executor.hpp"
-#include "tune/active.hpp"
+#include "coll/active_table.hpp"
 
 extern char** environ;
 
@@ -50,13 +50,13 @@ std::uint64_t choice_fingerprint() {
   // The pacing variables may differ between ranks, but not in whether they parse: a rank
   // that refuses its own would fail alone and leave the others waiting.
   if (!exec::pacing_error().empty()) f.add("pacing: unusable");
-  tune::ActiveTable table;
+  coll::ActiveTable table;
   const std::string saved_error = core::last_error();
-  if (tune::active_table(table) != RELAY_SUCCESS) {
+  if (coll::active_table(table) != RELAY_SUCCESS) {
     f.add("tuning table: unusable");
     core::set_last_error(saved_error);  // the call itself reports it, with its own context
   } else if (table != nullptr) {
-    for (const tune::Rule& r : table->table.rules) {
+    for (const coll::Rule& r : table->table.rules) {
       f.add(r.operation);
       f.add(r.min_ranks);
       f.add(r.max_ranks);

@@ -24,7 +24,7 @@
 #include "cli/results.hpp"
 #include "cli/sweep.hpp"
 #include "cli/timing.hpp"
-#include "coll/bcast/bcast.hpp"
+#include "coll/registry.hpp"
 #include "coll/options.hpp"
 #include "core/units.hpp"
 #include "measure/stats.hpp"
@@ -192,7 +192,7 @@ void Bench::add_prediction(nlohmann::json& row) const {
 
 int Bench::run() {
   std::vector<std::string> relay_names = {"auto"};
-  for (const auto& alg : coll::bcast_algorithms()) relay_names.emplace_back(alg.name);
+  for (const auto& alg : coll::algorithms(coll::Collective::bcast)) relay_names.emplace_back(alg.name);
   const auto sizes = parse_size_list(a_.sizes);
   const auto names = parse_name_list(a_.algorithms, relay_names, "broadcast algorithm");
   const auto policies = parse_name_list(a_.policies, {"blocking", "nonblocking"}, "policy");
@@ -205,7 +205,7 @@ int Bench::run() {
   }
   std::vector<Config> configs;
   for (const auto& name : names) {
-    const auto* alg = coll::find_bcast_algorithm(name);
+    const auto* alg = coll::find_algorithm(coll::Collective::bcast, name);
     // `mpi` has no policy or segments; `auto` picks its own (from the table or the model).
     if ((alg != nullptr && alg->build == nullptr) || name == "auto") {
       configs.push_back({name, "-", 0});
@@ -240,7 +240,7 @@ int Bench::run() {
       },
       doc);
   model_accuracy(configs, sizes, doc, [](const Config& c) {
-    const auto* alg = coll::find_bcast_algorithm(c.algorithm);
+    const auto* alg = coll::find_algorithm(coll::Collective::bcast, c.algorithm);
     return alg != nullptr && alg->build != nullptr;  // not auto, mpi or the baselines
   });
   return finish(doc, failed, "relay bench bcast", "plot_bcast.py");

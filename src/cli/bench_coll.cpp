@@ -23,8 +23,8 @@
 #include "cli/results.hpp"
 #include "cli/sweep.hpp"
 #include "cli/timing.hpp"
-#include "coll/bcast/bcast.hpp"
-#include "coll/reduction/reduction.hpp"
+#include "coll/invoke.hpp"
+#include "coll/registry.hpp"
 #include "core/units.hpp"
 #include "model/params.hpp"
 #include "relay/relay.h"
@@ -56,6 +56,7 @@ class Bench : public SweepBench {
   int elements(std::int64_t bytes) const;
   std::size_t result_elements(int n) const;
   void set_counts(int n);
+  coll::Buffers buffers(int n, double* out);
   relay_status_t call_relay(const relay_coll_options_t& o, int n, double* out);
   void call_mpi(int n, double* out);
   bool verify(const BenchConfig& c, std::int64_t bytes, std::string& error);
@@ -74,7 +75,7 @@ class Bench : public SweepBench {
 // name); one named explicitly is timed anyway, and a note says what runs.
 std::vector<std::string> Bench::algorithm_names(nlohmann::json& left_out) const {
   std::vector<std::string> own = {"auto"};
-  for (const auto& alg : coll::coll_algorithms(op_)) own.emplace_back(alg.name);
+  for (const auto& alg : coll::algorithms(op_)) own.emplace_back(alg.name);
   std::vector<std::string> explicit_names;
   std::string item;
   for (std::size_t at = 0; at <= a_.algorithms.size(); ++at) {
@@ -86,9 +87,11 @@ std::vector<std::string> Bench::algorithm_names(nlohmann::json& left_out) const 
       // Another operation's algorithm: say whose, rather than only "unknown".
       std::vector<std::string> owners;
       for (auto c : coll::kCollectives) {
-        if (c != op_ && coll::find_coll_algorithm(c, item) != nullptr) owners.emplace_back(coll::to_string(c));
+        if (c != op_ && c != coll::Collective::bcast && coll::find_algorithm(c, item) != nullptr) {
+          owners.emplace_back(coll::to_string(c));
+        }
       }
-      if (coll::find_bcast_algorithm(item) != nullptr) owners.emplace_back("bcast");
+      if (coll::find_algorithm(coll::Collective::bcast, item) != nullptr) owners.emplace_back("bcast");
       if (!owners.empty()) {
         throw std::invalid_argument(fmt::format("--algorithms: '{}' is an algorithm of {}, not of {} ({} "
                                                 "algorithms: {}, all)", item, fmt::join(owners, ", "), name_,
@@ -102,9 +105,9 @@ std::vector<std::string> Bench::algorithm_names(nlohmann::json& left_out) const 
   std::vector<std::string> names;
   for (const auto& name : parsed) {
     if (std::find(names.begin(), names.end(), name) != names.end()) continue;  // "all,ring"
-    const auto* alg = coll::find_coll_algorithm(op_, name);
+    const auto* alg = coll::find_algorithm(op_, name);
     if (alg != nullptr && !alg->runs_on(size_)) {
-      const std::string fallback(coll::find_coll_algorithm(op_, alg->fallback)->name);
+      const std::string fallback(coll::find_algorithm(op_, alg->fallback)->name);
       const bool named = std::find(explicit_names.begin(), explicit_names.end(), name) != explicit_names.end();
       if (rank_ == 0) {
         if (named) {
@@ -156,7 +159,8 @@ std::size_t Bench::result_elements(int n) const {
     case Collective::allgather:
     case Collective::alltoall:
     case Collective::allgatherv: return all;
-    case Collective::barrier: return 0;
+    case Collective::barrier:
+    case Collective::bcast: return 0;  // bcast: relay bench bcast's
   }
   return 0;
 }
@@ -167,41 +171,26 @@ void Bench::set_counts(int n) {
   for (int r = 0; r < size_; ++r) displs_[static_cast<std::size_t>(r)] = r * n;
 }
 
+// The arguments of a call of count n: doubles summed, the root, allgatherv's uniform blocks.
+coll::Buffers Bench::buffers(int n, double* out) {
+  coll::Buffers b;
+  b.send = send_.data();
+  b.recv = out;
+  b.count = n;
+  b.type = MPI_DOUBLE;
+  b.op = MPI_SUM;
+  b.root = a_.root;
+  b.recvcounts = counts_.data();
+  b.displs = displs_.data();
+  return b;
+}
+
 relay_status_t Bench::call_relay(const relay_coll_options_t& o, int n, double* out) {
-  const double* in = send_.data();
-  switch (op_) {
-    case Collective::reduce: return relay_reduce(in, out, n, MPI_DOUBLE, MPI_SUM, a_.root, comm_, &o);
-    case Collective::allreduce: return relay_allreduce(in, out, n, MPI_DOUBLE, MPI_SUM, comm_, &o);
-    case Collective::allgather: return relay_allgather(in, out, n, MPI_DOUBLE, comm_, &o);
-    case Collective::reduce_scatter_block:
-      return relay_reduce_scatter_block(in, out, n, MPI_DOUBLE, MPI_SUM, comm_, &o);
-    case Collective::gather: return relay_gather(in, out, n, MPI_DOUBLE, a_.root, comm_, &o);
-    case Collective::scatter: return relay_scatter(in, out, n, MPI_DOUBLE, a_.root, comm_, &o);
-    case Collective::alltoall: return relay_alltoall(in, out, n, MPI_DOUBLE, comm_, &o);
-    case Collective::barrier: return relay_barrier(comm_, &o);
-    case Collective::allgatherv:
-      return relay_allgatherv(in, n, MPI_DOUBLE, out, counts_.data(), displs_.data(), MPI_DOUBLE, comm_, &o);
-  }
-  return RELAY_ERR_ALGORITHM;  // not reached: every collective is handled above
+  return coll::invoke(op_, buffers(n, out), comm_, nullptr, &o);
 }
 
 // The MPI library's own collective on the same inputs: the reference of verify().
-void Bench::call_mpi(int n, double* out) {
-  double* in = send_.data();
-  switch (op_) {
-    case Collective::reduce: MPI_Reduce(in, out, n, MPI_DOUBLE, MPI_SUM, a_.root, comm_); return;
-    case Collective::allreduce: MPI_Allreduce(in, out, n, MPI_DOUBLE, MPI_SUM, comm_); return;
-    case Collective::allgather: MPI_Allgather(in, n, MPI_DOUBLE, out, n, MPI_DOUBLE, comm_); return;
-    case Collective::reduce_scatter_block: MPI_Reduce_scatter_block(in, out, n, MPI_DOUBLE, MPI_SUM, comm_); return;
-    case Collective::gather: MPI_Gather(in, n, MPI_DOUBLE, out, n, MPI_DOUBLE, a_.root, comm_); return;
-    case Collective::scatter: MPI_Scatter(in, n, MPI_DOUBLE, out, n, MPI_DOUBLE, a_.root, comm_); return;
-    case Collective::alltoall: MPI_Alltoall(in, n, MPI_DOUBLE, out, n, MPI_DOUBLE, comm_); return;
-    case Collective::barrier: MPI_Barrier(comm_); return;
-    case Collective::allgatherv:
-      MPI_Allgatherv(in, n, MPI_DOUBLE, out, counts_.data(), displs_.data(), MPI_DOUBLE, comm_);
-      return;
-  }
-}
+void Bench::call_mpi(int n, double* out) { coll::invoke_mpi(op_, buffers(n, out), comm_, nullptr); }
 
 // One call of relay's and one of MPI's on the same inputs; every rank that receives a result
 // compares the two exactly, and the ranks agree, so that all report the same row.
@@ -264,7 +253,7 @@ void Bench::add_prediction(nlohmann::json& row) const {
   if (!machine_ || !row.contains("avg_us") || !row.contains("resolved")) return;
   const std::string text = row["resolved"].get<std::string>();
   const std::string algorithm = resolved_field(text, "algorithm");
-  const auto* alg = coll::find_coll_algorithm(op_, algorithm);
+  const auto* alg = coll::find_algorithm(op_, algorithm);
   if (alg == nullptr || alg->build == nullptr || !alg->runs_on(size_)) return;
   const std::int64_t bytes = op_ == Collective::barrier ? 1 : row["size_bytes"].get<std::int64_t>();
   const double t = predict_coll(*machine_, op_, algorithm, resolved_field(text, "policy"), size_, a_.root, bytes, 8,
@@ -284,7 +273,9 @@ int Bench::run() {
   } catch (const std::invalid_argument&) {
     // parse_operation's list names bcast too, which this command leaves to bench bcast.
     std::vector<std::string> names;
-    for (auto c : coll::kCollectives) names.emplace_back(coll::to_string(c));
+    for (auto c : coll::kCollectives) {
+      if (c != coll::Collective::bcast) names.emplace_back(coll::to_string(c));
+    }
     throw std::invalid_argument(fmt::format("--operation {} is not one of {} (broadcasts: relay bench bcast)",
                                             a_.operation, fmt::join(names, ", ")));
   }
@@ -330,7 +321,7 @@ int Bench::run() {
   }
   std::vector<BenchConfig> configs;
   for (const auto& name : names) {
-    const auto* alg = coll::find_coll_algorithm(op_, name);
+    const auto* alg = coll::find_algorithm(op_, name);
     // `mpi` has no policy or segments; `auto` picks its own (from the table or the defaults).
     if (alg == nullptr || alg->build == nullptr) {
       configs.push_back({name, "-", 0});
@@ -357,7 +348,7 @@ int Bench::run() {
       },
       doc);
   model_accuracy(configs, sizes, doc, [this](const BenchConfig& c) {
-    const auto* alg = coll::find_coll_algorithm(op_, c.algorithm);
+    const auto* alg = coll::find_algorithm(op_, c.algorithm);
     return alg != nullptr && alg->build != nullptr;  // not auto or mpi
   });
   return finish(doc, failed, "relay bench coll", "plot_bcast.py");

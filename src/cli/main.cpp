@@ -13,8 +13,7 @@
 
 #include "cli/checks.hpp"
 #include "cli/commands.hpp"
-#include "coll/bcast/bcast.hpp"
-#include "coll/reduction/reduction.hpp"
+#include "coll/registry.hpp"
 #include "core/units.hpp"
 #include "relay/relay.h"
 
@@ -38,15 +37,16 @@ void add_algorithms(CLI::App& app, int& exit_code) {
   cmd->callback([&exit_code] {
     std::printf("bcast algorithms (use these names in options, RELAY_BCAST_ALGORITHM, --algorithms):\n");
     std::printf("  %-18s %s\n", "auto", "relay chooses by message size and ranks (docs/bcast.md)");
-    for (const auto& a : coll::bcast_algorithms()) {
+    for (const auto& a : coll::algorithms(coll::Collective::bcast)) {
       std::printf("  %-18s %s%s\n", std::string(a.name).c_str(), std::string(a.summary).c_str(),
                   a.default_segment_bytes > 0 ? " [segmented by default]" : "");
     }
     for (coll::Collective c : coll::kCollectives) {
+      if (c == coll::Collective::bcast) continue;  // listed above
       std::printf("\n%s algorithms (options, RELAY_%s_ALGORITHM):\n",
                   std::string(coll::to_string(c)).c_str(), std::string(coll::env_prefix(c)).c_str());
       std::printf("  %-18s %s\n", "auto", "relay chooses (docs/collectives.md)");
-      for (const auto& a : coll::coll_algorithms(c)) {
+      for (const auto& a : coll::algorithms(c)) {
         std::printf("  %-18s %s%s\n", std::string(a.name).c_str(), std::string(a.summary).c_str(),
                     a.default_segment_bytes > 0 ? " [segmented by default]" : "");
       }

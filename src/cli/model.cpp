@@ -26,9 +26,8 @@
 #include "cli/results.hpp"
 #include "cli/sweep.hpp"
 #include "cli/timing.hpp"
-#include "coll/bcast/bcast.hpp"
+#include "coll/registry.hpp"
 #include "coll/options.hpp"
-#include "coll/reduction/reduction.hpp"
 #include "core/units.hpp"
 #include "measure/stats.hpp"
 #include "model/params.hpp"
@@ -575,11 +574,11 @@ int run_predict(const PredictArgs& a) {
   const auto collective = parse_operation(a.operation);
   std::vector<std::string> names;
   if (collective) {
-    for (const auto& alg : coll::coll_algorithms(*collective)) {
+    for (const auto& alg : coll::algorithms(*collective)) {
       if (alg.build != nullptr) names.emplace_back(alg.name);
     }
   } else {
-    for (const auto& alg : coll::bcast_algorithms()) {
+    for (const auto& alg : coll::algorithms(coll::Collective::bcast)) {
       if (alg.build != nullptr) names.emplace_back(alg.name);
     }
   }
@@ -616,10 +615,10 @@ int run_predict(const PredictArgs& a) {
     if (collective) bytes = coll_call_bytes(*collective, a.ranks, requested, a.elem_bytes);
     for (const auto& name : algorithms) {
       if (collective) {
-        const auto* alg = coll::find_coll_algorithm(*collective, name);
+        const auto* alg = coll::find_algorithm(*collective, name);
         if (!alg->runs_on(a.ranks)) {
           std::printf("# %s needs a power-of-two process count; relay runs %s instead\n", name.c_str(),
-                      std::string(coll::find_coll_algorithm(*collective, alg->fallback)->name).c_str());
+                      std::string(coll::find_algorithm(*collective, alg->fallback)->name).c_str());
           continue;
         }
       }
@@ -676,11 +675,15 @@ model::Machine read_machine(const std::string& option, const std::string& path, 
 
 std::optional<schedule::Schedule> bcast_schedule(const std::string& algorithm, int ranks, int root,
                                                  std::int64_t bytes, std::int64_t segment, int fanout) {
-  const auto* alg = coll::find_bcast_algorithm(algorithm);
+  const auto* alg = coll::find_algorithm(coll::Collective::bcast, algorithm);
   if (alg == nullptr || alg->build == nullptr) return std::nullopt;
-  coll::BcastShape shape{ranks, root, bytes, 1, segment >= bytes ? 0 : segment,
-                         fanout > 0 ? fanout : alg->default_fanout};
-  return coll::build_bcast_schedule(*alg, shape);
+  coll::Shape shape;
+  shape.size = ranks;
+  shape.root = root;
+  shape.bytes = bytes;
+  shape.segment_bytes = segment >= bytes ? 0 : segment;
+  shape.fanout = fanout > 0 ? fanout : alg->default_fanout;
+  return coll::build_schedule(*alg, shape);
 }
 
 double predict_bcast(const model::Machine& machine, const std::string& algorithm,
@@ -688,7 +691,7 @@ double predict_bcast(const model::Machine& machine, const std::string& algorithm
                      std::int64_t segment, int window, int fanout) {
   const auto schedule = bcast_schedule(algorithm, ranks, root, bytes, segment, fanout);
   if (!schedule) return -1;
-  return model::replay(*schedule, policy == "blocking" ? exec::Policy::blocking : exec::Policy::nonblocking,
+  return model::replay(*schedule, policy == "blocking" ? schedule::Policy::blocking : schedule::Policy::nonblocking,
                        window, machine)
       .time_s;
 }
@@ -697,6 +700,7 @@ std::optional<coll::Collective> parse_operation(const std::string& name) {
   if (name == "bcast") return std::nullopt;
   std::vector<std::string> names = {"bcast"};
   for (auto c : coll::kCollectives) {
+    if (c == coll::Collective::bcast) continue;  // named first, returned as nullopt above
     if (coll::to_string(c) == name) return c;
     names.emplace_back(coll::to_string(c));
   }
@@ -712,20 +716,21 @@ std::int64_t coll_call_bytes(coll::Collective collective, int ranks, std::int64_
 std::optional<schedule::Schedule> coll_schedule(coll::Collective collective, const std::string& algorithm, int ranks,
                                                 int root, std::int64_t bytes, int elem_bytes, std::int64_t segment,
                                                 int fanout) {
-  const auto* alg = coll::find_coll_algorithm(collective, algorithm);
+  const auto* alg = coll::find_algorithm(collective, algorithm);
   if (alg == nullptr || alg->build == nullptr) return std::nullopt;
   // The shape the library builds for such a call (api/collectives.cpp), segments rounded down
-  // to whole elements as resolve_coll rounds its defaults.
-  coll::CollShape shape;
+  // to whole elements as coll::resolve rounds its defaults.
+  coll::Shape shape;
   shape.size = ranks;
   shape.root = coll::has_root(collective) ? root : 0;
   shape.blocks = coll::has_blocks(collective);
   shape.elem_bytes = collective == coll::Collective::barrier ? 1 : elem_bytes;
-  shape.count = collective == coll::Collective::barrier ? 1 : bytes / shape.elem_bytes / (shape.blocks ? ranks : 1);
+  shape.bytes = (collective == coll::Collective::barrier ? 1 : bytes / shape.elem_bytes / (shape.blocks ? ranks : 1)) *
+                shape.elem_bytes;
   if (segment > 0) segment = std::max(shape.elem_bytes, segment / shape.elem_bytes * shape.elem_bytes);
   shape.segment_bytes = segment >= bytes ? 0 : segment;
   shape.fanout = alg->uses_fanout && fanout > 0 ? fanout : 1;
-  return coll::build_coll_schedule(*alg, shape);
+  return coll::build_schedule(*alg, shape);
 }
 
 double predict_coll(const model::Machine& machine, coll::Collective collective, const std::string& algorithm,
@@ -733,7 +738,7 @@ double predict_coll(const model::Machine& machine, coll::Collective collective, 
                     std::int64_t segment, int window, int fanout) {
   const auto schedule = coll_schedule(collective, algorithm, ranks, root, bytes, elem_bytes, segment, fanout);
   if (!schedule) return -1;
-  return model::replay(*schedule, policy == "blocking" ? exec::Policy::blocking : exec::Policy::nonblocking,
+  return model::replay(*schedule, policy == "blocking" ? schedule::Policy::blocking : schedule::Policy::nonblocking,
                        window, machine)
       .time_s;
 }

@@ -25,15 +25,14 @@
 #include "cli/model_tools.hpp"
 #include "cli/results.hpp"
 #include "cli/sweep.hpp"
-#include "coll/bcast/bcast.hpp"
-#include "coll/reduction/reduction.hpp"
+#include "coll/registry.hpp"
 #include "core/units.hpp"
 #include "measure/stats.hpp"
 #include "model/params.hpp"
 #include "relay/relay.h"
 #include "tune/export.hpp"
 #include "tune/search.hpp"
-#include "tune/table.hpp"
+#include "coll/table.hpp"
 
 namespace relay::cli {
 namespace {
@@ -182,6 +181,7 @@ Measured Tuner::measure(const Axis& axis, std::int64_t segment, std::int64_t byt
       case coll::Collective::barrier: return relay_barrier(comm_, &co);
       case coll::Collective::allgatherv:
         return relay_allgatherv(in, elems, MPI_DOUBLE, out, counts_.data(), displs_.data(), MPI_DOUBLE, comm_, &co);
+      case coll::Collective::bcast: break;  // collective_ is nullopt for bcast (above)
     }
     return RELAY_ERR_ALGORITHM;  // not reached: every collective is handled above
   };
@@ -244,7 +244,7 @@ void Tuner::progress(const std::string& what) {
 double Tuner::predict(const model::Machine& machine, const Axis& axis, int ranks, int root, std::int64_t bytes,
                       std::int64_t segment) const {
   if (!collective_) return predict_bcast(machine, axis.algorithm, axis.policy, ranks, root, bytes, segment, a_.window);
-  const auto* alg = coll::find_coll_algorithm(*collective_, axis.algorithm);
+  const auto* alg = coll::find_algorithm(*collective_, axis.algorithm);
   if (alg == nullptr || !alg->runs_on(ranks)) return -1;  // its fallback runs there
   return predict_coll(machine, *collective_, axis.algorithm, axis.policy, ranks, root,
                       coll_call_bytes(*collective_, ranks, bytes, 8), 8, segment, a_.window);
@@ -252,7 +252,7 @@ double Tuner::predict(const model::Machine& machine, const Axis& axis, int ranks
 
 std::optional<schedule::Schedule> Tuner::schedule_of(const Axis& axis, std::int64_t bytes, std::int64_t segment) const {
   if (!collective_) return bcast_schedule(axis.algorithm, size_, a_.root, bytes, segment);
-  const auto* alg = coll::find_coll_algorithm(*collective_, axis.algorithm);
+  const auto* alg = coll::find_algorithm(*collective_, axis.algorithm);
   if (alg == nullptr || !alg->runs_on(size_)) return std::nullopt;
   return coll_schedule(*collective_, axis.algorithm, size_, a_.root, coll_call_bytes(*collective_, size_, bytes, 8), 8,
                        segment);
@@ -270,14 +270,14 @@ model::Machine quick_model(MPI_Comm comm, const std::vector<std::int64_t>& messa
 int Tuner::run() {
   collective_ = parse_operation(a_.operation);
   const std::string& op = a_.operation;
-  auto algorithms = parse_name_list(a_.algorithms, tune::table_algorithms(op),
+  auto algorithms = parse_name_list(a_.algorithms, coll::table_algorithms(op),
                                     collective_ ? op + " algorithm" : "broadcast algorithm");
   if (collective_) {
     // An algorithm that would run its fallback here: measuring it would label the fallback's
     // time with its name in the table.
     std::vector<std::string> kept;
     for (const auto& name : algorithms) {
-      if (!coll::find_coll_algorithm(*collective_, name)->runs_on(size_)) {
+      if (!coll::find_algorithm(*collective_, name)->runs_on(size_)) {
         if (rank_ == 0) std::printf("# %s %s needs a power-of-two process count: not tuned on %d ranks\n", op.c_str(), name.c_str(), size_);
       } else {
         kept.push_back(name);
@@ -345,7 +345,7 @@ int Tuner::run() {
   }
   nlohmann::json results = {{"schema", "relay.tune/1"}, {"machine", machine_description(comm_)},
                             {"operation", op}, {"ranks", size_}, {"model", model_source}, {"model_measuring_s", model_seconds}, {"sizes", nlohmann::json::array()}};
-  tune::Table table;
+  coll::Table table;
   table.machine = results["machine"];
   {
     char date[32] = {};
@@ -353,8 +353,8 @@ int Tuner::run() {
     std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
     table.created = date;
   }
-  std::vector<std::pair<std::int64_t, tune::Rule>> grid;
-  std::map<int, std::vector<std::pair<std::int64_t, tune::Rule>>> predicted_grid;
+  std::vector<std::pair<std::int64_t, coll::Rule>> grid;
+  std::map<int, std::vector<std::pair<std::int64_t, coll::Rule>>> predicted_grid;
   tune::SearchOptions so;
   so.patience = a_.patience;
   so.threshold = a_.threshold;
@@ -520,7 +520,7 @@ int Tuner::run() {
                     have_ex && r.cost_s > 0 ? fmt::format("{:.1f}x", ex_cost / r.cost_s).c_str() : "-");
       }
       if (method == a_.table_method) {
-        tune::Rule rule;
+        coll::Rule rule;
         rule.choice.algorithm = ax.algorithm;
         rule.choice.policy = ax.policy;
         rule.choice.segment_bytes = seg;
@@ -572,7 +572,7 @@ int Tuner::run() {
         }
         size_doc["confirmation"] = {{"method", a_.table_method}, {"rounds", a_.confirm_rounds}, {"seconds", seconds},
                                     {"rows", rows}};
-        tune::Rule& rule = grid.back().second;
+        coll::Rule& rule = grid.back().second;
         const Axis& ax = axes[pick[best].axis];
         rule.choice.algorithm = ax.algorithm;
         rule.choice.policy = ax.policy;
@@ -606,7 +606,7 @@ int Tuner::run() {
     // Process counts not measured: the model's choice.
     for (int p : predict_ranks) {
       double best = 1e300;
-      tune::Rule rule;
+      coll::Rule rule;
       for (const auto& ax : axes) {
         if (ax.algorithm == "mpi") continue;
         for (auto seg : ax.segments) {
@@ -622,12 +622,12 @@ int Tuner::run() {
       if (best < 1e300) predicted_grid[p].emplace_back(bytes, rule);
     }
   }
-  table.rules = tune::rules_from_grid(op, size_, size_, grid);
+  table.rules = coll::rules_from_grid(op, size_, size_, grid);
   for (auto& [p, points] : predicted_grid) {
-    for (auto& r : tune::rules_from_grid(op, p, p, points)) table.rules.push_back(r);
+    for (auto& r : coll::rules_from_grid(op, p, p, points)) table.rules.push_back(r);
   }
   if (rank_ != 0) return 0;
-  tune::Table::from_json(table.to_json());  // what relay_tuning_load will accept
+  coll::Table::from_json(table.to_json());  // what relay_tuning_load will accept
   table.save(a_.output);
   std::printf("# wrote %s (%zu rules; load with RELAY_TUNING_FILE=%s or relay_tuning_load)\n",
               a_.output.c_str(), table.rules.size(), a_.output.c_str());
@@ -726,7 +726,7 @@ void add_tune(CLI::App& app, int& exit_code) {
       "MPICH:    MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=FILE mpiexec ...\n"
       "Without --openmpi/--mpich, checks the table and prints its rules.");
   table->callback([t, &exit_code] {
-    const auto tab = tune::Table::load(t->file);
+    const auto tab = coll::Table::load(t->file);
     std::printf("%s: valid (%zu rules)\n", t->file.c_str(), tab.rules.size());
     std::printf("%-10s %-14s %-26s %-18s %-12s %-10s %s\n", "# Op", "Ranks", "Bytes", "Algorithm", "Policy", "Segment", "Source");
     for (const auto& r : tab.rules) {

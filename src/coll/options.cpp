@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "coll/bcast/bcast.hpp"
+#include "coll/registry.hpp"
 #include "core/status.hpp"
 #include "core/units.hpp"
 
@@ -49,7 +49,9 @@ relay_status_t validate_stored_enums(const relay_bcast_options_t& o, const char*
                                      int position) {
   const long long algorithm = stored_value(o.algorithm);
   bool known = algorithm == RELAY_BCAST_AUTO;
-  for (const auto& a : bcast_algorithms()) known = known || algorithm == static_cast<long long>(a.id);
+  for (const auto& a : algorithms(Collective::bcast)) {
+    known = known || algorithm == static_cast<long long>(a.id);
+  }
   if (!known) {
     return core::fail(RELAY_ERR_ALGORITHM, "{}: argument {} (options->algorithm = {}) is not a "
                       "broadcast algorithm (relay algorithms lists them)", function, position,

@@ -48,7 +48,7 @@ long long stored_value(const E& field) {
 relay_status_t validate_stored_enums(const relay_bcast_options_t& o, const char* function,
                                      int position);
 /// The same for a collective's options: policy and check (algorithm is an int there, checked
-/// against the collective's registry by resolve_coll).
+/// against the collective's registry by coll::resolve).
 relay_status_t validate_stored_enums(const relay_coll_options_t& o, const char* function,
                                      int position);
 

@@ -21,11 +21,12 @@
 #include <vector>
 
 #include "relay/relay.h"
+#include "schedule/policy.hpp"
 #include "schedule/schedule.hpp"
 
 namespace relay::exec {
 
-enum class Policy { blocking, nonblocking };
+using schedule::Policy;  // the executor's policies are shared vocabulary (schedule/policy.hpp)
 
 /// Sleeps RELAY_IDLE_SLEEP_US microseconds when that is set (> 0), else returns at once: what
 /// a rank waiting for messages does between polls that found nothing to do.

@@ -54,7 +54,7 @@ struct RankState {
 
 }  // namespace
 
-Prediction replay(const schedule::Schedule& schedule, exec::Policy policy,
+Prediction replay(const schedule::Schedule& schedule, schedule::Policy policy,
                   const ReplayLimits& limits, const Machine& m) {
   const int P = static_cast<int>(schedule.ranks.size());
   const int window = std::max(1, limits.window);
@@ -121,7 +121,7 @@ Prediction replay(const schedule::Schedule& schedule, exec::Policy policy,
       const auto& p = schedule.ranks[r];
       RankState& s = st[r];
       complete_prefix(s);
-      if (policy == exec::Policy::nonblocking) {
+      if (policy == schedule::Policy::nonblocking) {
         // As the executor's local_steps: combines that can run, then sends that can start.
         while (s.next_combine < p.combine_steps.size() && s.cpu_free <= t) {
           const schedule::Step& step = p.steps[p.combine_steps[s.next_combine]];
@@ -205,7 +205,7 @@ Prediction replay(const schedule::Schedule& schedule, exec::Policy policy,
     times.push(arrive);
     RankState& s = st[msg.src];
     s.last = std::max(s.last, t);
-    if (policy == exec::Policy::nonblocking) {
+    if (policy == schedule::Policy::nonblocking) {
       --s.in_flight;
       s.peer_bytes[msg.dst] -= msg.bytes;
     } else {
@@ -272,7 +272,7 @@ Prediction replay(const schedule::Schedule& schedule, exec::Policy policy,
   for (int r = 0; r < P; ++r) {
     const auto& p = schedule.ranks[r];
     RankState& s = st[r];
-    const bool complete = policy == exec::Policy::blocking
+    const bool complete = policy == schedule::Policy::blocking
                               ? s.cursor == p.steps.size()
                               : s.next_send == p.send_steps.size() && s.next_combine == p.combine_steps.size();
     for (double d : s.recv_done) {

@@ -30,7 +30,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "exec/executor.hpp"
+#include "schedule/policy.hpp"
 #include "model/params.hpp"
 #include "schedule/schedule.hpp"
 
@@ -51,11 +51,11 @@ struct ReplayLimits {
 
 /// Replays `schedule` on `machine` with the executor's `policy` and limits. Throws
 /// std::logic_error if the schedule cannot complete (a deadlock or a mismatched message).
-Prediction replay(const schedule::Schedule& schedule, exec::Policy policy,
+Prediction replay(const schedule::Schedule& schedule, schedule::Policy policy,
                   const ReplayLimits& limits, const Machine& machine);
 
 /// Shorthand with the default per-peer budget.
-inline Prediction replay(const schedule::Schedule& schedule, exec::Policy policy, int window,
+inline Prediction replay(const schedule::Schedule& schedule, schedule::Policy policy, int window,
                          const Machine& machine) {
   return replay(schedule, policy, ReplayLimits{window, 64 * 1024}, machine);
 }

@@ -11,6 +11,10 @@
 #include <stdexcept>
 
 namespace relay::tune {
+
+using coll::Choice;  // the decision tables live in coll (coll/table.hpp)
+using coll::Rule;
+using coll::Table;
 namespace {
 
 using ordered = nlohmann::ordered_json;

@@ -16,14 +16,15 @@
 
 #include <string>
 
-#include "tune/table.hpp"
+#include "coll/table.hpp"
 
 namespace relay::tune {
 
 /// Writes the Open MPI rules file (atomically); returns notes on approximations, one per line.
-std::string export_openmpi(const Table& table, const std::string& path);
+std::string export_openmpi(const coll::Table& table, const std::string& path);
 /// Writes the MPICH JSON (atomically); `base` = "" finds the installed MPICH's built-in JSON.
 /// Returns notes. Throws std::runtime_error when there is no base to start from.
-std::string export_mpich(const Table& table, const std::string& path, const std::string& base);
+std::string export_mpich(const coll::Table& table, const std::string& path,
+                         const std::string& base);
 
 }  // namespace relay::tune

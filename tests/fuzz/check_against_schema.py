@@ -40,7 +40,7 @@ import sys
 import tempfile
 import time
 
-MAX_DEPTH = 64  # relay::tune::kMaxTableDepth
+MAX_DEPTH = 64  # relay::coll::kMaxTableDepth
 
 try:
     import jsonschema

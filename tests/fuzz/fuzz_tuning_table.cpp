@@ -4,7 +4,7 @@
 // of the parsed document (fields removed, swapped, retyped, duplicated keys, deep nesting, huge
 // and fractional numbers, many rules, overlaps, unicode) and byte-level ones (flips, inserts,
 // deletes, truncation, NUL bytes, trailing bytes) -- writes each to a file and loads it with
-// tune::Table::load, the function relay_tuning_load and RELAY_TUNING_FILE use.
+// coll::Table::load, the function relay_tuning_load and RELAY_TUNING_FILE use.
 //
 // It fails (exit 1) on any other outcome than a table or a std::runtime_error, on an accepted
 // table that does not survive its own round trip or whose lookups disagree with its rules, and
@@ -38,12 +38,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tune/table.hpp"
+#include "coll/table.hpp"
 
 namespace {
 
 using nlohmann::json;
-using relay::tune::Table;
+using relay::coll::Table;
 using Clock = std::chrono::steady_clock;
 
 struct Options {
@@ -181,7 +181,7 @@ struct Writer {
 
   // Deep nesting: near the limit, or far beyond it.
   void deep(std::string& out) {
-    const std::size_t limit = relay::tune::kMaxTableDepth;
+    const std::size_t limit = relay::coll::kMaxTableDepth;
     const std::size_t levels = rng.chance(5)    ? 100000
                                : rng.chance(20) ? 1000 + rng.below(4000)
                                                 : limit - 6 + rng.below(10);
@@ -314,7 +314,7 @@ json* some_rule(json& doc, Random& rng) {
 json some_rule_of(Random& rng, const json* like) {
   json r = like != nullptr ? *like : json::object();
   r["operation"] = rng.pick(kOperations);
-  const auto names = relay::tune::table_algorithms(r["operation"].get<std::string>());
+  const auto names = relay::coll::table_algorithms(r["operation"].get<std::string>());
   r["algorithm"] = names.empty() ? "mpi" : rng.pick(names);
   const auto lo = rng.between(1, 8);
   r["comm_size"] = {lo, lo + rng.between(0, 8)};
@@ -331,17 +331,17 @@ json many_rules(Random& rng) {
   const int points = static_cast<int>(rng.between(2, 16));
   for (int o = 0; o < ops; ++o) {
     const std::string op = kOperations[static_cast<std::size_t>(o)];
-    const auto names = relay::tune::table_algorithms(op);
+    const auto names = relay::coll::table_algorithms(op);
     for (int s = 0; s < sizes; ++s) {
-      std::vector<std::pair<std::int64_t, relay::tune::Rule>> grid;
+      std::vector<std::pair<std::int64_t, relay::coll::Rule>> grid;
       for (int p = 0; p < points; ++p) {
-        relay::tune::Rule r;
+        relay::coll::Rule r;
         r.choice.algorithm = rng.pick(names);
         r.choice.segment_bytes = rng.chance(30) ? std::int64_t{1} << rng.between(10, 20) : 0;
         r.source = "fuzz";
         grid.push_back({std::int64_t{1} << rng.between(0, 40), r});
       }
-      const auto rules = relay::tune::rules_from_grid(op, 2 * s + 1, 2 * s + 2, grid);
+      const auto rules = relay::coll::rules_from_grid(op, 2 * s + 1, 2 * s + 2, grid);
       t.rules.insert(t.rules.end(), rules.begin(), rules.end());
     }
   }

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "coll/bcast/bcast.hpp"
+#include "coll/registry.hpp"
 #include "mpi_test.hpp"
 #include "relay/relay.h"
 
@@ -91,7 +91,7 @@ class BcastMatrix : public testing::TestWithParam<relay_bcast_algorithm_t> {};
 TEST_P(BcastMatrix, MatchesMpiBcast) {
   const int size = relay::test::world_size();
   const relay_bcast_algorithm_t algorithm = GetParam();
-  const bool schedule_based = relay::coll::find_bcast_algorithm(algorithm)->build != nullptr;
+  const bool schedule_based = relay::coll::find_algorithm(relay::coll::Collective::bcast, algorithm)->build != nullptr;
   std::vector<int> roots = {0, size / 2, size - 1};
   roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
   std::vector<int> counts = {0, 1, std::max(1, size - 1), 12345, (1 << 20) + 3, 1 << 24};
@@ -132,7 +132,9 @@ TEST_P(BcastMatrix, MatchesMpiBcast) {
 
 std::vector<relay_bcast_algorithm_t> registered() {
   std::vector<relay_bcast_algorithm_t> ids;
-  for (const auto& a : relay::coll::bcast_algorithms()) ids.push_back(a.id);
+  for (const auto& a : relay::coll::algorithms(relay::coll::Collective::bcast)) {
+    ids.push_back(static_cast<relay_bcast_algorithm_t>(a.id));
+  }
   return ids;
 }
 

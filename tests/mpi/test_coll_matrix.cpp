@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "coll/reduction/reduction.hpp"
+#include "coll/registry.hpp"
 #include "mpi_test.hpp"
 #include "relay/relay.h"
 
@@ -218,6 +218,7 @@ relay_status_t call_relay(const Case& c, const void* send, void* recv,
     case Collective::barrier:
       return req ? relay_ibarrier(MPI_COMM_WORLD, o, req) : relay_barrier(MPI_COMM_WORLD, o);
     case Collective::allgatherv: break;  // test_coll_matrix_allgatherv.cpp
+    case Collective::bcast: break;       // test_bcast_matrix.cpp
   }
   return RELAY_ERR_INTERNAL;
 }
@@ -250,6 +251,7 @@ void call_mpi(const Case& c, const void* send, void* recv) {
       MPI_Barrier(MPI_COMM_WORLD);
       break;
     case Collective::allgatherv: break;  // test_coll_matrix_allgatherv.cpp
+    case Collective::bcast: break;       // test_bcast_matrix.cpp
   }
 }
 
@@ -369,7 +371,7 @@ class CollMatrix : public testing::TestWithParam<Param> {};
 TEST_P(CollMatrix, MatchesMpi) {
   const int size = relay::test::world_size();
   const Param p = GetParam();
-  const auto* algorithm = relay::coll::find_coll_algorithm(p.collective, p.algorithm);
+  const auto* algorithm = relay::coll::find_algorithm(p.collective, p.algorithm);
   const bool schedule_based = algorithm->build != nullptr;
   std::vector<int> roots = {0};
   if (rooted(p.collective)) roots = {0, size / 2, size - 1};
@@ -434,7 +436,8 @@ std::vector<Param> registered() {
     if (c == Collective::barrier) continue;  // moves no data: its own test below
     // Blocks of per-rank sizes and places: test_coll_matrix_allgatherv.cpp, same executable.
     if (c == Collective::allgatherv) continue;
-    for (const auto& a : relay::coll::coll_algorithms(c)) out.push_back({c, a.id});
+    if (c == Collective::bcast) continue;  // test_bcast_matrix.cpp
+    for (const auto& a : relay::coll::algorithms(c)) out.push_back({c, a.id});
   }
   return out;
 }
@@ -472,7 +475,7 @@ TEST(Barrier, NoRankLeavesBeforeEveryRankHasArrived) {
     GTEST_SKIP() << "the ranks are on several machines, whose clocks differ";
   }
   std::vector<int> algorithms = {RELAY_BARRIER_AUTO};
-  for (const auto& a : relay::coll::coll_algorithms(Collective::barrier)) {
+  for (const auto& a : relay::coll::algorithms(Collective::barrier)) {
     algorithms.push_back(a.id);
   }
   std::vector<int> late_ranks = {0, size / 2, size - 1};

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "coll/reduction/reduction.hpp"
+#include "coll/registry.hpp"
 #include "mpi_test.hpp"
 #include "relay/relay.h"
 
@@ -154,7 +154,7 @@ class AllgathervMatrix : public testing::TestWithParam<int> {};
 
 TEST_P(AllgathervMatrix, MatchesMpiAllgatherv) {
   const int algorithm = GetParam();
-  const auto* a = relay::coll::find_coll_algorithm(Collective::allgatherv, algorithm);
+  const auto* a = relay::coll::find_algorithm(Collective::allgatherv, algorithm);
   const bool schedule_based = a == nullptr || a->build != nullptr;  // auto: maybe
   relay::test::Failures failures;
   int ran = 0, variant = 0;
@@ -183,7 +183,7 @@ TEST_P(AllgathervMatrix, MatchesMpiAllgatherv) {
 
 std::vector<int> allgatherv_algorithms() {
   std::vector<int> ids = {RELAY_ALLGATHERV_AUTO};
-  for (const auto& a : relay::coll::coll_algorithms(Collective::allgatherv)) ids.push_back(a.id);
+  for (const auto& a : relay::coll::algorithms(Collective::allgatherv)) ids.push_back(a.id);
   return ids;
 }
 

@@ -5,20 +5,21 @@
 
 #include <cmath>
 
-#include "coll/bcast/bcast.hpp"
-#include "coll/reduction/reduction.hpp"
+#include "coll/registry.hpp"
+#include "shapes.hpp"
 #include "model/replay.hpp"
 #include "topology/tree.hpp"
 
-using relay::coll::BcastShape;
-using relay::exec::Policy;
+using relay::coll::Shape;
+using relay::schedule::Policy;
 using relay::model::Machine;
 using relay::model::replay;
+using relay::test::bcast_shape;
 
 namespace {
 
-relay::schedule::Schedule bcast(const char* name, BcastShape shape) {
-  return relay::coll::build_bcast_schedule(*relay::coll::find_bcast_algorithm(name), shape);
+relay::schedule::Schedule bcast(const char* name, Shape shape) {
+  return relay::coll::build_schedule(*relay::coll::find_algorithm(relay::coll::Collective::bcast, name), shape);
 }
 
 Machine alpha_beta(double alpha, double beta) {
@@ -38,7 +39,7 @@ TEST(Model, OneMessageCostsEveryTerm) {
   m.latency_s = 3e-6;
   m.send_overhead_s = 1e-6;
   m.recv_overhead_s = 2e-6;
-  const auto s = bcast("linear", BcastShape{2, 0, 1000, 1, 0, 1});
+  const auto s = bcast("linear", bcast_shape(2, 0, 1000, 1, 0, 1));
   for (Policy policy : {Policy::blocking, Policy::nonblocking}) {
     const auto p = replay(s, policy, 4, m);
     EXPECT_DOUBLE_EQ(p.time_s, 1e-6 + kAlpha + 1000 * kBeta + 3e-6 + 2e-6);
@@ -53,7 +54,7 @@ TEST(Model, PipelineMatchesTan2014Eq4) {
   for (int P = 2; P <= 12; ++P) {
     for (int n = 1; n <= 16; ++n) {
       const std::int64_t seg = 4096;
-      const auto s = bcast("pipeline", BcastShape{P, P / 2, n * seg, 1, seg, 1});
+      const auto s = bcast("pipeline", bcast_shape(P, P / 2, n * seg, 1, seg, 1));
       const double expected = (n + P - 2) * (kAlpha + kBeta * static_cast<double>(seg));
       for (Policy policy : {Policy::nonblocking, Policy::blocking}) {
         const auto p = replay(s, policy, 16, alpha_beta(kAlpha, kBeta));
@@ -68,10 +69,10 @@ TEST(Model, BinomialMatchesTan2014Eq2AndLinearIsSequential) {
   const double hop = kAlpha + kBeta * static_cast<double>(S);
   for (int P = 1; P <= 33; ++P) {
     for (int root : {0, P / 2, P - 1}) {
-      const auto b = replay(bcast("binomial", BcastShape{P, root, S, 1, 0, 1}), Policy::nonblocking,
+      const auto b = replay(bcast("binomial", bcast_shape(P, root, S, 1, 0, 1)), Policy::nonblocking,
                             16, alpha_beta(kAlpha, kBeta));
       EXPECT_NEAR(b.time_s, relay::topology::ceil_log2(P) * hop, 1e-12) << "P " << P;
-      const auto l = replay(bcast("linear", BcastShape{P, root, S, 1, 0, 1}), Policy::nonblocking,
+      const auto l = replay(bcast("linear", bcast_shape(P, root, S, 1, 0, 1)), Policy::nonblocking,
                             16, alpha_beta(kAlpha, kBeta));
       EXPECT_NEAR(l.time_s, (P - 1) * hop, 1e-12) << "P " << P;
     }
@@ -83,13 +84,13 @@ TEST(Model, ScatterAllgatherWithinItsClosedFormAndBeatsBinomialForLargeMessages)
   for (int P : {2, 4, 8, 16, 32}) {
     const double bound = relay::topology::ceil_log2(P) * kAlpha + kBeta * S * (P - 1.0) / P +
                          (P - 1) * (kAlpha + kBeta * S / P);
-    const auto sa = replay(bcast("scatter_allgather", BcastShape{P, 0, S, 1, 0, 1}),
+    const auto sa = replay(bcast("scatter_allgather", bcast_shape(P, 0, S, 1, 0, 1)),
                            Policy::nonblocking, 16, alpha_beta(kAlpha, kBeta));
     EXPECT_LE(sa.time_s, bound * (1 + 1e-12)) << "P " << P;
     // No broadcast beats sending every byte once: beta S.
     EXPECT_GE(sa.time_s, kBeta * S) << "P " << P;
     if (P >= 4) {
-      const auto b = replay(bcast("binomial", BcastShape{P, 0, S, 1, 0, 1}), Policy::nonblocking,
+      const auto b = replay(bcast("binomial", bcast_shape(P, 0, S, 1, 0, 1)), Policy::nonblocking,
                             16, alpha_beta(kAlpha, kBeta));
       EXPECT_LT(sa.time_s, b.time_s) << "P " << P;
     }
@@ -108,7 +109,7 @@ TEST(Model, DetectsSchedulesThatCannotComplete) {
 TEST(Model, ScatterAllgatherTwoRanksWithinItsClosedForm) {
   // P = 2: the scatter moves one half (alpha + beta S/2), the ring one more half at most.
   const std::int64_t S = 1 << 20;
-  const auto sa = replay(bcast("scatter_allgather", BcastShape{2, 0, S, 1, 0, 1}),
+  const auto sa = replay(bcast("scatter_allgather", bcast_shape(2, 0, S, 1, 0, 1)),
                          Policy::nonblocking, 16, alpha_beta(kAlpha, kBeta));
   const double closed = 1 * kAlpha + kBeta * S / 2.0 + 1 * (kAlpha + kBeta * S / 2.0);
   EXPECT_LE(sa.time_s, closed * (1 + 1e-12));
@@ -121,7 +122,7 @@ TEST(Model, SharedLinkHalvesTheForwardingRanksRate) {
   const std::int64_t seg = 65536;
   const int n = 64;
   for (int P : {3, 5, 8}) {
-    const auto s = bcast("pipeline", BcastShape{P, 0, n * seg, 1, seg, 1});
+    const auto s = bcast("pipeline", bcast_shape(P, 0, n * seg, 1, seg, 1));
     Machine full = alpha_beta(0, kBeta);
     Machine half = full;
     half.duplex = 0;
@@ -133,7 +134,7 @@ TEST(Model, SharedLinkHalvesTheForwardingRanksRate) {
     EXPECT_LT(t_half, (2 * n + 2 * P) * unit) << "P " << P;
   }
   // Two ranks: nobody forwards, so sharing changes nothing.
-  const auto two = bcast("pipeline", BcastShape{2, 0, n * seg, 1, seg, 1});
+  const auto two = bcast("pipeline", bcast_shape(2, 0, n * seg, 1, seg, 1));
   Machine half = alpha_beta(kAlpha, kBeta);
   half.duplex = 0;
   EXPECT_NEAR(replay(two, Policy::nonblocking, 16, half).time_s,
@@ -146,7 +147,7 @@ TEST(Model, PerPeerByteBudgetSerialisesIssueOverheads) {
   // an unlimited budget the issues overlap the transfers: 1 + 4 x 10 us.
   Machine m = alpha_beta(10e-6, 0);
   m.send_overhead_s = 1e-6;
-  const auto s = bcast("pipeline", BcastShape{2, 0, 4 * 65536, 1, 65536, 1});
+  const auto s = bcast("pipeline", bcast_shape(2, 0, 4 * 65536, 1, 65536, 1));
   EXPECT_NEAR(replay(s, Policy::nonblocking, {16, 65536}, m).time_s, 44e-6, 1e-12);
   EXPECT_NEAR(replay(s, Policy::nonblocking, {16, 1 << 30}, m).time_s, 41e-6, 1e-12);
 }
@@ -166,7 +167,7 @@ TEST(Model, PlogpTableCostsPerSize) {
   EXPECT_NEAR(c.latency_s, 4e-6, 1e-15);
   // Beyond the last row g grows with the last slope (100 us per KiB).
   EXPECT_NEAR(m.cost(2049).port_work_s, 200e-6, 1e-12);
-  const auto s = bcast("linear", BcastShape{2, 0, 513, 1, 0, 1});
+  const auto s = bcast("linear", bcast_shape(2, 0, 513, 1, 0, 1));
   EXPECT_NEAR(replay(s, Policy::blocking, 4, m).time_s, 2e-6 + 4e-6 + 50e-6 + 4e-6 + 3e-6, 1e-12);
   EXPECT_THROW(PlogpTable({{1, -1, 0, 0, 0}}), std::invalid_argument);
   EXPECT_THROW(PlogpTable({{1, 0, 0, 0, 0}, {1, 0, 0, 0, 0}}), std::invalid_argument);
@@ -182,13 +183,13 @@ TEST(Model, RendezvousMessagesWaitForTheHandshake) {
   EXPECT_DOUBLE_EQ(m.cost(1024).handshake_s, 0);
   EXPECT_DOUBLE_EQ(m.cost(1025).handshake_s, 10e-6);
   const double g = m.cost(4096).port_fixed_s + m.cost(4096).port_work_s;
-  const auto one = bcast("linear", BcastShape{2, 0, 4096, 1, 0, 1});
+  const auto one = bcast("linear", bcast_shape(2, 0, 4096, 1, 0, 1));
   for (Policy policy : {Policy::blocking, Policy::nonblocking}) {
     EXPECT_NEAR(replay(one, policy, 4, m).time_s, 1e-6 + 10e-6 + g + 1e-6 + 1e-6, 1e-12);
   }
   // Eight segments to one peer: a blocking sender waits for each handshake in turn, a
   // nonblocking one has them in flight together while the ports move the data.
-  const auto eight = bcast("linear", BcastShape{2, 0, 8 * 4096, 1, 4096, 1});
+  const auto eight = bcast("linear", bcast_shape(2, 0, 8 * 4096, 1, 4096, 1));
   const relay::model::ReplayLimits unlimited{16, 1 << 30};
   EXPECT_NEAR(replay(eight, Policy::blocking, unlimited, m).time_s, 8 * (1e-6 + 10e-6 + g) + 2e-6, 1e-12);
   EXPECT_NEAR(replay(eight, Policy::nonblocking, unlimited, m).time_s, 1e-6 + 10e-6 + 8 * g + 2e-6, 1e-12);
@@ -201,7 +202,7 @@ TEST(Model, TransferSlotsShareTheRateOfConcurrentTransfers) {
   // rate (2 cores copying), its steady state takes 7/2 units per segment instead of one.
   const std::int64_t seg = 65536;
   const int n = 64, P = 8;
-  const auto s = bcast("pipeline", BcastShape{P, 0, n * seg, 1, seg, 1});
+  const auto s = bcast("pipeline", bcast_shape(P, 0, n * seg, 1, seg, 1));
   Machine free = alpha_beta(0, kBeta);
   Machine two = free;
   two.transfer_slots = 2;
@@ -220,7 +221,7 @@ TEST(Model, TransferSlotsShareTheRateOfConcurrentTransfers) {
     std::int64_t best = 0;
     double best_t = 1e300;
     for (std::int64_t sg = 4096; sg <= n * seg; sg *= 2) {
-      const double t = replay(bcast("pipeline", BcastShape{P, 0, n * seg, 1, sg, 1}), Policy::nonblocking, 16, m).time_s;
+      const double t = replay(bcast("pipeline", bcast_shape(P, 0, n * seg, 1, sg, 1)), Policy::nonblocking, 16, m).time_s;
       if (t < best_t) best_t = t, best = sg;
     }
     return best;
@@ -293,20 +294,20 @@ TEST(Model, ParameterFileRoundTripAndErrors) {
 TEST(Model, RingAllgatherAndAllreduceMatchTheirClosedForms) {
   using relay::coll::Collective;
   for (int P : {2, 3, 5, 8}) {
-    relay::coll::CollShape shape;
+    relay::coll::Shape shape;
     shape.size = P;
     shape.elem_bytes = 8;
-    shape.count = 1000;  // allgather: elements per block
+    shape.bytes = 8 * 1000;  // allgather: 1000 elements per block
     shape.blocks = true;
-    const auto gather = relay::coll::build_coll_schedule(
-        *relay::coll::find_coll_algorithm(Collective::allgather, "ring"), shape);
+    const auto gather = relay::coll::build_schedule(
+        *relay::coll::find_algorithm(Collective::allgather, "ring"), shape);
     const double block = kAlpha + kBeta * 8000;
     EXPECT_NEAR(replay(gather, Policy::nonblocking, 16, alpha_beta(kAlpha, kBeta)).time_s,
                 (P - 1) * block, 1e-12) << "allgather ring, P " << P;
     shape.blocks = false;
-    shape.count = 1000 * P;  // allreduce: the vector, P blocks of 1000 elements
-    const auto reduce = relay::coll::build_coll_schedule(
-        *relay::coll::find_coll_algorithm(Collective::allreduce, "ring"), shape);
+    shape.bytes = 8 * 1000 * P;  // allreduce: the vector, P blocks of 1000 elements
+    const auto reduce = relay::coll::build_schedule(
+        *relay::coll::find_algorithm(Collective::allreduce, "ring"), shape);
     EXPECT_NEAR(replay(reduce, Policy::nonblocking, 16, alpha_beta(kAlpha, kBeta)).time_s,
                 2 * (P - 1) * block, 1e-12) << "allreduce ring, P " << P;
   }
@@ -321,24 +322,24 @@ TEST(Model, CombineCostsLieOnTheCriticalPath) {
   Machine m = alpha_beta(kAlpha, kBeta);
   m.combine = relay::model::CpuCostTable({{8000, 8000 * kGamma}, {16000, 16000 * kGamma}});
   for (int P : {2, 3, 5, 8}) {
-    relay::coll::CollShape shape;
+    relay::coll::Shape shape;
     shape.size = P;
     shape.elem_bytes = 8;
-    shape.count = 1000 * P;
-    const auto ring = relay::coll::build_coll_schedule(
-        *relay::coll::find_coll_algorithm(Collective::allreduce, "ring"), shape);
+    shape.bytes = 8 * 1000 * P;
+    const auto ring = relay::coll::build_schedule(
+        *relay::coll::find_algorithm(Collective::allreduce, "ring"), shape);
     const double block = kAlpha + kBeta * 8000;
     for (Policy policy : {Policy::blocking, Policy::nonblocking}) {
       EXPECT_NEAR(replay(ring, policy, 16, m).time_s, 2 * (P - 1) * block + (P - 1) * 8000 * kGamma, 1e-12)
           << "allreduce ring, P " << P << (policy == Policy::blocking ? " blocking" : " nonblocking");
     }
   }
-  relay::coll::CollShape two;
+  relay::coll::Shape two;
   two.size = 2;
   two.elem_bytes = 8;
-  two.count = 1000;
-  const auto reduce = relay::coll::build_coll_schedule(
-      *relay::coll::find_coll_algorithm(Collective::reduce, "binomial"), two);
+  two.bytes = 8 * 1000;
+  const auto reduce = relay::coll::build_schedule(
+      *relay::coll::find_algorithm(Collective::reduce, "binomial"), two);
   for (Policy policy : {Policy::blocking, Policy::nonblocking}) {
     EXPECT_NEAR(replay(reduce, policy, 16, m).time_s, kAlpha + kBeta * 8000 + 8000 * kGamma, 1e-12);
   }

@@ -23,9 +23,9 @@
 #include "model/replay.hpp"
 #include "schedule/schedule.hpp"
 
-using relay::coll::CollAlgorithm;
+using relay::coll::Algorithm;
 using relay::coll::Collective;
-using relay::coll::CollShape;
+using relay::coll::Shape;
 using relay::schedule::RankProgram;
 using relay::schedule::Step;
 using relay::schedule::StepKind;
@@ -55,7 +55,7 @@ bool gathers_all(Collective c) {
 }
 
 // The block each element of the buffer belongs to (-1: between blocks).
-std::vector<int> owners(const CollShape& s) {
+std::vector<int> owners(const Shape& s) {
   std::vector<int> owner(static_cast<std::size_t>(s.buffer_bytes() / s.elem_bytes), -1);
   for (int b = 0; b < s.size; ++b) {
     const std::int64_t first = s.block_offset(b) / s.elem_bytes;
@@ -64,12 +64,12 @@ std::vector<int> owners(const CollShape& s) {
   return owner;
 }
 
-bool is_bruck_alltoall(const CollAlgorithm& a) {
+bool is_bruck_alltoall(const Algorithm& a) {
   return a.collective == Collective::alltoall && a.id == RELAY_ALLTOALL_BRUCK;
 }
 
 // What rank r's buffer holds on entry (the API's accumulator, see reduction.hpp).
-std::vector<Value> initial_buffer(const CollAlgorithm& a, const CollShape& s, int r) {
+std::vector<Value> initial_buffer(const Algorithm& a, const Shape& s, int r) {
   if (gathers_all(a.collective)) {
     const std::vector<int> owner = owners(s);
     std::vector<Value> b(owner.size());
@@ -79,10 +79,10 @@ std::vector<Value> initial_buffer(const CollAlgorithm& a, const CollShape& s, in
     }
     return b;
   }
-  const std::int64_t n = s.blocks ? s.size * s.count : s.count;
+  const std::int64_t n = s.blocks ? s.size * s.elements() : s.elements();
   std::vector<Value> b(static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < n; ++i) {
-    const std::int64_t block = s.blocks ? i / s.count : -1;
+    const std::int64_t block = s.blocks ? i / s.elements() : -1;
     switch (a.collective) {
       case Collective::gather:
         if (block == r) b[i] = single(r, i);
@@ -94,13 +94,13 @@ std::vector<Value> initial_buffer(const CollAlgorithm& a, const CollShape& s, in
     }
   }
   if (is_bruck_alltoall(a)) {  // own block in place, block r + i in the area of its first round
-    const relay::coll::BruckAlltoallLayout layout(s.size, s.count * s.elem_bytes);
+    const relay::coll::BruckAlltoallLayout layout(s.size, s.bytes);
     std::vector<Value> w(static_cast<std::size_t>(layout.bytes() / s.elem_bytes));
     for (int i = 0; i < s.size; ++i) {
-      const std::int64_t at = i == 0 ? r * s.count
+      const std::int64_t at = i == 0 ? r * s.elements()
                                      : layout.at(layout.round_from(0, i), i) / s.elem_bytes;
-      for (std::int64_t j = 0; j < s.count; ++j) {
-        w[at + j] = single(r, (r + i) % s.size * s.count + j);
+      for (std::int64_t j = 0; j < s.elements(); ++j) {
+        w[at + j] = single(r, (r + i) % s.size * s.elements() + j);
       }
     }
     return w;
@@ -110,12 +110,12 @@ std::vector<Value> initial_buffer(const CollAlgorithm& a, const CollShape& s, in
 
 struct Sim {
   const relay::schedule::Schedule& s;
-  const CollAlgorithm& algorithm;
-  const CollShape& shape;
+  const Algorithm& algorithm;
+  const Shape& shape;
   std::string error;
   std::vector<std::vector<Value>> buffer, scratch;
 
-  Sim(const relay::schedule::Schedule& schedule, const CollAlgorithm& a, const CollShape& sh)
+  Sim(const relay::schedule::Schedule& schedule, const Algorithm& a, const Shape& sh)
       : s(schedule), algorithm(a), shape(sh) {}
 
   // received is on the left when `received_left`; `in` is the received operand.
@@ -277,7 +277,7 @@ struct Sim {
   }
 };
 
-std::string expect_result(const Sim& sim, const CollShape& shape) {
+std::string expect_result(const Sim& sim, const Shape& shape) {
   const int P = shape.size;
   const Collective c = sim.algorithm.collective;
   if (gathers_all(c)) {  // every block everywhere, the gaps untouched
@@ -299,10 +299,10 @@ std::string expect_result(const Sim& sim, const CollShape& shape) {
     // alltoall linear leaves its result in the scratch (recvbuf), without its own block.
     const bool linear_alltoall = c == Collective::alltoall && !is_bruck_alltoall(sim.algorithm);
     const auto& b = linear_alltoall ? sim.scratch[r] : sim.buffer[r];
-    const std::int64_t n = shape.blocks ? P * shape.count : shape.count;
+    const std::int64_t n = shape.blocks ? P * shape.elements() : shape.elements();
     for (std::int64_t i = 0; i < n; ++i) {
-      const int block = shape.blocks ? static_cast<int>(i / shape.count) : -1;
-      const std::int64_t j = shape.blocks ? i % shape.count : i;
+      const int block = shape.blocks ? static_cast<int>(i / shape.elements()) : -1;
+      const std::int64_t j = shape.blocks ? i % shape.elements() : i;
       Value want;
       bool check = true;
       switch (c) {
@@ -315,9 +315,10 @@ std::string expect_result(const Sim& sim, const CollShape& shape) {
         case Collective::scatter: check = block == r; want = single(shape.root, i); break;
         case Collective::alltoall:
           check = !linear_alltoall || block != r;
-          want = single(block, r * shape.count + j);
+          want = single(block, r * shape.elements() + j);
           break;
         case Collective::barrier: want = everyone(P, i); break;
+        case Collective::bcast: break;  // test_schedule.cpp checks the broadcasts
       }
       if (check && b[static_cast<std::size_t>(i)] != want) {
         const Value& got = b[static_cast<std::size_t>(i)];
@@ -330,8 +331,8 @@ std::string expect_result(const Sim& sim, const CollShape& shape) {
   return {};
 }
 
-std::string check(const CollAlgorithm& a, const CollShape& shape) {
-  const auto schedule = relay::coll::build_coll_schedule(a, shape);
+std::string check(const Algorithm& a, const Shape& shape) {
+  const auto schedule = relay::coll::build_schedule(a, shape);
   if (auto e = relay::schedule::check_consistency(schedule); !e.empty()) return e;
   if (auto e = relay::schedule::check_completes(schedule, 0); !e.empty()) return e;
   if (auto e = relay::schedule::check_completes(schedule, 1); !e.empty()) return "window 1: " + e;
@@ -348,7 +349,8 @@ std::string check(const CollAlgorithm& a, const CollShape& shape) {
 TEST(ReductionSchedules, EveryAlgorithmIsConsistentCompleteAndCorrect) {
   int checked = 0;
   for (Collective c : relay::coll::kCollectives) {
-    for (const auto& a : relay::coll::coll_algorithms(c)) {
+    if (c == Collective::bcast) continue;  // test_schedule.cpp checks the broadcasts
+    for (const auto& a : relay::coll::algorithms(c)) {
       if (a.build == nullptr) continue;
       for (int size : {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16, 17}) {
         std::vector<int> roots = {0};
@@ -370,10 +372,10 @@ TEST(ReductionSchedules, EveryAlgorithmIsConsistentCompleteAndCorrect) {
                   if (!commutative && c == Collective::barrier) continue;  // always OR
                   for (int fanout : {1, 2}) {
                     if (!a.uses_fanout && fanout != 1) continue;
-                    CollShape shape;
+                    Shape shape;
                     shape.size = size;
                     shape.root = root;
-                    shape.count = count;
+                    shape.bytes = count * elem;
                     shape.elem_bytes = elem;
                     shape.segment_bytes = seg;
                     shape.commutative = commutative;
@@ -399,41 +401,42 @@ TEST(ReductionSchedules, EveryAlgorithmIsConsistentCompleteAndCorrect) {
 
 TEST(ReductionRegistry, NamesAndIdsAreUniqueAndRoundTrip) {
   for (Collective c : relay::coll::kCollectives) {
+    if (c == Collective::bcast) continue;  // test_schedule.cpp checks the broadcasts
     std::vector<std::string> names;
-    for (const auto& a : relay::coll::coll_algorithms(c)) {
+    for (const auto& a : relay::coll::algorithms(c)) {
       EXPECT_EQ(std::count(names.begin(), names.end(), std::string(a.name)), 0) << a.name;
       names.emplace_back(a.name);
-      EXPECT_EQ(relay::coll::find_coll_algorithm(c, a.name), &a);
-      EXPECT_EQ(relay::coll::find_coll_algorithm(c, a.id), &a);
+      EXPECT_EQ(relay::coll::find_algorithm(c, a.name), &a);
+      EXPECT_EQ(relay::coll::find_algorithm(c, a.id), &a);
       EXPECT_NE(a.id, 0);
       EXPECT_FALSE(a.summary.empty());
       if (a.needs_power_of_two) {
-        const auto* f = relay::coll::find_coll_algorithm(c, a.fallback);
+        const auto* f = relay::coll::find_algorithm(c, a.fallback);
         ASSERT_NE(f, nullptr);
         EXPECT_FALSE(f->needs_power_of_two);
       }
     }
-    EXPECT_NE(relay::coll::find_coll_algorithm(c, "mpi"), nullptr);
+    EXPECT_NE(relay::coll::find_algorithm(c, "mpi"), nullptr);
   }
 }
 
 // The volumes the algorithm headers state (S bytes, P ranks).
 TEST(ReductionSchedules, VolumesMatchTheirCostFormulas) {
-  auto sent = [](const CollAlgorithm& a, const CollShape& shape, int rank) {
-    return relay::coll::build_coll_schedule(a, shape).ranks[rank].bytes_sent();
+  auto sent = [](const Algorithm& a, const Shape& shape, int rank) {
+    return relay::coll::build_schedule(a, shape).ranks[rank].bytes_sent();
   };
-  CollShape s;
+  Shape s;
   s.size = 8;
-  s.count = 8000;
-  const auto* ring = relay::coll::find_coll_algorithm(Collective::allreduce, "ring");
-  const auto* raben = relay::coll::find_coll_algorithm(Collective::allreduce, "rabenseifner");
-  const auto* rd = relay::coll::find_coll_algorithm(Collective::allreduce, "recursive_doubling");
+  s.bytes = 8000;
+  const auto* ring = relay::coll::find_algorithm(Collective::allreduce, "ring");
+  const auto* raben = relay::coll::find_algorithm(Collective::allreduce, "rabenseifner");
+  const auto* rd = relay::coll::find_algorithm(Collective::allreduce, "recursive_doubling");
   EXPECT_EQ(sent(*ring, s, 3), 2 * 8000 * 7 / 8);   // 2 S (P-1)/P
   EXPECT_EQ(sent(*raben, s, 3), 2 * 8000 * 7 / 8);  // 2 S (P-1)/P
   EXPECT_EQ(sent(*rd, s, 3), 3 * 8000);             // S log2 P
   s.blocks = true;
-  s.count = 1000;
-  const auto* bruck = relay::coll::find_coll_algorithm(Collective::allgather, "bruck");
+  s.bytes = 1000;
+  const auto* bruck = relay::coll::find_algorithm(Collective::allgather, "bruck");
   EXPECT_EQ(sent(*bruck, s, 5), 7 * 1000);          // S (P-1)/P with S = P blocks
   s.size = 7;
   EXPECT_EQ(sent(*bruck, s, 5), 6 * 1000);
@@ -441,9 +444,9 @@ TEST(ReductionSchedules, VolumesMatchTheirCostFormulas) {
   // tree; a binomial leaf sends one block, an inner vrank v its subtree.
   s.size = 8;
   s.root = 3;
-  const auto* scatter_binomial = relay::coll::find_coll_algorithm(Collective::scatter, "binomial");
-  const auto* scatter_linear = relay::coll::find_coll_algorithm(Collective::scatter, "linear");
-  const auto* gather_binomial = relay::coll::find_coll_algorithm(Collective::gather, "binomial");
+  const auto* scatter_binomial = relay::coll::find_algorithm(Collective::scatter, "binomial");
+  const auto* scatter_linear = relay::coll::find_algorithm(Collective::scatter, "linear");
+  const auto* gather_binomial = relay::coll::find_algorithm(Collective::gather, "binomial");
   EXPECT_EQ(sent(*scatter_binomial, s, 3), 7 * 1000);
   EXPECT_EQ(sent(*scatter_linear, s, 3), 7 * 1000);
   EXPECT_EQ(sent(*gather_binomial, s, 4), 1000);      // vrank 1's subtree: 1 block
@@ -451,18 +454,18 @@ TEST(ReductionSchedules, VolumesMatchTheirCostFormulas) {
   s.root = 0;
   // alltoall: pairwise exchange sends S (P-1)/P, Bruck S/2 in each of log2 P rounds (P = 8),
   // and at P = 6 the blocks with bit k set in 1..5: 3 + 2 + 2.
-  const auto* pairwise = relay::coll::find_coll_algorithm(Collective::alltoall, "linear");
-  const auto* bruck_a2a = relay::coll::find_coll_algorithm(Collective::alltoall, "bruck");
+  const auto* pairwise = relay::coll::find_algorithm(Collective::alltoall, "linear");
+  const auto* bruck_a2a = relay::coll::find_algorithm(Collective::alltoall, "bruck");
   EXPECT_EQ(sent(*pairwise, s, 2), 7 * 1000);
   EXPECT_EQ(sent(*bruck_a2a, s, 2), 3 * 4 * 1000);
-  EXPECT_EQ(relay::coll::build_coll_schedule(*bruck_a2a, s).ranks[2].send_count(), 3);
+  EXPECT_EQ(relay::coll::build_schedule(*bruck_a2a, s).ranks[2].send_count(), 3);
   s.size = 6;
   EXPECT_EQ(sent(*bruck_a2a, s, 2), 7 * 1000);
   // barrier dissemination: one byte in each of ceil(log2 P) rounds.
-  CollShape one;
+  Shape one;
   one.size = 6;
-  one.count = 1;
-  EXPECT_EQ(sent(*relay::coll::find_coll_algorithm(Collective::barrier, "dissemination"), one, 4),
+  one.bytes = 1;
+  EXPECT_EQ(sent(*relay::coll::find_algorithm(Collective::barrier, "dissemination"), one, 4),
             3);
 }
 
@@ -473,16 +476,16 @@ TEST(ReductionSchedules, ReplayMatchesClosedForms) {
   relay::model::Machine m;
   m.alpha_s = 1e-6;
   m.beta_s_per_byte = 1e-9;
-  CollShape s;
+  Shape s;
   s.size = 8;
-  s.count = 80000;
-  for (auto policy : {relay::exec::Policy::blocking, relay::exec::Policy::nonblocking}) {
-    const auto ring = relay::coll::build_coll_schedule(
-        *relay::coll::find_coll_algorithm(Collective::allreduce, "ring"), s);
+  s.bytes = 80000;
+  for (auto policy : {relay::schedule::Policy::blocking, relay::schedule::Policy::nonblocking}) {
+    const auto ring = relay::coll::build_schedule(
+        *relay::coll::find_algorithm(Collective::allreduce, "ring"), s);
     EXPECT_NEAR(relay::model::replay(ring, policy, 16, m).time_s, 14 * (1e-6 + 1e-9 * 10000),
                 1e-12);
-    const auto rd = relay::coll::build_coll_schedule(
-        *relay::coll::find_coll_algorithm(Collective::allreduce, "recursive_doubling"), s);
+    const auto rd = relay::coll::build_schedule(
+        *relay::coll::find_algorithm(Collective::allreduce, "recursive_doubling"), s);
     EXPECT_NEAR(relay::model::replay(rd, policy, 16, m).time_s, 3 * (1e-6 + 1e-9 * 80000), 1e-12);
   }
 }
@@ -491,11 +494,11 @@ namespace {
 
 // allgatherv layouts of P blocks (elements): all empty; uneven with empty blocks, in rank order;
 // one block much larger than the others; and blocks in a permuted order with gaps between them.
-std::vector<std::pair<std::string, CollShape>> allgatherv_layouts(int P, std::int64_t elem) {
-  std::vector<std::pair<std::string, CollShape>> out;
+std::vector<std::pair<std::string, Shape>> allgatherv_layouts(int P, std::int64_t elem) {
+  std::vector<std::pair<std::string, Shape>> out;
   auto add = [&](const std::string& name, std::vector<std::int64_t> counts,
                  const std::vector<int>& order, std::int64_t gap_elems) {
-    CollShape s;
+    Shape s;
     s.size = P;
     s.elem_bytes = elem;
     s.blocks = true;
@@ -528,7 +531,7 @@ std::vector<std::pair<std::string, CollShape>> allgatherv_layouts(int P, std::in
 
 TEST(AllgathervSchedules, UnevenEmptyAndPermutedBlocksAreConsistentCompleteAndCorrect) {
   int checked = 0;
-  for (const auto& a : relay::coll::coll_algorithms(Collective::allgatherv)) {
+  for (const auto& a : relay::coll::algorithms(Collective::allgatherv)) {
     if (a.build == nullptr) continue;
     for (int P = 1; P <= 9; ++P) {
       for (std::int64_t elem : {1, 4}) {
@@ -550,12 +553,12 @@ TEST(AllgathervSchedules, UnevenEmptyAndPermutedBlocksAreConsistentCompleteAndCo
 // on the counts only, so every rank's k-th send to a peer is as long as that peer's k-th
 // receive from it even when each rank builds its program from its own displacements.
 TEST(AllgathervSchedules, MessagesMatchWhenRanksPlaceBlocksDifferently) {
-  for (const auto& a : relay::coll::coll_algorithms(Collective::allgatherv)) {
+  for (const auto& a : relay::coll::algorithms(Collective::allgatherv)) {
     if (a.build == nullptr) continue;
     for (int P : {3, 6, 7}) {
       const auto layouts = allgatherv_layouts(P, 4);
-      const CollShape& in_order = layouts[1].second;   // uneven
-      const CollShape& permuted = layouts[3].second;   // the same counts elsewhere
+      const Shape& in_order = layouts[1].second;   // uneven
+      const Shape& permuted = layouts[3].second;   // the same counts elsewhere
       relay::schedule::Schedule s;
       for (int r = 0; r < P; ++r) s.ranks.push_back(a.build(r % 2 ? permuted : in_order, r));
       for (int from = 0; from < P; ++from) {
@@ -578,9 +581,9 @@ TEST(AllgathervSchedules, MessagesMatchWhenRanksPlaceBlocksDifferently) {
 // allgatherv schedules like any other: one dominant block of L bytes takes (P-1)(alpha + beta L)
 // unsegmented, but about beta L + (P-1)(alpha + beta segment) in 64 KiB segments.
 TEST(AllgathervSchedules, RingVolumeAndReplayOfOneLargeBlock) {
-  const auto* ring = relay::coll::find_coll_algorithm(Collective::allgatherv, "ring");
+  const auto* ring = relay::coll::find_algorithm(Collective::allgatherv, "ring");
   ASSERT_NE(ring, nullptr);
-  CollShape s;
+  Shape s;
   s.size = 8;
   s.blocks = true;
   s.block_counts = {5, 0, 7, 1, 1 << 20, 0, 3, 2};
@@ -588,19 +591,19 @@ TEST(AllgathervSchedules, RingVolumeAndReplayOfOneLargeBlock) {
   std::int64_t total = 0;
   for (auto c : s.block_counts) total += c;
   for (int v = 0; v < 8; ++v) {
-    EXPECT_EQ(relay::coll::build_coll_schedule(*ring, s).ranks[v].bytes_sent(),
+    EXPECT_EQ(relay::coll::build_schedule(*ring, s).ranks[v].bytes_sent(),
               total - s.block_counts[(v + 1) % 8]);
   }
   relay::model::Machine m;
   m.alpha_s = 1e-6;
   m.beta_s_per_byte = 1e-9;
   const double L = 1 << 20;
-  const auto whole = relay::coll::build_coll_schedule(*ring, s);
-  const auto policy = relay::exec::Policy::nonblocking;
+  const auto whole = relay::coll::build_schedule(*ring, s);
+  const auto policy = relay::schedule::Policy::nonblocking;
   const double t_whole = relay::model::replay(whole, policy, 16, m).time_s;
   EXPECT_NEAR(t_whole, 7 * (1e-6 + 1e-9 * L), 7 * 1e-9 * 100 + 1e-9);
   s.segment_bytes = 64 * 1024;
-  const auto segmented = relay::coll::build_coll_schedule(*ring, s);
+  const auto segmented = relay::coll::build_schedule(*ring, s);
   const double t_seg = relay::model::replay(segmented, policy, 16, m).time_s;
   EXPECT_LT(t_seg, 2 * 1e-9 * L);
 }

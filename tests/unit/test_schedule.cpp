@@ -7,14 +7,16 @@
 #include <string>
 #include <vector>
 
-#include "coll/bcast/bcast.hpp"
+#include "coll/registry.hpp"
+#include "shapes.hpp"
 #include "core/units.hpp"
 #include "schedule/schedule.hpp"
 
-using relay::coll::BcastShape;
+using relay::coll::Shape;
 using relay::schedule::RankProgram;
 using relay::schedule::Segmentation;
 using relay::schedule::StepKind;
+using relay::test::bcast_shape;
 
 TEST(Segmentation, Arithmetic) {
   const Segmentation a(10, 3);
@@ -46,36 +48,36 @@ TEST(Segmentation, Arithmetic) {
 TEST(Registry, NamesAndIdsAreUniqueAndRoundTrip) {
   std::set<std::string> names;
   std::set<int> ids;
-  for (const auto& a : relay::coll::bcast_algorithms()) {
+  for (const auto& a : relay::coll::algorithms(relay::coll::Collective::bcast)) {
     EXPECT_TRUE(names.insert(std::string(a.name)).second) << a.name;
     EXPECT_TRUE(ids.insert(a.id).second) << a.name;
-    EXPECT_EQ(relay::coll::find_bcast_algorithm(a.name), &a);
-    EXPECT_EQ(relay::coll::find_bcast_algorithm(a.id), &a);
+    EXPECT_EQ(relay::coll::find_algorithm(relay::coll::Collective::bcast, a.name), &a);
+    EXPECT_EQ(relay::coll::find_algorithm(relay::coll::Collective::bcast, a.id), &a);
     EXPECT_FALSE(a.summary.empty());
   }
   for (const char* required : {"linear", "chain", "binary", "binomial", "pipeline",
                                "scatter_allgather", "mpi"}) {
     EXPECT_TRUE(names.count(required)) << required;
   }
-  EXPECT_EQ(relay::coll::find_bcast_algorithm("nonsense"), nullptr);
-  EXPECT_EQ(relay::coll::find_bcast_algorithm(RELAY_BCAST_AUTO), nullptr);
+  EXPECT_EQ(relay::coll::find_algorithm(relay::coll::Collective::bcast, "nonsense"), nullptr);
+  EXPECT_EQ(relay::coll::find_algorithm(relay::coll::Collective::bcast, RELAY_BCAST_AUTO), nullptr);
 }
 
 namespace {
 
 // Checks one schedule; returns "" or the first problem.
-std::string check_schedule(const relay::coll::BcastAlgorithm& algorithm, const BcastShape& shape) {
-  const auto schedule = relay::coll::build_bcast_schedule(algorithm, shape);
+std::string check_schedule(const relay::coll::Algorithm& algorithm, const Shape& shape) {
+  const auto schedule = relay::coll::build_schedule(algorithm, shape);
   if (auto e = relay::schedule::check_consistency(schedule); !e.empty()) return e;
   if (auto e = relay::schedule::check_completes(schedule); !e.empty()) return e;
   for (int r = 0; r < shape.size; ++r) {
     const RankProgram& p = schedule.ranks[r];
     // Which receive ordinal delivered each byte (-1: held from the start, at the root).
-    std::vector<std::int32_t> arrival(static_cast<std::size_t>(shape.total_bytes),
+    std::vector<std::int32_t> arrival(static_cast<std::size_t>(shape.bytes),
                                       r == shape.root ? -1 : -2);
     std::int32_t recvs_before = 0;
     for (const auto& s : p.steps) {
-      if (s.offset + s.bytes > shape.total_bytes) return "step outside the buffer";
+      if (s.offset + s.bytes > shape.bytes) return "step outside the buffer";
       if (s.kind == StepKind::recv) {
         if (r == shape.root) return "the root receives";
         for (auto b = s.offset; b < s.offset + s.bytes; ++b) {
@@ -96,7 +98,7 @@ std::string check_schedule(const relay::coll::BcastAlgorithm& algorithm, const B
         }
       }
     }
-    for (std::int64_t b = 0; b < shape.total_bytes; ++b) {
+    for (std::int64_t b = 0; b < shape.bytes; ++b) {
       if (arrival[b] == -2) return "rank " + std::to_string(r) + " never gets byte " + std::to_string(b);
     }
   }
@@ -110,7 +112,7 @@ TEST(BcastSchedules, EveryAlgorithmIsConsistentCompleteAndExact) {
   for (int p = 1; p <= 17; ++p) sizes.push_back(p);
   sizes.insert(sizes.end(), {24, 32, 33});
   int checked = 0;
-  for (const auto& algorithm : relay::coll::bcast_algorithms()) {
+  for (const auto& algorithm : relay::coll::algorithms(relay::coll::Collective::bcast)) {
     if (algorithm.build == nullptr) continue;  // `mpi` has no schedule
     for (int size : sizes) {
       std::vector<int> roots = {0, size / 2, size - 1};
@@ -128,7 +130,7 @@ TEST(BcastSchedules, EveryAlgorithmIsConsistentCompleteAndExact) {
               if (seg == elem && total > 8192) continue;  // keeps the test fast
               for (int fanout : {1, 2, 3}) {
                 if (!algorithm.uses_fanout && fanout != 1) continue;
-                const BcastShape shape{size, root, total, elem, seg, fanout};
+                const Shape shape = bcast_shape(size, root, total, elem, seg, fanout);
                 const std::string e = check_schedule(algorithm, shape);
                 ASSERT_EQ(e, "") << algorithm.name << " size " << size << " root " << root
                                  << " bytes " << total << " elem " << elem << " segment " << seg
@@ -146,16 +148,16 @@ TEST(BcastSchedules, EveryAlgorithmIsConsistentCompleteAndExact) {
 
 TEST(BcastSchedules, SegmentCountsAndVolumesMatchTheirDefinitions) {
   // pipeline on 5 ranks, 10 segments: every non-root receives 10 messages, the last sends none.
-  const auto* pipeline = relay::coll::find_bcast_algorithm("pipeline");
-  const auto s = relay::coll::build_bcast_schedule(*pipeline, BcastShape{5, 2, 10000, 1, 1000, 1});
+  const auto* pipeline = relay::coll::find_algorithm(relay::coll::Collective::bcast, "pipeline");
+  const auto s = relay::coll::build_schedule(*pipeline, bcast_shape(5, 2, 10000, 1, 1000, 1));
   for (int r = 0; r < 5; ++r) {
     EXPECT_EQ(s.ranks[r].recv_count(), r == 2 ? 0 : 10);
     const int v = (r - 2 + 5) % 5;
     EXPECT_EQ(s.ranks[r].send_steps.size(), v == 4 ? 0u : 10u);
   }
   // scatter_allgather moves about 2 S (P-1)/P per non-root rank instead of S per tree edge.
-  const auto* sa = relay::coll::find_bcast_algorithm("scatter_allgather");
-  const auto t = relay::coll::build_bcast_schedule(*sa, BcastShape{8, 0, 8000, 1, 0, 1});
+  const auto* sa = relay::coll::find_algorithm(relay::coll::Collective::bcast, "scatter_allgather");
+  const auto t = relay::coll::build_schedule(*sa, bcast_shape(8, 0, 8000, 1, 0, 1));
   std::int64_t sent = 0;
   for (const auto& p : t.ranks) sent += p.bytes_sent();
   EXPECT_EQ(sent, 7 * 8000);  // each non-root receives each byte exactly once
@@ -169,8 +171,8 @@ TEST(BcastSchedules, EqualSchedulesAreTheSameExperiment) {
   // relay tune measures algorithms with equal schedules once: chain with fanout 1 is pipeline;
   // kary with fanout 4 is linear on up to 5 ranks, not on 6.
   auto build = [](const char* name, int size, std::int64_t seg, int fanout) {
-    return relay::coll::build_bcast_schedule(*relay::coll::find_bcast_algorithm(name),
-                                             BcastShape{size, 1, 100000, 1, seg, fanout});
+    return relay::coll::build_schedule(*relay::coll::find_algorithm(relay::coll::Collective::bcast, name),
+                                             bcast_shape(size, 1, 100000, 1, seg, fanout));
   };
   for (int size : {2, 3, 4, 5, 8}) {
     for (std::int64_t seg : {std::int64_t{0}, std::int64_t{4096}}) {

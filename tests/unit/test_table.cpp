@@ -15,11 +15,11 @@
 #include <random>
 #include <thread>
 
-#include "tune/table.hpp"
+#include "coll/table.hpp"
 
 using nlohmann::json;
-using relay::tune::Rule;
-using relay::tune::Table;
+using relay::coll::Rule;
+using relay::coll::Table;
 
 namespace {
 
@@ -33,7 +33,7 @@ Rule choice(const char* algorithm, std::int64_t segment) {
 
 json valid_doc() {
   Table t;
-  t.rules = relay::tune::rules_from_grid(
+  t.rules = relay::coll::rules_from_grid(
       "bcast", 2, 8,
       {{1024, choice("binomial", 0)}, {65536, choice("scatter_allgather", 0)},
        {8 << 20, choice("pipeline", 65536)}});
@@ -100,7 +100,7 @@ TEST(Table, GridRangesMeetAtTheGeometricMean) {
 }
 
 TEST(Table, AdjacentGridPointsAndDuplicates) {
-  const auto rules = relay::tune::rules_from_grid(
+  const auto rules = relay::coll::rules_from_grid(
       "bcast", 1, 4, {{2, choice("linear", 0)}, {1, choice("binary", 0)}, {2, choice("chain", 0)}});
   // Sorted; ranges never overlap and cover [0, max]. (The last range ends at the largest
   // int64: no "max + 1" after it, which overflowed under UBSan.)
@@ -235,7 +235,7 @@ TEST(Table, DeepNestingIsAnErrorNotACrash) {
   write_file(path, text);
   const std::string error = load_error_of(path);
   EXPECT_TRUE(contains(error, path + ": machine: nesting deeper than " +
-                                  std::to_string(relay::tune::kMaxTableDepth)))
+                                  std::to_string(relay::coll::kMaxTableDepth)))
       << error;
   std::remove(path.c_str());
   // Deep arrays, and a deep "notes", alike.
@@ -256,7 +256,7 @@ TEST(Table, DeepNestingIsAnErrorNotACrash) {
   EXPECT_TRUE(contains(error_of(doc), "machine: nesting deeper than"));
 
   // At the limit it loads: the document is level 1, so "machine" may hold limit - 1 levels.
-  const int machine_levels = relay::tune::kMaxTableDepth - 1;
+  const int machine_levels = relay::coll::kMaxTableDepth - 1;
   std::string nested;
   for (int i = 1; i < machine_levels; ++i) nested += R"({"a":)";
   nested += "{}" + std::string(static_cast<std::size_t>(machine_levels - 1), '}');
@@ -272,7 +272,7 @@ TEST(Table, OverlapCheckIsNotQuadratic) {
   // earlier one took about a minute (60,000 rules: 4.7 s). Only the required fields, to keep
   // the document small (about 100 MB).
   constexpr int kRules = 200000;
-  json doc = {{"schema", relay::tune::kTableSchema}, {"rules", json::array()}};
+  json doc = {{"schema", relay::coll::kTableSchema}, {"rules", json::array()}};
   auto& rules = doc["rules"];
   for (int i = 0; i < kRules; ++i) {
     const int ranks = 1 + i % 100;  // sizes interleave, so the sweep keeps many ranges open
@@ -442,23 +442,23 @@ TEST(Table, OnlyRegularFilesAreRead) {
   // Larger than the limit: refused from its size, before reading (a sparse file).
   const std::string big = ::testing::TempDir() + "relay_table_big.json";
   write_file(big, valid_doc().dump());
-  ASSERT_EQ(::truncate(big.c_str(), relay::tune::kMaxTableFileBytes + 1), 0);
+  ASSERT_EQ(::truncate(big.c_str(), relay::coll::kMaxTableFileBytes + 1), 0);
   EXPECT_TRUE(contains(load_error_of(big), big + ": larger than 64 MiB (67108865 bytes)"))
       << load_error_of(big);
   // At the limit it is read (and then fails on the NUL bytes truncate padded it with).
-  ASSERT_EQ(::truncate(big.c_str(), relay::tune::kMaxTableFileBytes), 0);
+  ASSERT_EQ(::truncate(big.c_str(), relay::coll::kMaxTableFileBytes), 0);
   EXPECT_TRUE(contains(load_error_of(big), "NUL byte")) << load_error_of(big);
   std::remove(big.c_str());
 }
 
 TEST(Table, OnErrorPolicyValues) {
-  using relay::tune::OnTableError;
-  EXPECT_EQ(relay::tune::on_table_error(nullptr), OnTableError::fail);
-  EXPECT_EQ(relay::tune::on_table_error(""), OnTableError::fail);
-  EXPECT_EQ(relay::tune::on_table_error("defaults"), OnTableError::defaults);
+  using relay::coll::OnTableError;
+  EXPECT_EQ(relay::coll::on_table_error(nullptr), OnTableError::fail);
+  EXPECT_EQ(relay::coll::on_table_error(""), OnTableError::fail);
+  EXPECT_EQ(relay::coll::on_table_error("defaults"), OnTableError::defaults);
   for (const char* garbage : {"default", "DEFAULTS", "defaults ", "ignore", "1"}) {
     try {
-      relay::tune::on_table_error(garbage);
+      relay::coll::on_table_error(garbage);
       ADD_FAILURE() << "RELAY_TUNING_ON_ERROR=" << garbage << " was taken";
     } catch (const std::runtime_error& e) {
       const std::string what = e.what();

@@ -62,12 +62,12 @@ void add_sends(schedule::RankProgram& program, const Arrivals& arrivals, const B
 
 }  // namespace
 
-schedule::RankProgram build_bcast_scatter_allgather(const BcastShape& shape, int rank) {
+schedule::RankProgram build_bcast_scatter_allgather(const Shape& shape, int rank) {
   schedule::RankProgram program;
   const int P = shape.size;
-  if (P <= 1 || shape.total_bytes <= 0) return program;
-  const std::int64_t count = shape.total_bytes / shape.elem_bytes;
-  const Blocks blocks{((count + P - 1) / P) * shape.elem_bytes, shape.total_bytes};
+  if (P <= 1 || shape.bytes <= 0) return program;
+  const std::int64_t count = shape.bytes / shape.elem_bytes;
+  const Blocks blocks{((count + P - 1) / P) * shape.elem_bytes, shape.bytes};
   const std::int64_t segment = effective_segment_bytes(shape);
   const int v = topology::virtual_rank(rank, shape.root, P);
   auto real = [&](int vr) { return topology::real_rank(vr, shape.root, P); };

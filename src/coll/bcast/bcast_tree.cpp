@@ -12,13 +12,13 @@
 
 namespace relay::coll {
 
-schedule::RankProgram build_bcast_tree(topology::TreeKind kind, const BcastShape& shape,
+schedule::RankProgram build_bcast_tree(topology::TreeKind kind, const Shape& shape,
                                        int rank) {
   schedule::RankProgram program;
-  if (shape.size <= 1 || shape.total_bytes <= 0) return program;
+  if (shape.size <= 1 || shape.bytes <= 0) return program;
   const topology::TreeNode node =
       topology::tree_node(kind, shape.size, shape.root, rank, std::max(1, shape.fanout));
-  const schedule::Segmentation segs(shape.total_bytes, effective_segment_bytes(shape));
+  const schedule::Segmentation segs(shape.bytes, effective_segment_bytes(shape));
   const bool has_parent = node.parent >= 0;
   program.steps.reserve(static_cast<std::size_t>(segs.count()) *
                         (node.children.size() + (has_parent ? 1 : 0)));

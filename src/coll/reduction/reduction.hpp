@@ -1,11 +1,9 @@
-// The catalogue of collectives other than broadcast: reduce, allreduce, allgather,
-// reduce_scatter_block, gather, scatter, alltoall and barrier, every algorithm a schedule
-// builder registered by name, like the broadcasts (coll/bcast).
+// The collectives other than broadcast: reduce, allreduce, allgather, allgatherv,
+// reduce_scatter_block, gather, scatter, alltoall and barrier -- their registry rows, closed
+// forms and builders (the registry itself: coll/registry.hpp).
 //
-// Dispatch, `relay algorithms`, the test matrix and the model read the registry, so a newly
-// registered algorithm is executed, listed, tested and costed without new code.
-//
-// The buffer a program addresses (its accumulator) holds, on entry, this rank's contribution:
+// The buffer a program addresses (its accumulator) holds, on entry, this rank's contribution
+// (Shape::bytes is the vector or one block; "count elements" is Shape::elements()):
 //   reduce, allreduce       count elements; on exit the result (at the root for reduce)
 //   allgather               size blocks of count elements; on entry block `rank` is this rank's
 //   allgatherv              size blocks, block r of block_counts[r] elements at element
@@ -29,75 +27,34 @@
 #pragma once
 
 #include <cstdint>
-#include <string_view>
 #include <vector>
 
-#include "relay/relay.h"
+#include "coll/registry.hpp"
 #include "schedule/builder.hpp"
 #include "schedule/schedule.hpp"
 
 namespace relay::coll {
 
-/// The values of relay_collective_t.
-enum class Collective {
-  reduce = RELAY_COLL_REDUCE,
-  allreduce = RELAY_COLL_ALLREDUCE,
-  allgather = RELAY_COLL_ALLGATHER,
-  reduce_scatter_block = RELAY_COLL_REDUCE_SCATTER_BLOCK,
-  gather = RELAY_COLL_GATHER,
-  scatter = RELAY_COLL_SCATTER,
-  alltoall = RELAY_COLL_ALLTOALL,
-  barrier = RELAY_COLL_BARRIER,
-  allgatherv = RELAY_COLL_ALLGATHERV
-};
-
-/// Every collective of this catalogue, in enum order.
-inline constexpr Collective kCollectives[] = {
-    Collective::reduce,  Collective::allreduce, Collective::allgather,
-    Collective::reduce_scatter_block, Collective::gather, Collective::scatter,
-    Collective::alltoall, Collective::barrier, Collective::allgatherv};
-
-/// "reduce", "allreduce", "allgather", "reduce_scatter_block", "gather", ...
-std::string_view to_string(Collective collective);
-/// "REDUCE", ... as in the RELAY_<OP>_* environment variables.
-std::string_view env_prefix(Collective collective);
-
-/// Whether the buffer is size blocks (all but reduce, allreduce and barrier; CollShape::blocks).
-inline bool has_blocks(Collective c) {
-  return c != Collective::reduce && c != Collective::allreduce && c != Collective::barrier;
-}
-/// Whether the collective has a root (reduce, gather, scatter).
-inline bool has_root(Collective c) {
-  return c == Collective::reduce || c == Collective::gather || c == Collective::scatter;
-}
-
-/// Everything a program depends on (the cache key, less the rank).
-struct CollShape {
-  int size = 1;
-  int root = 0;                    ///< reduce, gather, scatter
-  std::int64_t count = 0;          ///< elements: the vector (reduce, allreduce), a block (others)
-  std::int64_t elem_bytes = 1;
-  std::int64_t segment_bytes = 0;  ///< 0 = unsegmented
-  bool commutative = true;
-  int fanout = 1;                  ///< chains of reduce `chain`
-  bool blocks = false;             ///< size blocks of count (all but reduce, allreduce, barrier)
-  /// allgatherv: elements of each rank's block, and where it starts (elements from the start of
-  /// the buffer; normalized by the API so that the first non-empty block starts at 0 and empty
-  /// blocks at 0). Empty: uniform blocks of `count`. Part of the cache key.
-  std::vector<std::int64_t> block_counts, block_displs;
-
-  /// Bytes of block i (blocks only).
-  std::int64_t block_bytes(int i) const {
-    return (block_counts.empty() ? count : block_counts[static_cast<std::size_t>(i)]) * elem_bytes;
-  }
-  /// Byte offset of block i in the buffer (blocks only).
-  std::int64_t block_offset(int i) const {
-    return (block_displs.empty() ? i * count : block_displs[static_cast<std::size_t>(i)]) *
-           elem_bytes;
-  }
-  /// Bytes of the buffer the program addresses.
-  std::int64_t buffer_bytes() const;
-};
+// The rows of each collective of this family (registry.cpp), in id order, and what its `auto`
+// takes without a tuning-table rule (the closed forms of docs/collectives.md).
+const std::vector<Algorithm>& reduce_algorithms();
+const std::vector<Algorithm>& allreduce_algorithms();
+const std::vector<Algorithm>& allgather_algorithms();
+const std::vector<Algorithm>& allgatherv_algorithms();
+const std::vector<Algorithm>& reduce_scatter_block_algorithms();
+const std::vector<Algorithm>& gather_algorithms();
+const std::vector<Algorithm>& scatter_algorithms();
+const std::vector<Algorithm>& alltoall_algorithms();
+const std::vector<Algorithm>& barrier_algorithms();
+ClosedFormChoice reduce_closed_form(const Call& call);
+ClosedFormChoice allreduce_closed_form(const Call& call);
+ClosedFormChoice allgather_closed_form(const Call& call);
+ClosedFormChoice allgatherv_closed_form(const Call& call);
+ClosedFormChoice reduce_scatter_block_closed_form(const Call& call);
+ClosedFormChoice gather_closed_form(const Call& call);
+ClosedFormChoice scatter_closed_form(const Call& call);
+ClosedFormChoice alltoall_closed_form(const Call& call);
+ClosedFormChoice barrier_closed_form(const Call& call);
 
 /// alltoall bruck's work buffer at `rank` (rooted.cpp), of blocks of block_bytes. Position i
 /// (1 <= i < size) is the block that travels i ranks forward, in round k (distance 2^k) for each
@@ -128,60 +85,34 @@ struct BruckAlltoallLayout {
   std::vector<std::int64_t> area_;  // rounds_ + 1 offsets
 };
 
-using CollBuilder = schedule::RankProgram (*)(const CollShape& shape, int rank);
-
-struct CollAlgorithm {
-  Collective collective;
-  int id;                                ///< the C enum value (RELAY_REDUCE_BINOMIAL, ...)
-  std::string_view name;
-  std::string_view summary;              ///< one line for `relay algorithms` and docs
-  CollBuilder build;                     ///< nullptr for `mpi`
-  std::int64_t default_segment_bytes;    ///< when the caller leaves it to relay; 0 = none
-  bool keeps_rank_order;                 ///< accepts non-commutative ops
-  bool needs_power_of_two;               ///< otherwise runs `fallback` (logged)
-  int fallback;                          ///< id run instead when a restriction fails
-  bool uses_fanout;
-
-  /// Whether it runs itself on `size` ranks (else its `fallback` runs).
-  bool runs_on(int size) const { return !needs_power_of_two || (size & (size - 1)) == 0; }
-};
-
-/// The registered algorithms of a collective, in id order (`auto` is not one).
-const std::vector<CollAlgorithm>& coll_algorithms(Collective collective);
-const CollAlgorithm* find_coll_algorithm(Collective collective, int id);
-const CollAlgorithm* find_coll_algorithm(Collective collective, std::string_view name);
-
-/// Every rank's program (for the model and the consistency tests).
-schedule::Schedule build_coll_schedule(const CollAlgorithm& algorithm, const CollShape& shape);
-
 // Builders, by family (the registry names them).
 // Trees (reduction_tree.cpp): segmented tree reduce, reduce + broadcast, gather + broadcast.
-schedule::RankProgram reduce_linear(const CollShape& shape, int rank);
-schedule::RankProgram reduce_chain(const CollShape& shape, int rank);
-schedule::RankProgram reduce_pipeline(const CollShape& shape, int rank);
-schedule::RankProgram reduce_binary(const CollShape& shape, int rank);
-schedule::RankProgram reduce_binomial(const CollShape& shape, int rank);
-schedule::RankProgram allreduce_reduce_bcast(const CollShape& shape, int rank);
-schedule::RankProgram allgather_gather_bcast(const CollShape& shape, int rank);
-schedule::RankProgram allgatherv_gather_bcast(const CollShape& shape, int rank);
+schedule::RankProgram reduce_linear(const Shape& shape, int rank);
+schedule::RankProgram reduce_chain(const Shape& shape, int rank);
+schedule::RankProgram reduce_pipeline(const Shape& shape, int rank);
+schedule::RankProgram reduce_binary(const Shape& shape, int rank);
+schedule::RankProgram reduce_binomial(const Shape& shape, int rank);
+schedule::RankProgram allreduce_reduce_bcast(const Shape& shape, int rank);
+schedule::RankProgram allgather_gather_bcast(const Shape& shape, int rank);
+schedule::RankProgram allgatherv_gather_bcast(const Shape& shape, int rank);
 // Recursive halving and doubling (reduction_halving.cpp).
-schedule::RankProgram reduce_rabenseifner(const CollShape& shape, int rank);
-schedule::RankProgram allreduce_rabenseifner(const CollShape& shape, int rank);
-schedule::RankProgram allreduce_recursive_doubling(const CollShape& shape, int rank);
-schedule::RankProgram reduce_scatter_recursive_halving(const CollShape& shape, int rank);
-schedule::RankProgram allgather_recursive_doubling(const CollShape& shape, int rank);
+schedule::RankProgram reduce_rabenseifner(const Shape& shape, int rank);
+schedule::RankProgram allreduce_rabenseifner(const Shape& shape, int rank);
+schedule::RankProgram allreduce_recursive_doubling(const Shape& shape, int rank);
+schedule::RankProgram reduce_scatter_recursive_halving(const Shape& shape, int rank);
+schedule::RankProgram allgather_recursive_doubling(const Shape& shape, int rank);
 // Gather, scatter, alltoall, barrier (rooted.cpp).
-schedule::RankProgram gather_linear(const CollShape& shape, int rank);
-schedule::RankProgram gather_binomial(const CollShape& shape, int rank);
-schedule::RankProgram scatter_linear(const CollShape& shape, int rank);
-schedule::RankProgram scatter_binomial(const CollShape& shape, int rank);
-schedule::RankProgram alltoall_linear(const CollShape& shape, int rank);
-schedule::RankProgram alltoall_bruck(const CollShape& shape, int rank);
-schedule::RankProgram barrier_dissemination(const CollShape& shape, int rank);
+schedule::RankProgram gather_linear(const Shape& shape, int rank);
+schedule::RankProgram gather_binomial(const Shape& shape, int rank);
+schedule::RankProgram scatter_linear(const Shape& shape, int rank);
+schedule::RankProgram scatter_binomial(const Shape& shape, int rank);
+schedule::RankProgram alltoall_linear(const Shape& shape, int rank);
+schedule::RankProgram alltoall_bruck(const Shape& shape, int rank);
+schedule::RankProgram barrier_dissemination(const Shape& shape, int rank);
 // Rings and Bruck (reduction_ring.cpp).
-schedule::RankProgram allreduce_ring(const CollShape& shape, int rank);
-schedule::RankProgram reduce_scatter_ring(const CollShape& shape, int rank);
-schedule::RankProgram allgather_ring(const CollShape& shape, int rank);  // also allgatherv
-schedule::RankProgram allgather_bruck(const CollShape& shape, int rank);
+schedule::RankProgram allreduce_ring(const Shape& shape, int rank);
+schedule::RankProgram reduce_scatter_ring(const Shape& shape, int rank);
+schedule::RankProgram allgather_ring(const Shape& shape, int rank);  // also allgatherv
+schedule::RankProgram allgather_bruck(const Shape& shape, int rank);
 
 }  // namespace relay::coll

@@ -44,7 +44,7 @@ struct Fold {
 
 class Halving {
  public:
-  Halving(const CollShape& s, int rank)
+  Halving(const Shape& s, int rank)
       : s_(s), rank_(rank), fold_(s.size), nr_(fold_.new_rank(rank)),
         b_(s.buffer_bytes(), s.elem_bytes, s.segment_bytes, s.commutative) {}
 
@@ -55,8 +55,8 @@ class Halving {
 
   /// Byte offset of original block `block` (block in [0, P]).
   std::int64_t block_begin(int block) const {
-    if (s_.blocks) return block * s_.count * s_.elem_bytes;
-    return block * s_.count / s_.size * s_.elem_bytes;
+    if (s_.blocks) return block * s_.bytes;
+    return block * s_.elements() / s_.size * s_.elem_bytes;
   }
   /// Bytes of new blocks [lo, hi).
   std::int64_t begin(int lo) const { return block_begin(fold_.first_block(lo)); }
@@ -109,7 +109,7 @@ class Halving {
   }
 
  private:
-  const CollShape& s_;
+  const Shape& s_;
   int rank_;
   Fold fold_;
   int nr_;
@@ -123,7 +123,7 @@ class Halving {
 // mask as its lowest set bit sends the `mask` blocks it holds and is done). A folded-away root
 // gets the result from its odd neighbour. Cost 2 log2 P alpha + 2 beta S (P-1)/P
 // + gamma S (P-1)/P: for large vectors. Commutative ops only.
-schedule::RankProgram reduce_rabenseifner(const CollShape& s, int rank) {
+schedule::RankProgram reduce_rabenseifner(const Shape& s, int rank) {
   Halving h(s, rank);
   if (s.size <= 1 || h.bytes() <= 0) return h.builder().finish();
   h.fold_in();
@@ -152,7 +152,7 @@ schedule::RankProgram reduce_rabenseifner(const CollShape& s, int rank) {
 }
 
 // rabenseifner allreduce: recursive halving then recursive doubling. Commutative ops only.
-schedule::RankProgram allreduce_rabenseifner(const CollShape& s, int rank) {
+schedule::RankProgram allreduce_rabenseifner(const Shape& s, int rank) {
   Halving h(s, rank);
   if (s.size <= 1 || h.bytes() <= 0) return h.builder().finish();
   h.fold_in();
@@ -165,7 +165,7 @@ schedule::RankProgram allreduce_rabenseifner(const CollShape& s, int rank) {
 // recursive_doubling allreduce: log2 P rounds, each exchanging and combining the whole vector
 // with nr ^ mask (the lower new rank's data on the left, so every rank computes the same
 // value and non-commutative ops keep rank order). For small vectors.
-schedule::RankProgram allreduce_recursive_doubling(const CollShape& s, int rank) {
+schedule::RankProgram allreduce_recursive_doubling(const Shape& s, int rank) {
   Halving h(s, rank);
   if (s.size <= 1 || h.bytes() <= 0) return h.builder().finish();
   h.fold_in();
@@ -184,12 +184,12 @@ schedule::RankProgram allreduce_recursive_doubling(const CollShape& s, int rank)
 // recursive_halving reduce_scatter_block: recursive halving over the P blocks; a folded-away
 // even rank gets its block from its odd neighbour. Cost log2 P alpha + beta S (P-1)/P
 // + gamma S (P-1)/P (S = P blocks). Commutative ops only.
-schedule::RankProgram reduce_scatter_recursive_halving(const CollShape& s, int rank) {
+schedule::RankProgram reduce_scatter_recursive_halving(const Shape& s, int rank) {
   Halving h(s, rank);
   if (s.size <= 1 || h.bytes() <= 0) return h.builder().finish();
   h.fold_in();
   h.halve();
-  const std::int64_t block = s.count * s.elem_bytes;
+  const std::int64_t block = s.bytes;
   h.fold_out((rank - rank % 2) * block, block);
   return h.builder().finish();
 }
@@ -197,7 +197,7 @@ schedule::RankProgram reduce_scatter_recursive_halving(const CollShape& s, int r
 // recursive_doubling allgather: log2 P rounds exchanging the aligned range of `mask` blocks
 // each rank holds with rank ^ mask. Cost log2 P alpha + beta S (P-1)/P. P a power of two
 // (the registry runs bruck otherwise).
-schedule::RankProgram allgather_recursive_doubling(const CollShape& s, int rank) {
+schedule::RankProgram allgather_recursive_doubling(const Shape& s, int rank) {
   if ((s.size & (s.size - 1)) != 0) return allgather_bruck(s, rank);
   Halving h(s, rank);
   if (s.size <= 1 || h.bytes() <= 0) return h.builder().finish();

@@ -23,13 +23,13 @@ namespace {
 using schedule::ProgramBuilder;
 
 struct Ring {
-  const CollShape& shape;
+  const Shape& shape;
   int size, rank;
   int block(int b) const { return ((b % size) + size) % size; }
   // Block-shaped (allgather, allgatherv, reduce_scatter_block): the shape's blocks, of any
   // sizes and places. Vector-shaped (allreduce): P blocks of about count/P elements.
   std::int64_t begin(int b) const {
-    return shape.blocks ? shape.block_offset(b) : b * shape.count / size * shape.elem_bytes;
+    return shape.blocks ? shape.block_offset(b) : b * shape.elements() / size * shape.elem_bytes;
   }
   std::int64_t length(int b) const {
     return shape.blocks ? shape.block_bytes(b) : begin(b + 1) - begin(b);
@@ -38,7 +38,7 @@ struct Ring {
   int left() const { return (rank - 1 + size) % size; }
 };
 
-Ring ring_of(const CollShape& s, int rank) { return Ring{s, s.size, rank}; }
+Ring ring_of(const Shape& s, int rank) { return Ring{s, s.size, rank}; }
 
 void ring_reduce_scatter(ProgramBuilder& b, const Ring& r) {
   for (int step = 0; step + 1 < r.size; ++step) {
@@ -56,7 +56,7 @@ void ring_allgather(ProgramBuilder& b, const Ring& r) {
   }
 }
 
-ProgramBuilder builder(const CollShape& s) {
+ProgramBuilder builder(const Shape& s) {
   return ProgramBuilder(s.buffer_bytes(), s.elem_bytes, s.segment_bytes, s.commutative);
 }
 
@@ -64,7 +64,7 @@ ProgramBuilder builder(const CollShape& s) {
 
 // ring allreduce: ring reduce-scatter, then ring allgather. Cost 2 (P-1) alpha
 // + 2 beta S (P-1)/P + gamma S (P-1)/P: the bandwidth-optimal allreduce for large vectors.
-schedule::RankProgram allreduce_ring(const CollShape& s, int rank) {
+schedule::RankProgram allreduce_ring(const Shape& s, int rank) {
   ProgramBuilder b = builder(s);
   if (s.size <= 1 || s.buffer_bytes() <= 0) return b.finish();
   const Ring r = ring_of(s, rank);
@@ -73,14 +73,14 @@ schedule::RankProgram allreduce_ring(const CollShape& s, int rank) {
   return b.finish();
 }
 
-schedule::RankProgram reduce_scatter_ring(const CollShape& s, int rank) {
+schedule::RankProgram reduce_scatter_ring(const Shape& s, int rank) {
   ProgramBuilder b = builder(s);
   if (s.size <= 1 || s.buffer_bytes() <= 0) return b.finish();
   ring_reduce_scatter(b, ring_of(s, rank));
   return b.finish();
 }
 
-schedule::RankProgram allgather_ring(const CollShape& s, int rank) {
+schedule::RankProgram allgather_ring(const Shape& s, int rank) {
   ProgramBuilder b = builder(s);
   if (s.size <= 1 || s.buffer_bytes() <= 0) return b.finish();
   ring_allgather(b, ring_of(s, rank));
@@ -91,9 +91,9 @@ schedule::RankProgram allgather_ring(const CollShape& s, int rank) {
 // [v, v + m) mod P it holds to v - d and receives [v + d, v + d + m) mod P from v + d. Blocks
 // land at their final place (no rotation copy); a range that wraps is two messages. Cost
 // ceil(log2 P) alpha + beta S (P-1)/P for any P: small blocks.
-schedule::RankProgram allgather_bruck(const CollShape& s, int rank) {
+schedule::RankProgram allgather_bruck(const Shape& s, int rank) {
   ProgramBuilder b = builder(s);
-  const std::int64_t block = s.count * s.elem_bytes;
+  const std::int64_t block = s.bytes;
   const int P = s.size;
   if (P <= 1 || block <= 0) return b.finish();
   // Blocks [first, first + m) mod P as at most two byte ranges.

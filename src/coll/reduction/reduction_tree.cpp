@@ -47,17 +47,17 @@ void tree_bcast(ProgramBuilder& b, TreeKind kind, int size, int root, int rank,
   }
 }
 
-std::int64_t segment_of(const CollShape& s) {
+std::int64_t segment_of(const Shape& s) {
   return s.segment_bytes > 0 ? s.segment_bytes : schedule::kMaxMessageBytes;
 }
 
-ProgramBuilder builder(const CollShape& s) {
+ProgramBuilder builder(const Shape& s) {
   return ProgramBuilder(s.buffer_bytes(), s.elem_bytes, s.segment_bytes, s.commutative);
 }
 
 // A rooted reduce over a tree of `kind`; non-commutative ops go over the tree rooted at 0
 // (rank order), then to the root.
-schedule::RankProgram reduce_over(TreeKind kind, const CollShape& s, int rank, int fanout) {
+schedule::RankProgram reduce_over(TreeKind kind, const Shape& s, int rank, int fanout) {
   ProgramBuilder b = builder(s);
   const std::int64_t bytes = s.buffer_bytes();
   if (s.size <= 1 || bytes <= 0) return b.finish();
@@ -74,30 +74,30 @@ schedule::RankProgram reduce_over(TreeKind kind, const CollShape& s, int rank, i
 
 // linear: every rank sends its vector to the root, which combines them in rank order. Cost
 // (P-1)(alpha + beta S + gamma S) at the root; a reference, and fine for tiny P.
-schedule::RankProgram reduce_linear(const CollShape& s, int rank) {
+schedule::RankProgram reduce_linear(const Shape& s, int rank) {
   return reduce_over(TreeKind::linear, s, rank, 1);
 }
 // chain: `fanout` chains into the root; segmented, each chain pipelines.
-schedule::RankProgram reduce_chain(const CollShape& s, int rank) {
+schedule::RankProgram reduce_chain(const Shape& s, int rank) {
   return reduce_over(TreeKind::chain, s, rank, s.fanout);
 }
 // pipeline: one segmented chain, cost (n + P - 2)(alpha + (beta + gamma) S/n): tends to
 // (beta + gamma) S for large S -- the bandwidth-optimal tree reduce.
-schedule::RankProgram reduce_pipeline(const CollShape& s, int rank) {
+schedule::RankProgram reduce_pipeline(const Shape& s, int rank) {
   return reduce_over(TreeKind::chain, s, rank, 1);
 }
 // binary: complete binary tree, two receives per stage; commutative ops only.
-schedule::RankProgram reduce_binary(const CollShape& s, int rank) {
+schedule::RankProgram reduce_binary(const Shape& s, int rank) {
   return reduce_over(TreeKind::kary, s, rank, 2);
 }
 // binomial: the latency-optimal tree, ceil(log2 P)(alpha + beta S + gamma S).
-schedule::RankProgram reduce_binomial(const CollShape& s, int rank) {
+schedule::RankProgram reduce_binomial(const Shape& s, int rank) {
   return reduce_over(TreeKind::binomial, s, rank, 1);
 }
 
 // reduce_bcast: binomial reduce to rank 0, then binomial broadcast, both segmented. Cost
 // 2 ceil(log2 P)(alpha + beta S) + ceil(log2 P) gamma S; keeps rank order (tree rooted at 0).
-schedule::RankProgram allreduce_reduce_bcast(const CollShape& s, int rank) {
+schedule::RankProgram allreduce_reduce_bcast(const Shape& s, int rank) {
   ProgramBuilder b = builder(s);
   const std::int64_t bytes = s.buffer_bytes();
   if (s.size <= 1 || bytes <= 0) return b.finish();
@@ -110,9 +110,9 @@ schedule::RankProgram allreduce_reduce_bcast(const CollShape& s, int rank) {
 // contiguous blocks [v, v + subtree) to its parent), then a binomial broadcast of all P blocks.
 // Cost ceil(log2 P) alpha + beta S (P-1)/P for the gather, ceil(log2 P)(alpha + beta S) for
 // the broadcast (S = P blocks): for small blocks.
-schedule::RankProgram allgather_gather_bcast(const CollShape& s, int rank) {
+schedule::RankProgram allgather_gather_bcast(const Shape& s, int rank) {
   ProgramBuilder b = builder(s);
-  const std::int64_t block = s.count * s.elem_bytes;
+  const std::int64_t block = s.bytes;
   if (s.size <= 1 || block <= 0) return b.finish();
   const topology::TreeNode node = topology::tree_node(TreeKind::binomial, s.size, 0, rank);
   for (int child : by_virtual_rank(node.children, 0, s.size)) {
@@ -136,7 +136,7 @@ schedule::RankProgram allgather_gather_bcast(const CollShape& s, int rank) {
 // broadcast. Empty blocks are no messages. Cost about ceil(log2 P) alpha_tree + beta S (P-1)/P
 // for the gather and 2 beta S at an inner node of the broadcast, with up to P messages per
 // edge: for small totals, where ring's P-1 steps of alpha dominate.
-schedule::RankProgram allgatherv_gather_bcast(const CollShape& s, int rank) {
+schedule::RankProgram allgatherv_gather_bcast(const Shape& s, int rank) {
   ProgramBuilder b = builder(s);
   if (s.size <= 1 || s.buffer_bytes() <= 0) return b.finish();
   const topology::TreeNode node = topology::tree_node(TreeKind::binomial, s.size, 0, rank);

@@ -1,111 +1,73 @@
-// The registries of reduce, allreduce, allgather, allgatherv, reduce_scatter_block, gather,
-// scatter, alltoall and barrier. Each entry: name, what it is, builder, default segment,
-// restrictions.
-// Costs and combine orders are in the builders' headers (reduction_tree.cpp,
-// reduction_halving.cpp, reduction_ring.cpp, rooted.cpp).
-#include <algorithm>
-
+// The registry rows of reduce, allreduce, allgather, allgatherv, reduce_scatter_block, gather,
+// scatter, alltoall and barrier, and the closed forms `auto` follows without a tuning-table
+// rule. Each row: name, what it is, builder, default segment, restrictions. Costs and combine
+// orders head the builders (reduction_tree.cpp, reduction_halving.cpp, reduction_ring.cpp,
+// rooted.cpp).
 #include "coll/reduction/reduction.hpp"
 
 namespace relay::coll {
-
-std::string_view to_string(Collective c) {
-  switch (c) {
-    case Collective::reduce: return "reduce";
-    case Collective::allreduce: return "allreduce";
-    case Collective::allgather: return "allgather";
-    case Collective::reduce_scatter_block: return "reduce_scatter_block";
-    case Collective::gather: return "gather";
-    case Collective::scatter: return "scatter";
-    case Collective::alltoall: return "alltoall";
-    case Collective::barrier: return "barrier";
-    case Collective::allgatherv: return "allgatherv";
-  }
-  return "unknown";
-}
-
-std::string_view env_prefix(Collective c) {
-  switch (c) {
-    case Collective::reduce: return "REDUCE";
-    case Collective::allreduce: return "ALLREDUCE";
-    case Collective::allgather: return "ALLGATHER";
-    case Collective::reduce_scatter_block: return "REDUCE_SCATTER_BLOCK";
-    case Collective::gather: return "GATHER";
-    case Collective::scatter: return "SCATTER";
-    case Collective::alltoall: return "ALLTOALL";
-    case Collective::barrier: return "BARRIER";
-    case Collective::allgatherv: return "ALLGATHERV";
-  }
-  return "UNKNOWN";
-}
-
-std::int64_t CollShape::buffer_bytes() const {
-  if (block_counts.empty()) return (blocks ? size : 1) * count * elem_bytes;
-  std::int64_t end = 0;
-  for (int i = 0; i < size; ++i) {
-    if (block_bytes(i) > 0) end = std::max(end, block_offset(i) + block_bytes(i));
-  }
-  return end;
-}
-
 namespace {
 
 constexpr std::int64_t kPipelineSegment = 64 * 1024;
 
-const std::vector<CollAlgorithm>& reduce_registry() {
-  using C = Collective;
-  static const std::vector<CollAlgorithm> r = {
-      {C::reduce, RELAY_REDUCE_LINEAR, "linear", "root receives and combines every vector",
-       reduce_linear, 0, true, false, 0, false},
-      {C::reduce, RELAY_REDUCE_CHAIN, "chain", "fanout chains into the root (segment to "
-       "pipeline)", reduce_chain, 0, true, false, 0, true},
-      {C::reduce, RELAY_REDUCE_PIPELINE, "pipeline", "one segmented chain (bandwidth-optimal "
-       "tree)", reduce_pipeline, kPipelineSegment, true, false, 0, false},
-      {C::reduce, RELAY_REDUCE_BINARY, "binary", "binary tree (commutative ops)", reduce_binary,
-       0, false, false, 0, false},
-      {C::reduce, RELAY_REDUCE_BINOMIAL, "binomial", "binomial tree (latency-optimal)",
-       reduce_binomial, 0, true, false, 0, false},
-      {C::reduce, RELAY_REDUCE_RABENSEIFNER, "rabenseifner", "recursive halving + binomial "
-       "gather (large vectors, commutative ops)", reduce_rabenseifner, 0, false, false, 0, false},
-      {C::reduce, RELAY_REDUCE_MPI, "mpi", "the MPI library's MPI_Reduce (baseline)", nullptr, 0,
-       true, false, 0, false},
+}  // namespace
+
+const std::vector<Algorithm>& reduce_algorithms() {
+  const RowsOf row{Collective::reduce};
+  static const std::vector<Algorithm> r = {
+      row(RELAY_REDUCE_LINEAR, "linear", reduce_linear)
+          .summary("root receives and combines every vector"),
+      row(RELAY_REDUCE_CHAIN, "chain", reduce_chain)
+          .summary("fanout chains into the root (segment to pipeline)")
+          .fanout_tunable(1),
+      row(RELAY_REDUCE_PIPELINE, "pipeline", reduce_pipeline)
+          .summary("one segmented chain (bandwidth-optimal tree)")
+          .default_segment_bytes(kPipelineSegment),
+      row(RELAY_REDUCE_BINARY, "binary", reduce_binary)
+          .summary("binary tree (commutative ops)")
+          .reorders_operands(),
+      row(RELAY_REDUCE_BINOMIAL, "binomial", reduce_binomial)
+          .summary("binomial tree (latency-optimal)"),
+      row(RELAY_REDUCE_RABENSEIFNER, "rabenseifner", reduce_rabenseifner)
+          .summary("recursive halving + binomial gather (large vectors, commutative ops)")
+          .reorders_operands(),
+      row(RELAY_REDUCE_MPI, "mpi", nullptr).summary("the MPI library's MPI_Reduce (baseline)"),
   };
   return r;
 }
 
-const std::vector<CollAlgorithm>& allreduce_registry() {
-  using C = Collective;
-  static const std::vector<CollAlgorithm> r = {
-      {C::allreduce, RELAY_ALLREDUCE_REDUCE_BCAST, "reduce_bcast", "binomial reduce to rank 0 + "
-       "binomial broadcast", allreduce_reduce_bcast, 0, true, false, 0, false},
-      {C::allreduce, RELAY_ALLREDUCE_RECURSIVE_DOUBLING, "recursive_doubling", "whole-vector "
-       "exchanges with rank ^ 2^k (small vectors)", allreduce_recursive_doubling, 0, true, false,
-       0, false},
-      {C::allreduce, RELAY_ALLREDUCE_RING, "ring", "ring reduce-scatter + ring allgather (large "
-       "vectors, commutative ops)", allreduce_ring, 0, false, false, 0, false},
-      {C::allreduce, RELAY_ALLREDUCE_RABENSEIFNER, "rabenseifner", "recursive halving + "
-       "recursive doubling (large vectors, commutative ops)", allreduce_rabenseifner, 0, false,
-       false, 0, false},
-      {C::allreduce, RELAY_ALLREDUCE_MPI, "mpi", "the MPI library's MPI_Allreduce (baseline)",
-       nullptr, 0, true, false, 0, false},
+const std::vector<Algorithm>& allreduce_algorithms() {
+  const RowsOf row{Collective::allreduce};
+  static const std::vector<Algorithm> r = {
+      row(RELAY_ALLREDUCE_REDUCE_BCAST, "reduce_bcast", allreduce_reduce_bcast)
+          .summary("binomial reduce to rank 0 + binomial broadcast"),
+      row(RELAY_ALLREDUCE_RECURSIVE_DOUBLING, "recursive_doubling", allreduce_recursive_doubling)
+          .summary("whole-vector exchanges with rank ^ 2^k (small vectors)"),
+      row(RELAY_ALLREDUCE_RING, "ring", allreduce_ring)
+          .summary("ring reduce-scatter + ring allgather (large vectors, commutative ops)")
+          .reorders_operands(),
+      row(RELAY_ALLREDUCE_RABENSEIFNER, "rabenseifner", allreduce_rabenseifner)
+          .summary("recursive halving + recursive doubling (large vectors, commutative ops)")
+          .reorders_operands(),
+      row(RELAY_ALLREDUCE_MPI, "mpi", nullptr)
+          .summary("the MPI library's MPI_Allreduce (baseline)"),
   };
   return r;
 }
 
-const std::vector<CollAlgorithm>& allgather_registry() {
-  using C = Collective;
-  static const std::vector<CollAlgorithm> r = {
-      {C::allgather, RELAY_ALLGATHER_RING, "ring", "ring (large blocks)", allgather_ring, 0, true,
-       false, 0, false},
-      {C::allgather, RELAY_ALLGATHER_RECURSIVE_DOUBLING, "recursive_doubling", "pairwise "
-       "exchanges of doubling ranges (P a power of two, else bruck)",
-       allgather_recursive_doubling, 0, true, true, RELAY_ALLGATHER_BRUCK, false},
-      {C::allgather, RELAY_ALLGATHER_BRUCK, "bruck", "Bruck's log-round allgather, any P (small "
-       "blocks)", allgather_bruck, 0, true, false, 0, false},
-      {C::allgather, RELAY_ALLGATHER_GATHER_BCAST, "gather_bcast", "binomial gather to rank 0 + "
-       "binomial broadcast", allgather_gather_bcast, 0, true, false, 0, false},
-      {C::allgather, RELAY_ALLGATHER_MPI, "mpi", "the MPI library's MPI_Allgather (baseline)",
-       nullptr, 0, true, false, 0, false},
+const std::vector<Algorithm>& allgather_algorithms() {
+  const RowsOf row{Collective::allgather};
+  static const std::vector<Algorithm> r = {
+      row(RELAY_ALLGATHER_RING, "ring", allgather_ring).summary("ring (large blocks)"),
+      row(RELAY_ALLGATHER_RECURSIVE_DOUBLING, "recursive_doubling", allgather_recursive_doubling)
+          .summary("pairwise exchanges of doubling ranges (P a power of two, else bruck)")
+          .power_of_two_else(RELAY_ALLGATHER_BRUCK),
+      row(RELAY_ALLGATHER_BRUCK, "bruck", allgather_bruck)
+          .summary("Bruck's log-round allgather, any P (small blocks)"),
+      row(RELAY_ALLGATHER_GATHER_BCAST, "gather_bcast", allgather_gather_bcast)
+          .summary("binomial gather to rank 0 + binomial broadcast"),
+      row(RELAY_ALLGATHER_MPI, "mpi", nullptr)
+          .summary("the MPI library's MPI_Allgather (baseline)"),
   };
   return r;
 }
@@ -113,123 +75,132 @@ const std::vector<CollAlgorithm>& allgather_registry() {
 // allgatherv's ring is allgather's (its blocks are the shape's), segmented by default: a block
 // much larger than the others then travels the ring a segment at a time instead of being stored
 // and forwarded whole at every step.
-const std::vector<CollAlgorithm>& allgatherv_registry() {
-  using C = Collective;
-  static const std::vector<CollAlgorithm> r = {
-      {C::allgatherv, RELAY_ALLGATHERV_RING, "ring", "ring forwarding blocks of any sizes "
-       "(large totals)", allgather_ring, kPipelineSegment, true, false, 0, false},
-      {C::allgatherv, RELAY_ALLGATHERV_GATHER_BCAST, "gather_bcast", "binomial gather of the "
-       "blocks to rank 0 + binomial broadcast of the others' blocks (small totals)",
-       allgatherv_gather_bcast, 0, true, false, 0, false},
-      {C::allgatherv, RELAY_ALLGATHERV_MPI, "mpi", "the MPI library's MPI_Allgatherv (baseline)",
-       nullptr, 0, true, false, 0, false},
+const std::vector<Algorithm>& allgatherv_algorithms() {
+  const RowsOf row{Collective::allgatherv};
+  static const std::vector<Algorithm> r = {
+      row(RELAY_ALLGATHERV_RING, "ring", allgather_ring)
+          .summary("ring forwarding blocks of any sizes (large totals)")
+          .default_segment_bytes(kPipelineSegment),
+      row(RELAY_ALLGATHERV_GATHER_BCAST, "gather_bcast", allgatherv_gather_bcast)
+          .summary("binomial gather of the blocks to rank 0 + binomial broadcast of the "
+                   "others' blocks (small totals)"),
+      row(RELAY_ALLGATHERV_MPI, "mpi", nullptr)
+          .summary("the MPI library's MPI_Allgatherv (baseline)"),
   };
   return r;
 }
 
-const std::vector<CollAlgorithm>& reduce_scatter_registry() {
-  using C = Collective;
-  static const std::vector<CollAlgorithm> r = {
-      {C::reduce_scatter_block, RELAY_REDUCE_SCATTER_RING, "ring", "ring reduce-scatter (large "
-       "blocks, commutative ops)", reduce_scatter_ring, 0, false, false, 0, false},
-      {C::reduce_scatter_block, RELAY_REDUCE_SCATTER_RECURSIVE_HALVING, "recursive_halving",
-       "recursive halving, any P (commutative ops)", reduce_scatter_recursive_halving, 0, false,
-       false, 0, false},
-      {C::reduce_scatter_block, RELAY_REDUCE_SCATTER_MPI, "mpi", "the MPI library's "
-       "MPI_Reduce_scatter_block (baseline)", nullptr, 0, true, false, 0, false},
+const std::vector<Algorithm>& reduce_scatter_block_algorithms() {
+  const RowsOf row{Collective::reduce_scatter_block};
+  static const std::vector<Algorithm> r = {
+      row(RELAY_REDUCE_SCATTER_RING, "ring", reduce_scatter_ring)
+          .summary("ring reduce-scatter (large blocks, commutative ops)")
+          .reorders_operands(),
+      row(RELAY_REDUCE_SCATTER_RECURSIVE_HALVING, "recursive_halving",
+          reduce_scatter_recursive_halving)
+          .summary("recursive halving, any P (commutative ops)")
+          .reorders_operands(),
+      row(RELAY_REDUCE_SCATTER_MPI, "mpi", nullptr)
+          .summary("the MPI library's MPI_Reduce_scatter_block (baseline)"),
   };
   return r;
 }
 
-const std::vector<CollAlgorithm>& gather_registry() {
-  using C = Collective;
-  static const std::vector<CollAlgorithm> r = {
-      {C::gather, RELAY_GATHER_LINEAR, "linear", "every rank sends its block to the root",
-       gather_linear, 0, true, false, 0, false},
-      {C::gather, RELAY_GATHER_BINOMIAL, "binomial", "subtrees' blocks up a binomial tree",
-       gather_binomial, 0, true, false, 0, false},
-      {C::gather, RELAY_GATHER_MPI, "mpi", "the MPI library's MPI_Gather (baseline)", nullptr, 0,
-       true, false, 0, false},
+const std::vector<Algorithm>& gather_algorithms() {
+  const RowsOf row{Collective::gather};
+  static const std::vector<Algorithm> r = {
+      row(RELAY_GATHER_LINEAR, "linear", gather_linear)
+          .summary("every rank sends its block to the root"),
+      row(RELAY_GATHER_BINOMIAL, "binomial", gather_binomial)
+          .summary("subtrees' blocks up a binomial tree"),
+      row(RELAY_GATHER_MPI, "mpi", nullptr).summary("the MPI library's MPI_Gather (baseline)"),
   };
   return r;
 }
 
-const std::vector<CollAlgorithm>& scatter_registry() {
-  using C = Collective;
-  static const std::vector<CollAlgorithm> r = {
-      {C::scatter, RELAY_SCATTER_LINEAR, "linear", "the root sends every rank its block",
-       scatter_linear, 0, true, false, 0, false},
-      {C::scatter, RELAY_SCATTER_BINOMIAL, "binomial", "subtrees' blocks down a binomial tree",
-       scatter_binomial, 0, true, false, 0, false},
-      {C::scatter, RELAY_SCATTER_MPI, "mpi", "the MPI library's MPI_Scatter (baseline)", nullptr,
-       0, true, false, 0, false},
+const std::vector<Algorithm>& scatter_algorithms() {
+  const RowsOf row{Collective::scatter};
+  static const std::vector<Algorithm> r = {
+      row(RELAY_SCATTER_LINEAR, "linear", scatter_linear)
+          .summary("the root sends every rank its block"),
+      row(RELAY_SCATTER_BINOMIAL, "binomial", scatter_binomial)
+          .summary("subtrees' blocks down a binomial tree"),
+      row(RELAY_SCATTER_MPI, "mpi", nullptr).summary("the MPI library's MPI_Scatter (baseline)"),
   };
   return r;
 }
 
-const std::vector<CollAlgorithm>& alltoall_registry() {
-  using C = Collective;
-  static const std::vector<CollAlgorithm> r = {
-      {C::alltoall, RELAY_ALLTOALL_LINEAR, "linear", "pairwise exchange in P-1 steps",
-       alltoall_linear, 0, true, false, 0, false},
-      {C::alltoall, RELAY_ALLTOALL_BRUCK, "bruck", "Bruck's ceil(log2 P) rounds of about half "
-       "the blocks, any P (small blocks)", alltoall_bruck, 0, true, false, 0, false},
-      {C::alltoall, RELAY_ALLTOALL_MPI, "mpi", "the MPI library's MPI_Alltoall (baseline)",
-       nullptr, 0, true, false, 0, false},
+const std::vector<Algorithm>& alltoall_algorithms() {
+  const RowsOf row{Collective::alltoall};
+  static const std::vector<Algorithm> r = {
+      row(RELAY_ALLTOALL_LINEAR, "linear", alltoall_linear)
+          .summary("pairwise exchange in P-1 steps"),
+      row(RELAY_ALLTOALL_BRUCK, "bruck", alltoall_bruck)
+          .summary("Bruck's ceil(log2 P) rounds of about half the blocks, any P (small blocks)"),
+      row(RELAY_ALLTOALL_MPI, "mpi", nullptr)
+          .summary("the MPI library's MPI_Alltoall (baseline)"),
   };
   return r;
 }
 
-const std::vector<CollAlgorithm>& barrier_registry() {
-  using C = Collective;
-  static const std::vector<CollAlgorithm> r = {
-      {C::barrier, RELAY_BARRIER_DISSEMINATION, "dissemination", "ceil(log2 P) rounds of one "
-       "byte to rank + 2^k, any P", barrier_dissemination, 0, true, false, 0, false},
-      {C::barrier, RELAY_BARRIER_BINOMIAL, "binomial", "binomial gather to rank 0 + binomial "
-       "broadcast (allreduce reduce_bcast of one byte)", allreduce_reduce_bcast, 0, true, false,
-       0, false},
-      {C::barrier, RELAY_BARRIER_MPI, "mpi", "the MPI library's MPI_Barrier (baseline)", nullptr,
-       0, true, false, 0, false},
+const std::vector<Algorithm>& barrier_algorithms() {
+  const RowsOf row{Collective::barrier};
+  static const std::vector<Algorithm> r = {
+      row(RELAY_BARRIER_DISSEMINATION, "dissemination", barrier_dissemination)
+          .summary("ceil(log2 P) rounds of one byte to rank + 2^k, any P"),
+      row(RELAY_BARRIER_BINOMIAL, "binomial", allreduce_reduce_bcast)
+          .summary("binomial gather to rank 0 + binomial broadcast (allreduce reduce_bcast of "
+                   "one byte)"),
+      row(RELAY_BARRIER_MPI, "mpi", nullptr).summary("the MPI library's MPI_Barrier (baseline)"),
   };
   return r;
 }
 
+// Without a tuning table rule, `auto` follows the closed forms of Thakur, Rabenseifner and
+// Gropp (2005): latency-bound algorithms below 64 KiB (or on at most 2 ranks), bandwidth-bound
+// ones above; a non-commutative op gets an algorithm that keeps rank order.
+namespace {
+constexpr std::int64_t kSmallBytes = 64 * 1024;
+bool small(const Call& call) { return call.bytes < kSmallBytes || call.size <= 2; }
+ClosedFormChoice pick(const Call& call, int id) { return {find_algorithm(call.collective, id)}; }
 }  // namespace
 
-const std::vector<CollAlgorithm>& coll_algorithms(Collective c) {
-  switch (c) {
-    case Collective::reduce: return reduce_registry();
-    case Collective::allreduce: return allreduce_registry();
-    case Collective::allgather: return allgather_registry();
-    case Collective::reduce_scatter_block: return reduce_scatter_registry();
-    case Collective::gather: return gather_registry();
-    case Collective::scatter: return scatter_registry();
-    case Collective::alltoall: return alltoall_registry();
-    case Collective::barrier: return barrier_registry();
-    case Collective::allgatherv: return allgatherv_registry();
-  }
-  return reduce_registry();
+ClosedFormChoice reduce_closed_form(const Call& call) {
+  if (small(call)) return pick(call, RELAY_REDUCE_BINOMIAL);
+  return pick(call, call.commutative ? RELAY_REDUCE_RABENSEIFNER : RELAY_REDUCE_PIPELINE);
 }
-
-const CollAlgorithm* find_coll_algorithm(Collective c, int id) {
-  for (const auto& a : coll_algorithms(c)) {
-    if (a.id == id) return &a;
-  }
-  return nullptr;
+ClosedFormChoice allreduce_closed_form(const Call& call) {
+  if (small(call)) return pick(call, RELAY_ALLREDUCE_RECURSIVE_DOUBLING);
+  return pick(call, call.commutative ? RELAY_ALLREDUCE_RABENSEIFNER : RELAY_ALLREDUCE_REDUCE_BCAST);
 }
-
-const CollAlgorithm* find_coll_algorithm(Collective c, std::string_view name) {
-  for (const auto& a : coll_algorithms(c)) {
-    if (a.name == name) return &a;
-  }
-  return nullptr;
+ClosedFormChoice allgather_closed_form(const Call& call) {
+  return pick(call, small(call) ? RELAY_ALLGATHER_BRUCK : RELAY_ALLGATHER_RING);
 }
-
-schedule::Schedule build_coll_schedule(const CollAlgorithm& algorithm, const CollShape& shape) {
-  schedule::Schedule s;
-  s.ranks.reserve(static_cast<std::size_t>(shape.size));
-  for (int r = 0; r < shape.size; ++r) s.ranks.push_back(algorithm.build(shape, r));
-  return s;
+ClosedFormChoice reduce_scatter_block_closed_form(const Call& call) {
+  if (!call.commutative) return pick(call, RELAY_REDUCE_SCATTER_MPI);
+  return pick(call, small(call) ? RELAY_REDUCE_SCATTER_RECURSIVE_HALVING
+                                : RELAY_REDUCE_SCATTER_RING);
+}
+// Gather and scatter are binomial at every size.
+ClosedFormChoice gather_closed_form(const Call& call) {
+  return pick(call, RELAY_GATHER_BINOMIAL);
+}
+ClosedFormChoice scatter_closed_form(const Call& call) {
+  return pick(call, RELAY_SCATTER_BINOMIAL);
+}
+// MPICH's rule: Bruck for blocks of at most 256 bytes, P >= 8.
+ClosedFormChoice alltoall_closed_form(const Call& call) {
+  return pick(call, call.size >= 8 && call.bytes / call.size <= 256 ? RELAY_ALLTOALL_BRUCK
+                                                                    : RELAY_ALLTOALL_LINEAR);
+}
+ClosedFormChoice barrier_closed_form(const Call& call) {
+  return pick(call, RELAY_BARRIER_DISSEMINATION);
+}
+// allgatherv: gather_bcast for a total under 64 KiB on more than 4 ranks (2 ceil(log2 P)
+// latencies instead of the ring's P - 1), else the segmented ring.
+ClosedFormChoice allgatherv_closed_form(const Call& call) {
+  return pick(call, call.bytes < kSmallBytes && call.size > 4 ? RELAY_ALLGATHERV_GATHER_BCAST
+                                                              : RELAY_ALLGATHERV_RING);
 }
 
 }  // namespace relay::coll

@@ -15,14 +15,14 @@ namespace {
 using schedule::ProgramBuilder;
 using topology::TreeKind;
 
-ProgramBuilder builder(const CollShape& s) {
+ProgramBuilder builder(const Shape& s) {
   return ProgramBuilder(s.buffer_bytes(), s.elem_bytes, s.segment_bytes, s.commutative);
 }
 
 // Moves the blocks of virtual ranks [v, v + n) (rooted at s.root) to or from `peer`: received
 // (gather towards the root, scatter away from it) or sent.
-void move_blocks(ProgramBuilder& b, const CollShape& s, bool receive, int peer, int v, int n) {
-  const std::int64_t block = s.count * s.elem_bytes;
+void move_blocks(ProgramBuilder& b, const Shape& s, bool receive, int peer, int v, int n) {
+  const std::int64_t block = s.bytes;
   const int first = topology::real_rank(v, s.root, s.size);
   const int head = std::min(n, s.size - first);  // up to the end of the buffer, then from 0
   const std::int64_t offset[2] = {first * block, 0};
@@ -37,9 +37,9 @@ void move_blocks(ProgramBuilder& b, const CollShape& s, bool receive, int peer, 
 }
 
 // Linear: the root exchanges each rank's block with it, in virtual rank order.
-schedule::RankProgram rooted_linear(const CollShape& s, int rank, bool gather) {
+schedule::RankProgram rooted_linear(const Shape& s, int rank, bool gather) {
   ProgramBuilder b = builder(s);
-  if (s.size <= 1 || s.count * s.elem_bytes <= 0) return b.finish();
+  if (s.size <= 1 || s.bytes <= 0) return b.finish();
   const int v = topology::virtual_rank(rank, s.root, s.size);
   if (v != 0) {
     move_blocks(b, s, !gather, s.root, v, 1);
@@ -54,9 +54,9 @@ schedule::RankProgram rooted_linear(const CollShape& s, int rank, bool gather) {
 // Binomial: each vrank v holds (gather: collects, scatter: is handed) the blocks of its subtree
 // [v, v + subtree); gather receives its children's subtrees, smallest (first done) first, then
 // sends its own up; scatter receives its own, then hands the children theirs, largest first.
-schedule::RankProgram rooted_binomial(const CollShape& s, int rank, bool gather) {
+schedule::RankProgram rooted_binomial(const Shape& s, int rank, bool gather) {
   ProgramBuilder b = builder(s);
-  if (s.size <= 1 || s.count * s.elem_bytes <= 0) return b.finish();
+  if (s.size <= 1 || s.bytes <= 0) return b.finish();
   const topology::TreeNode node = topology::tree_node(TreeKind::binomial, s.size, s.root, rank);
   const int v = topology::virtual_rank(rank, s.root, s.size);
   auto with_parent = [&] {
@@ -104,24 +104,24 @@ int BruckAlltoallLayout::round_from(int k, int position) {
 
 // gather linear: every rank sends its block to the root, which receives them in virtual rank
 // order. Cost (P-1)(alpha + beta S/P) at the root.
-schedule::RankProgram gather_linear(const CollShape& s, int rank) {
+schedule::RankProgram gather_linear(const Shape& s, int rank) {
   return rooted_linear(s, rank, true);
 }
 
 // gather binomial: ceil(log2 P) alpha + beta S (P-1)/P at the root; vrank v holds up to its
 // subtree's blocks (the API gives every rank a buffer of P blocks).
-schedule::RankProgram gather_binomial(const CollShape& s, int rank) {
+schedule::RankProgram gather_binomial(const Shape& s, int rank) {
   return rooted_binomial(s, rank, true);
 }
 
 // scatter linear: the root sends each rank its block, in virtual rank order. Cost
 // (P-1)(alpha + beta S/P) at the root.
-schedule::RankProgram scatter_linear(const CollShape& s, int rank) {
+schedule::RankProgram scatter_linear(const Shape& s, int rank) {
   return rooted_linear(s, rank, false);
 }
 
 // scatter binomial: ceil(log2 P) alpha + beta S (P-1)/P from the root.
-schedule::RankProgram scatter_binomial(const CollShape& s, int rank) {
+schedule::RankProgram scatter_binomial(const Shape& s, int rank) {
   return rooted_binomial(s, rank, false);
 }
 
@@ -129,9 +129,9 @@ schedule::RankProgram scatter_binomial(const CollShape& s, int rank) {
 // and receives block r from rank r-k, straight into its place in recvbuf (the scratch), so
 // every step pairs each rank with a different partner and no receiver is flooded. Cost
 // (P-1)(alpha + beta S/P), S = P blocks.
-schedule::RankProgram alltoall_linear(const CollShape& s, int rank) {
+schedule::RankProgram alltoall_linear(const Shape& s, int rank) {
   ProgramBuilder b = builder(s);
-  const std::int64_t block = s.count * s.elem_bytes;
+  const std::int64_t block = s.bytes;
   if (s.size <= 1 || block <= 0) return b.finish();
   for (int k = 1; k < s.size; ++k) {
     const int to = (rank + k) % s.size, from = (rank - k + s.size) % s.size;
@@ -149,8 +149,8 @@ schedule::RankProgram alltoall_linear(const CollShape& s, int rank) {
 // that moves it, or, after its last round, into the final blocks in recvbuf's order. Cost
 // ceil(log2 P)(alpha + beta S/2) + the copies, S = P blocks: fewer messages than pairwise
 // exchange, more bytes; for small blocks. Work buffer: P + about ceil(log2 P) P/2 blocks.
-schedule::RankProgram alltoall_bruck(const CollShape& s, int rank) {
-  const BruckAlltoallLayout layout(s.size, s.count * s.elem_bytes);
+schedule::RankProgram alltoall_bruck(const Shape& s, int rank) {
+  const BruckAlltoallLayout layout(s.size, s.bytes);
   ProgramBuilder b(layout.bytes(), s.elem_bytes, s.segment_bytes, true);
   if (s.size <= 1 || layout.block <= 0) return b.finish();
   for (int k = 0; k < layout.rounds(); ++k) {
@@ -180,7 +180,7 @@ schedule::RankProgram alltoall_bruck(const CollShape& s, int rank) {
 // is an OR-allreduce of one byte of "who has entered" (ranks are heard from more than once when
 // P is not a power of two, which OR absorbs): after the rounds every rank has heard,
 // transitively, from every rank's entry. Cost ceil(log2 P) alpha.
-schedule::RankProgram barrier_dissemination(const CollShape& s, int rank) {
+schedule::RankProgram barrier_dissemination(const Shape& s, int rank) {
   ProgramBuilder b = builder(s);
   if (s.size <= 1) return b.finish();
   for (int d = 1; d < s.size; d *= 2) {

@@ -1,4 +1,4 @@
-#include "tune/table.hpp"
+#include "coll/table.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -19,10 +19,9 @@
 
 #include <fmt/format.h>
 
-#include "coll/bcast/bcast.hpp"
-#include "coll/reduction/reduction.hpp"
+#include "coll/registry.hpp"
 
-namespace relay::tune {
+namespace relay::coll {
 namespace {
 
 using nlohmann::json;
@@ -376,12 +375,8 @@ Rule parse_rule(const json& r, const std::string& where, AlgorithmNames& names) 
 
 std::vector<std::string> table_algorithms(const std::string& operation) {
   std::vector<std::string> names;
-  if (operation == "bcast") {
-    for (const auto& a : coll::bcast_algorithms()) names.emplace_back(a.name);
-  }
-  for (auto c : coll::kCollectives) {
-    if (operation != coll::to_string(c)) continue;
-    for (const auto& a : coll::coll_algorithms(c)) names.emplace_back(a.name);
+  if (const auto collective = coll::find_collective(operation)) {
+    for (const auto& a : coll::algorithms(*collective)) names.emplace_back(a.name);
   }
   return names;
 }
@@ -547,4 +542,4 @@ std::vector<Rule> rules_from_grid(const std::string& operation, int min_ranks, i
   return out;
 }
 
-}  // namespace relay::tune
+}  // namespace relay::coll

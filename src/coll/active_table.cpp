@@ -1,4 +1,4 @@
-#include "tune/active.hpp"
+#include "coll/active_table.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -6,7 +6,7 @@
 
 #include "core/status.hpp"
 
-namespace relay::tune {
+namespace relay::coll {
 namespace {
 
 std::mutex mutex;
@@ -31,7 +31,7 @@ relay_status_t active_table(ActiveTable& out) {
     const char* path = std::getenv("RELAY_TUNING_FILE");
     if (env_error.empty() && path != nullptr && *path != '\0' && current == nullptr) {
       try {
-        current = std::make_shared<const LoadedTable>(LoadedTable{Table::load(path), path});
+        current = std::make_shared<const coll::LoadedTable>(coll::LoadedTable{coll::Table::load(path), path});
       } catch (const std::exception& e) {
         const std::string why = std::string("RELAY_TUNING_FILE: ") + e.what();
         if (on_error == OnTableError::defaults) {
@@ -73,19 +73,20 @@ void take_choice(const Rule& rule, std::int64_t& segment_bytes, relay_policy_t& 
   if (fanout == 0) fanout = rule.choice.fanout;
 }
 
-}  // namespace relay::tune
+}  // namespace relay::coll
 
 extern "C" RELAY_API relay_status_t relay_tuning_load(const char* path) {
   using namespace relay;
-  std::lock_guard<std::mutex> lock(tune::mutex);
-  tune::env_checked = true;  // an explicit load replaces whatever the environment named
-  tune::env_error.clear();
+  std::lock_guard<std::mutex> lock(coll::mutex);
+  coll::env_checked = true;  // an explicit load replaces whatever the environment named
+  coll::env_error.clear();
   if (path == nullptr) {
-    tune::current = nullptr;
+    coll::current = nullptr;
     return RELAY_SUCCESS;
   }
   try {
-    tune::current = std::make_shared<const tune::LoadedTable>(tune::LoadedTable{tune::Table::load(path), path});
+    coll::current =
+        std::make_shared<const coll::LoadedTable>(coll::LoadedTable{coll::Table::load(path), path});
   } catch (const std::exception& e) {
     return core::fail(RELAY_ERR_TUNING, "relay_tuning_load: {}", e.what());
   }

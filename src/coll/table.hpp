@@ -23,7 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace relay::tune {
+namespace relay::coll {
 
 inline constexpr const char* kTableSchema = "relay.tuning/1";
 /// The largest table file read (a table of 100,000 rules takes about 20 MiB).
@@ -95,4 +95,4 @@ enum class OnTableError {
 /// that the unit tests, which link the internals without the library, reach it.)
 OnTableError on_table_error(const char* value);
 
-}  // namespace relay::tune
+}  // namespace relay::coll

@@ -8,9 +8,9 @@
 #include <string>
 
 #include "relay/relay.h"
-#include "tune/table.hpp"
+#include "coll/table.hpp"
 
-namespace relay::tune {
+namespace relay::coll {
 
 struct LoadedTable {
   Table table;
@@ -47,4 +47,4 @@ relay_status_t auto_rule(const std::string& operation, int size, std::int64_t by
 void take_choice(const Rule& rule, std::int64_t& segment_bytes, relay_policy_t& policy,
                  int& fanout);
 
-}  // namespace relay::tune
+}  // namespace relay::coll
