@@ -69,15 +69,15 @@ relay_check_t stored_check(const relay_coll_options_t* options) { return stored_
 relay_status_t apply_environment(const core::RelayEnvironment& env, std::string_view prefix,
                                  const char* function, CommonOptions& o) {
   // Names are spelled out only for an error message.
-  auto name = [prefix](const char* field) { return fmt::format("RELAY_{}_{}", prefix, field); };
-  if (const char* v = env.get(prefix, "POLICY")) {
+  auto name = [prefix](core::Knob knob) { return core::setting_name(knob, prefix); };
+  if (const char* v = env.get(core::Knob::op_policy, prefix)) {
     if (relay_policy_from_name(v, &o.policy) != RELAY_SUCCESS) {
       return core::fail(RELAY_ERR_OPTIONS,
                         "{}: {}='{}' is not blocking, nonblocking or default", function,
-                        name("POLICY"), v);
+                        name(core::Knob::op_policy), v);
     }
   }
-  if (const char* v = env.get(prefix, "SEGMENT_BYTES")) {
+  if (const char* v = env.get(core::Knob::op_segment_bytes, prefix)) {
     if (std::strcmp(v, "default") == 0) {
       o.segment_bytes = RELAY_SEGMENT_DEFAULT;
     } else if (auto b = core::parse_bytes(v)) {
@@ -85,26 +85,26 @@ relay_status_t apply_environment(const core::RelayEnvironment& env, std::string_
     } else {
       return core::fail(RELAY_ERR_OPTIONS,
                         "{}: {}='{}' is not a byte count (e.g. 65536, 64KiB, 0 for unsegmented, "
-                        "default)", function, name("SEGMENT_BYTES"), v);
+                        "default)", function, name(core::Knob::op_segment_bytes), v);
     }
   }
-  if (const char* v = env.get(prefix, "FANOUT")) {
+  if (const char* v = env.get(core::Knob::op_fanout, prefix)) {
     if (auto f = core::parse_integer(v, 0, kMaxFanout)) {
       o.fanout = static_cast<int>(*f);
     } else {
       return core::fail(RELAY_ERR_OPTIONS, "{}: {}='{}' is not an integer in [0, {}]", function,
-                        name("FANOUT"), v, kMaxFanout);
+                        name(core::Knob::op_fanout), v, kMaxFanout);
     }
   }
-  if (const char* v = env.get(prefix, "MAX_REQUESTS")) {
+  if (const char* v = env.get(core::Knob::op_max_requests, prefix)) {
     if (auto w = core::parse_integer(v, 0, kMaxMaxRequests)) {
       o.max_requests = static_cast<int>(*w);
     } else {
       return core::fail(RELAY_ERR_OPTIONS, "{}: {}='{}' is not in [0, {}]", function,
-                        name("MAX_REQUESTS"), v, kMaxMaxRequests);
+                        name(core::Knob::op_max_requests), v, kMaxMaxRequests);
     }
   }
-  if (const char* v = env.get("RELAY_CHECK"); v != nullptr && o.check == RELAY_CHECK_DEFAULT) {
+  if (const char* v = env.get(core::Knob::check); v != nullptr && o.check == RELAY_CHECK_DEFAULT) {
     if (std::strcmp(v, "collective") == 0) {
       o.check = RELAY_CHECK_COLLECTIVE;
     } else if (std::strcmp(v, "local") == 0) {

@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "core/fingerprint.hpp"
+#include "core/settings.hpp"
 #include "core/status.hpp"
 #include "core/units.hpp"
 #include "gemm/gemm.hpp"
@@ -127,22 +128,22 @@ relay_status_t resolve_options(const relay_gemm_options_t* given, Options& out,
   } else {
     relay_gemm_options_init(&o);
   }
-  auto env = [&](const char* name, long long min, long long max, long long& value) {
-    const char* v = std::getenv(name);
-    if (v == nullptr || *v == '\0') return true;
+  auto env = [&](core::Knob knob, long long min, long long max, long long& value) {
+    const char* v = core::read_setting(knob);
+    if (v == nullptr) return true;
     auto parsed = core::parse_integer(v, min, max);
     if (!parsed) {
-      error = fmt::format("environment variable {}='{}' is not an integer in [{}, {}]", name, v,
-                          min, max);
+      error = fmt::format("environment variable {}='{}' is not an integer in [{}, {}]",
+                          core::setting(knob).name, v, min, max);
       return false;
     }
     value = *parsed;
     return true;
   };
   long long width = o.panel_width, lookahead = o.lookahead, pieces = o.pieces;
-  if (!env("RELAY_GEMM_PANEL_WIDTH", 0, 1LL << 30, width) ||
-      !env("RELAY_GEMM_LOOKAHEAD", 0, 64, lookahead) ||
-      !env("RELAY_GEMM_PIECES", 0, 4096, pieces)) {
+  if (!env(core::Knob::gemm_panel_width, 0, 1LL << 30, width) ||
+      !env(core::Knob::gemm_lookahead, 0, 64, lookahead) ||
+      !env(core::Knob::gemm_pieces, 0, 4096, pieces)) {
     return RELAY_ERR_OPTIONS;
   }
   if (width < 0) {

@@ -72,7 +72,7 @@ relay_status_t resolve_bcast(const core::RelayEnvironment& env, const relay_bcas
   if (auto st = validate_stored_enums(o, function, position); st != RELAY_SUCCESS) return st;
 
   // Environment overrides.
-  if (const char* v = env.get("BCAST", "ALGORITHM")) {
+  if (const char* v = env.get(core::Knob::op_algorithm, "BCAST")) {
     if (relay_bcast_algorithm_from_name(v, &o.algorithm) != RELAY_SUCCESS) {
       return core::fail(RELAY_ERR_OPTIONS,
                         "{}: RELAY_BCAST_ALGORITHM='{}' is not an algorithm (relay algorithms)",

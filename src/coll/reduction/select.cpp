@@ -70,11 +70,11 @@ relay_status_t resolve_coll(const core::RelayEnvironment& env, const relay_coll_
   // policy and check as the integers stored there, before anything reads them as enums.
   if (auto st = validate_stored_enums(o, function, position); st != RELAY_SUCCESS) return st;
   const std::string_view prefix = env_prefix(call.collective);
-  if (const char* v = env.get(prefix, "ALGORITHM")) {
+  if (const char* v = env.get(core::Knob::op_algorithm, prefix)) {
     if (relay_coll_algorithm_from_name(static_cast<relay_collective_t>(call.collective), v,
                                        &o.algorithm) != RELAY_SUCCESS) {
       return core::fail(RELAY_ERR_OPTIONS, "{}: {}='{}' is not a {} algorithm (relay algorithms)",
-                        function, fmt::format("RELAY_{}_ALGORITHM", prefix), v,
+                        function, core::setting_name(core::Knob::op_algorithm, prefix), v,
                         to_string(call.collective));
     }
   }
