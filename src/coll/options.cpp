@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "coll/bcast/bcast.hpp"
+#include "core/sized_struct.hpp"
 #include "core/status.hpp"
 #include "core/units.hpp"
 
@@ -37,8 +38,11 @@ relay_status_t validate_policy_and_check(const Options& o, const char* function,
 }
 
 template <class Options>
-relay_check_t stored_check_of(const Options* options) {
+relay_check_t stored_check_of(const Options* options, std::size_t first_bytes) {
   if (options == nullptr) return RELAY_CHECK_DEFAULT;
+  // A struct_size no version has (read_options reports it): check may lie past the struct.
+  const std::size_t size = core::stored_struct_size(options);
+  if (size < first_bytes || size > core::kMaxStructBytes) return RELAY_CHECK_DEFAULT;
   const long long check = stored_value(options->check);
   return is_check(check) ? static_cast<relay_check_t>(check) : RELAY_CHECK_DEFAULT;
 }
@@ -63,8 +67,71 @@ relay_status_t validate_stored_enums(const relay_coll_options_t& o, const char* 
   return validate_policy_and_check(o, function, position);
 }
 
-relay_check_t stored_check(const relay_bcast_options_t* options) { return stored_check_of(options); }
-relay_check_t stored_check(const relay_coll_options_t* options) { return stored_check_of(options); }
+relay_check_t stored_check(const relay_bcast_options_t* options) {
+  return stored_check_of(options, kBcastOptionsFirstBytes);
+}
+relay_check_t stored_check(const relay_coll_options_t* options) {
+  return stored_check_of(options, kCollOptionsFirstBytes);
+}
+
+namespace {
+
+// The defaults of the fields every options struct has, and struct_size.
+template <class Options>
+Options with_common_defaults(Options o) {
+  o.struct_size = sizeof o;
+  o.policy = RELAY_POLICY_DEFAULT;
+  o.segment_bytes = RELAY_SEGMENT_DEFAULT;
+  o.fanout = 0;
+  o.max_requests = 0;
+  o.check = RELAY_CHECK_DEFAULT;
+  return o;
+}
+
+relay_bcast_options_t default_bcast_options() {
+  relay_bcast_options_t o{};
+  o.algorithm = RELAY_BCAST_AUTO;
+  return with_common_defaults(o);
+}
+
+relay_coll_options_t default_coll_options() {
+  relay_coll_options_t o{};
+  o.algorithm = 0;  // auto
+  return with_common_defaults(o);
+}
+
+template <class Options>
+relay_status_t read_options_of(const Options* given, Options& out, const Options& defaults,
+                               std::size_t first_bytes, const char* function, int position) {
+  out = defaults;
+  if (given == nullptr) return RELAY_SUCCESS;
+  std::string why;
+  if (!core::copy_sized_struct(given, out, first_bytes, why)) {
+    return core::fail(RELAY_ERR_OPTIONS, "{}: argument {} (options->struct_size = {}) {}",
+                      function, position, core::stored_struct_size(given), why);
+  }
+  return validate_stored_enums(out, function, position);
+}
+
+}  // namespace
+
+void init_options(relay_bcast_options_t* options, std::size_t struct_size) {
+  core::init_sized_struct(options, struct_size, default_bcast_options());
+}
+void init_options(relay_coll_options_t* options, std::size_t struct_size) {
+  core::init_sized_struct(options, struct_size, default_coll_options());
+}
+
+relay_status_t read_options(const relay_bcast_options_t* given, relay_bcast_options_t& out,
+                            const char* function, int position) {
+  return read_options_of(given, out, default_bcast_options(), kBcastOptionsFirstBytes, function,
+                         position);
+}
+relay_status_t read_options(const relay_coll_options_t* given, relay_coll_options_t& out,
+                            const char* function, int position) {
+  return read_options_of(given, out, default_coll_options(), kCollOptionsFirstBytes, function,
+                         position);
+}
 
 relay_status_t apply_environment(const core::RelayEnvironment& env, std::string_view prefix,
                                  const char* function, CommonOptions& o) {

@@ -257,11 +257,14 @@ void run_case(const Case& c, relay_grid_t grid, int ctxt, std::uint64_t seed) {
   if (c.beta_kind != 1) {
     for (auto& v : C.global) max_c = std::max(max_c, absval(v));
   }
+  relay_bcast_options_t bcast;
+  relay_bcast_options_init(&bcast);
+  bcast.algorithm = c.algorithm;
+  bcast.policy = c.policy;
+  bcast.segment_bytes = c.segment;
   relay_gemm_options_t options;
   relay_gemm_options_init(&options);
-  options.bcast.algorithm = c.algorithm;
-  options.bcast.policy = c.policy;
-  options.bcast.segment_bytes = c.segment;
+  options.bcast = &bcast;
   options.lookahead = c.lookahead;
   options.panel_width = c.panel_width;
   options.pieces = c.pieces;

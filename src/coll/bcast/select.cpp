@@ -65,11 +65,9 @@ relay_status_t resolve_bcast(const core::RelayEnvironment& env, const relay_bcas
                              std::int64_t total_bytes, std::int64_t elem_bytes,
                              const char* function, int position, BcastConfig& config) {
   relay_bcast_options_t o;
-  relay_bcast_options_init(&o);
-  if (options != nullptr) o = *options;
   // The caller's enum fields as the integers stored there, before anything below reads one as
   // its enum type (a stored 99 is undefined behaviour to load: UBSan).
-  if (auto st = validate_stored_enums(o, function, position); st != RELAY_SUCCESS) return st;
+  if (auto st = read_options(options, o, function, position); st != RELAY_SUCCESS) return st;
 
   // Environment overrides.
   if (const char* v = env.get(core::Knob::op_algorithm, "BCAST")) {

@@ -65,10 +65,8 @@ relay_status_t resolve_coll(const core::RelayEnvironment& env, const relay_coll_
                             const char* function, int position, int op_position,
                             CollConfig& config) {
   relay_coll_options_t o;
-  relay_coll_options_init(&o);
-  if (options != nullptr) o = *options;
   // policy and check as the integers stored there, before anything reads them as enums.
-  if (auto st = validate_stored_enums(o, function, position); st != RELAY_SUCCESS) return st;
+  if (auto st = read_options(options, o, function, position); st != RELAY_SUCCESS) return st;
   const std::string_view prefix = env_prefix(call.collective);
   if (const char* v = env.get(core::Knob::op_algorithm, prefix)) {
     if (relay_coll_algorithm_from_name(static_cast<relay_collective_t>(call.collective), v,
