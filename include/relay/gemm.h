@@ -43,9 +43,15 @@ typedef struct relay_matrix_desc {
 
 /** Options of relay_gemm. Initialise with relay_gemm_options_init; NULL means defaults.
  *  RELAY_GEMM_PANEL_WIDTH, RELAY_GEMM_LOOKAHEAD and RELAY_GEMM_PIECES override the fields
- *  below when set; the panel broadcasts also honour the RELAY_BCAST_* variables. */
+ *  below when set; the panel broadcasts also honour the RELAY_BCAST_* variables. Grows as
+ *  relay.h's options structs do (see there); the broadcast options are pointed to, not
+ *  embedded, so that either struct can grow. */
 typedef struct relay_gemm_options {
-  relay_bcast_options_t bcast; /**< how panels are broadcast (algorithm, policy, segments) */
+  size_t struct_size;                 /**< sizeof(relay_gemm_options_t) as the caller was
+                                           compiled; set by relay_gemm_options_init */
+  const relay_bcast_options_t* bcast; /**< how panels are broadcast (algorithm, policy,
+                                           segments); NULL = defaults. Read during the call
+                                           only */
   long long panel_width;       /**< k indices per panel step (the local update's depth);
                                     0 = the smallest multiple of the k block size >= 256 */
   int lookahead;               /**< panels broadcast ahead of the current update; 0 = none */
@@ -54,14 +60,15 @@ typedef struct relay_gemm_options {
                                     look-ahead, 4 with it */
 } relay_gemm_options_t;
 
-/** Where the time of one relay_gemm call went on this process (seconds), for benchmarks. */
+/** Where the time of one relay_gemm call went on this process, for benchmarks. Never grows
+ *  (relay.h: ABI stability). */
 typedef struct relay_gemm_stats {
-  double total;      /**< the whole call */
-  double bcast;      /**< starting and progressing panel broadcasts, packing panels */
-  double compute;    /**< local BLAS updates (and the beta scaling) */
-  double wait;       /**< waiting for panels that had not arrived */
-  long long panels;  /**< panel steps */
-  long long bytes;   /**< panel bytes this process received or sent as a root */
+  double total_s;        /**< the whole call */
+  double bcast_s;        /**< starting and progressing panel broadcasts, packing panels */
+  double compute_s;      /**< local BLAS updates (and the beta scaling) */
+  double wait_s;         /**< waiting for panels that had not arrived */
+  long long panel_count; /**< panel steps */
+  long long panel_bytes; /**< panel bytes this process received or sent as a root */
   int aligned_a;     /**< 1 if op(A)'s panels were broadcast from A in place (SUMMA); 0 if
                           they were redistributed (transposed or misaligned A) */
   int aligned_b;     /**< the same for op(B) */
@@ -70,8 +77,15 @@ typedef struct relay_gemm_stats {
                                   process, plus redistribution buffers (docs/gemm.md) */
 } relay_gemm_stats_t;
 
-/** Fills *options with the defaults. Not collective. */
-RELAY_API void relay_gemm_options_init(relay_gemm_options_t* options);
+/** Fills the first struct_size bytes of *options with the defaults and sets
+ *  options->struct_size. Not collective. Call it through relay_gemm_options_init. */
+RELAY_API void relay_gemm_options_init_sized(relay_gemm_options_t* options, size_t struct_size);
+
+/** Fills *options with the defaults (bcast = NULL: the broadcast defaults), recording the size
+ *  of the struct this program was compiled with. Not collective. */
+static inline void relay_gemm_options_init(relay_gemm_options_t* options) {
+  relay_gemm_options_init_sized(options, sizeof *options);
+}
 
 /** C = alpha op(A) op(B) + beta C, where op(X) is X ('N'), X^T ('T') or X^H ('C'),
  *  sub(C) = C(ic : ic+m-1, jc : jc+n-1) is m x n, op(sub(A)) is m x k and op(sub(B)) k x n.

@@ -54,10 +54,12 @@ struct GemmOptions {
   long long panel_width = 0;  ///< 0 = default (a multiple of the block >= 256)
   int lookahead = 0;          ///< panels broadcast ahead of the update
   int pieces = 0;             ///< 0 = default
-  relay_gemm_options_t c() const {
+  /// The C options; they point to `bcast_c`, which receives the broadcast options.
+  relay_gemm_options_t c(relay_bcast_options_t& bcast_c) const {
     relay_gemm_options_t o;
     relay_gemm_options_init(&o);
-    o.bcast = bcast.c();
+    bcast_c = bcast.c();
+    o.bcast = &bcast_c;
     o.panel_width = panel_width;
     o.lookahead = lookahead;
     o.pieces = pieces;
@@ -98,7 +100,8 @@ relay_gemm_stats_t gemm(char transa, char transb, long long m, long long n, long
                         const relay_matrix_desc_t& descb, T beta, T* c, long long ic,
                         long long jc, const relay_matrix_desc_t& descc, const Grid& grid,
                         const GemmOptions& options = {}) {
-  const relay_gemm_options_t o = options.c();
+  relay_bcast_options_t bcast_c;
+  const relay_gemm_options_t o = options.c(bcast_c);
   relay_gemm_stats_t stats{};
   int info = 0;
   const relay_status_t st =

@@ -48,9 +48,9 @@ extern "C" {
  *  between post_start_s and posted_s and seen complete at first_done_s; chained forms post the
  *  second between second_post_start_s and second_posted_s (-1 for single operations); done_s
  *  is when the whole part was seen complete. A blocking n_dup = 1 call is one blocking call:
- *  "posting" lasts until it returns. Empty parts (count 0) are never posted: all times 0. */
+ *  "posting" lasts until it returns. Empty parts (element_count 0) are never posted: all times 0. */
 typedef struct relay_overlap_part_times {
-  int count;                  /**< elements in the part */
+  int element_count;          /**< elements in the part */
   double post_start_s;        /**< first operation: posting began */
   double posted_s;            /**< first operation: posting returned */
   double first_done_s;        /**< first operation seen complete */

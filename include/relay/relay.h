@@ -97,12 +97,25 @@ typedef enum relay_check {
 /** segment_bytes value meaning "the algorithm's default segment size". */
 #define RELAY_SEGMENT_DEFAULT (-1LL)
 
+/* ABI stability of the options structs (relay_bcast_options_t, relay_coll_options_t,
+ * relay_gemm_options_t): each starts with struct_size, which its _init function sets to the
+ * sizeof the caller was compiled with. Fields are only ever added at the end, and a field
+ * added later means "as before" when 0. So a program built against an older relay.h runs on a
+ * newer library (the fields it lacks take their defaults) and one built against a newer relay.h
+ * runs on an older library as long as it leaves the newer fields at 0 (else the call fails with
+ * RELAY_ERR_OPTIONS: the older library cannot honour them). Always initialise options with
+ * their _init function; a struct_size of 0 or one no version has fails with RELAY_ERR_OPTIONS
+ * naming the argument. The output structs (relay_gemm_stats_t, relay_overlap_part_times_t)
+ * never change: new figures will come in new structs. Details: docs/abi.md. */
+
 /** Options of relay_bcast / relay_ibcast. Initialise with relay_bcast_options_init; a NULL
  *  pointer means all defaults. The environment variables RELAY_BCAST_ALGORITHM,
  *  RELAY_BCAST_POLICY, RELAY_BCAST_SEGMENT_BYTES, RELAY_BCAST_FANOUT and
  *  RELAY_BCAST_MAX_REQUESTS override these fields when set, so an unchanged application can be
- *  switched between algorithms at launch. */
+ *  switched between algorithms at launch (docs/environment.md lists every variable). */
 typedef struct relay_bcast_options {
+  size_t struct_size;                /**< sizeof(relay_bcast_options_t) as the caller was
+                                          compiled; set by relay_bcast_options_init */
   relay_bcast_algorithm_t algorithm; /**< default RELAY_BCAST_AUTO */
   relay_policy_t policy;             /**< default RELAY_POLICY_DEFAULT */
   long long segment_bytes;           /**< bytes per segment, a whole number of elements;
@@ -117,8 +130,15 @@ typedef struct relay_bcast_options {
 typedef struct relay_request* relay_request_t;
 #define RELAY_REQUEST_NULL ((relay_request_t)0)
 
-/** Fills *options with the defaults. Not collective. */
-RELAY_API void relay_bcast_options_init(relay_bcast_options_t* options);
+/** Fills the first struct_size bytes of *options with the defaults and sets
+ *  options->struct_size. Not collective. Call it through relay_bcast_options_init. */
+RELAY_API void relay_bcast_options_init_sized(relay_bcast_options_t* options, size_t struct_size);
+
+/** Fills *options with the defaults, recording the size of the struct this program was
+ *  compiled with. Not collective. */
+static inline void relay_bcast_options_init(relay_bcast_options_t* options) {
+  relay_bcast_options_init_sized(options, sizeof *options);
+}
 
 /** Broadcasts count elements of datatype from root to every rank of comm. */
 RELAY_API relay_status_t relay_bcast(void* buffer, int count, MPI_Datatype datatype, int root,
@@ -255,6 +275,8 @@ typedef enum relay_barrier_algorithm {
  *  ALLGATHERV, REDUCE_SCATTER_BLOCK, GATHER, SCATTER, ALLTOALL, BARRIER) override the fields
  *  when set. */
 typedef struct relay_coll_options {
+  size_t struct_size;      /**< sizeof(relay_coll_options_t) as the caller was compiled; set
+                                by relay_coll_options_init */
   int algorithm;           /**< the collective's enum value (RELAY_REDUCE_BINOMIAL, ...);
                                 0 = auto */
   relay_policy_t policy;   /**< default RELAY_POLICY_DEFAULT (nonblocking) */
@@ -265,8 +287,15 @@ typedef struct relay_coll_options {
   relay_check_t check;     /**< default RELAY_CHECK_DEFAULT */
 } relay_coll_options_t;
 
-/** Fills *options with the defaults. Not collective. */
-RELAY_API void relay_coll_options_init(relay_coll_options_t* options);
+/** Fills the first struct_size bytes of *options with the defaults and sets
+ *  options->struct_size. Not collective. Call it through relay_coll_options_init. */
+RELAY_API void relay_coll_options_init_sized(relay_coll_options_t* options, size_t struct_size);
+
+/** Fills *options with the defaults, recording the size of the struct this program was
+ *  compiled with. Not collective. */
+static inline void relay_coll_options_init(relay_coll_options_t* options) {
+  relay_coll_options_init_sized(options, sizeof *options);
+}
 
 /** Reduces count elements from every rank's sendbuf into recvbuf at root with op (any
  *  predefined or user-defined MPI_Op; non-commutative ones keep rank order with linear, chain,

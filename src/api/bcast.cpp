@@ -143,14 +143,8 @@ relay_status_t start_bcast(const char* fn, void* buffer, int count, MPI_Datatype
 
 extern "C" {
 
-void relay_bcast_options_init(relay_bcast_options_t* options) {
-  if (options == nullptr) return;
-  options->algorithm = RELAY_BCAST_AUTO;
-  options->policy = RELAY_POLICY_DEFAULT;
-  options->segment_bytes = RELAY_SEGMENT_DEFAULT;
-  options->fanout = 0;
-  options->max_requests = 0;
-  options->check = RELAY_CHECK_DEFAULT;
+void relay_bcast_options_init_sized(relay_bcast_options_t* options, size_t struct_size) {
+  relay::coll::init_options(options, struct_size);
 }
 
 relay_status_t relay_bcast(void* buffer, int count, MPI_Datatype datatype, int root,

@@ -104,7 +104,7 @@ relay_status_t check_reduction_buffers(const char* fn, const ReductionBuffers& b
 
 bool wants_collective_check(relay_check_t option, const core::RelayEnvironment& env) {
   if (option != RELAY_CHECK_DEFAULT) return option == RELAY_CHECK_COLLECTIVE;
-  const char* v = env.get("RELAY_CHECK");
+  const char* v = env.get(core::Knob::check);
   return v != nullptr && std::strcmp(v, "collective") == 0;
 }
 

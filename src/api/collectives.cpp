@@ -472,14 +472,8 @@ bool known(relay_collective_t c) {
 
 extern "C" {
 
-void relay_coll_options_init(relay_coll_options_t* options) {
-  if (options == nullptr) return;
-  options->algorithm = 0;
-  options->policy = RELAY_POLICY_DEFAULT;
-  options->segment_bytes = RELAY_SEGMENT_DEFAULT;
-  options->fanout = 0;
-  options->max_requests = 0;
-  options->check = RELAY_CHECK_DEFAULT;
+void relay_coll_options_init_sized(relay_coll_options_t* options, size_t struct_size) {
+  relay::coll::init_options(options, struct_size);
 }
 
 relay_status_t relay_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,

@@ -77,12 +77,8 @@ relay_status_t relay_grid_info(relay_grid_t grid, int* rows, int* cols, int* my_
   return RELAY_SUCCESS;
 }
 
-void relay_gemm_options_init(relay_gemm_options_t* options) {
-  if (options == nullptr) return;
-  relay_bcast_options_init(&options->bcast);
-  options->panel_width = 0;
-  options->lookahead = 0;
-  options->pieces = 0;
+void relay_gemm_options_init_sized(relay_gemm_options_t* options, size_t struct_size) {
+  relay::gemm::init_options(options, struct_size);
 }
 
 relay_status_t relay_gemm(char transa, char transb, long long m, long long n, long long k,

@@ -244,14 +244,11 @@ relay_status_t run_plain(const Args& a, double t0) {
 
 // The parts' options: the caller's, checked locally only (the call agreed already; a part
 // must never block in an agreement while other parts wait to be progressed).
-template <class Options, class Init>
-Options part_options(const Options* given, Init init) {
+template <class Options>
+Options part_options(const Options* given) {
   Options o;
-  if (given != nullptr) {
-    o = *given;
-  } else {
-    init(&o);
-  }
+  // check_options resolved them already: their struct_size and enum fields are valid here.
+  (void)relay::coll::read_options(given, o, "", 0);
   o.check = RELAY_CHECK_LOCAL;
   return o;
 }
@@ -265,8 +262,8 @@ relay_status_t add_parts(const char* fn, const Args& a, const Layout& l,
       (bcasts && relay::overlap::prepare_dups(a.bcast_comm, a.n_dup, error) != RELAY_SUCCESS)) {
     return fail(RELAY_ERR_MPI, "{}: duplicating the communicator: {}", fn, error);
   }
-  const auto co = part_options(a.coll_options, relay_coll_options_init);
-  const auto bo = part_options(a.bcast_options, relay_bcast_options_init);
+  const auto co = part_options(a.coll_options);
+  const auto bo = part_options(a.bcast_options);
   const MPI_Datatype type = a.datatype;
   const MPI_Op op = a.op;
   const int root = a.root, bcast_root = a.bcast_root;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/fingerprint.hpp"
+#include "core/settings.hpp"
 #include "core/status.hpp"
 #include "exec/executor.hpp"
 #include "coll/active_table.hpp"
@@ -16,21 +17,12 @@ extern char** environ;
 namespace relay::api {
 namespace {
 
-// Variables that may differ between ranks without changing which messages they exchange.
+// Variables the table says may differ between ranks without changing which messages they
+// exchange, or whose file is compared by its contents below (RELAY_TUNING_FILE). A RELAY_*
+// name the table does not know counts: ranks that differ in a misspelt knob are told so.
 bool paces_only(std::string_view name) {
-  static constexpr std::string_view kPrefixes[] = {
-      "RELAY_LOG", "RELAY_IDLE_SLEEP_US", "RELAY_PEER_BYTES_IN_FLIGHT", "RELAY_TUNING_FILE",
-      "RELAY_TEST", "RELAY_CLUSTER", "RELAY_SCALAPACK_ON_ERROR"};
-  for (const std::string_view p : kPrefixes) {
-    if (name.substr(0, p.size()) == p) return true;
-  }
-  // A rank's policy and its window change when it sends, not what.
-  for (const std::string_view suffix : {std::string_view("_POLICY"), std::string_view("_MAX_REQUESTS")}) {
-    if (name.size() >= suffix.size() && name.substr(name.size() - suffix.size()) == suffix) {
-      return true;
-    }
-  }
-  return false;
+  const core::SettingMatch match = core::find_setting(name);
+  return match.setting != nullptr && match.setting->agreement != core::Agreement::value;
 }
 
 }  // namespace

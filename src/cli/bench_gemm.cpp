@@ -293,11 +293,14 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
     for (const auto& s : schemes_) {
       for (int L : lookaheads_) {
         Series& row = series[si++];
+        relay_bcast_options_t bcast;
+        relay_bcast_options_init(&bcast);
+        bcast.algorithm = s.algorithm;
+        bcast.policy = s.policy;
+        bcast.segment_bytes = s.segment;
         relay_gemm_options_t o;
         relay_gemm_options_init(&o);
-        o.bcast.algorithm = s.algorithm;
-        o.bcast.policy = s.policy;
-        o.bcast.segment_bytes = s.segment;
+        o.bcast = &bcast;
         o.panel_width = a_.panel;
         o.lookahead = L;
         o.pieces = a_.pieces;
@@ -310,7 +313,7 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
                        0, 0, &desc, &beta, C.data(), 0, 0, &desc, grid_, &o, &info, &st);
         double t = MPI_Wtime() - t0;
         if (rc != RELAY_SUCCESS) throw std::runtime_error(relay_last_error());
-        double parts[4] = {t, st.bcast, st.compute, st.wait};
+        double parts[4] = {t, st.bcast_s, st.compute_s, st.wait_s};
         MPI_Allreduce(MPI_IN_PLACE, parts, 4, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         long long ws = st.workspace_bytes;
         MPI_Allreduce(MPI_IN_PLACE, &ws, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);

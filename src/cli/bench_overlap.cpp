@@ -274,7 +274,7 @@ nlohmann::json Bench::measure(const Config& c, std::int64_t bytes) {
     if (run_op(c, count, times.data()) != RELAY_SUCCESS) ++failures;
     if (!timed || rank_ != 0) return;
     for (std::size_t p = 0; p < times.size(); ++p) {
-      sums[p].count = times[p].count;
+      sums[p].count = times[p].element_count;
       sums[p].post_start += times[p].post_start_s;
       sums[p].posted += times[p].posted_s;
       sums[p].first_done += times[p].first_done_s;

@@ -35,5 +35,6 @@ void add_bench_overlap(CLI::App& bench, int& exit_code);
 void add_algorithms(CLI::App& app, int& exit_code);
 void add_model(CLI::App& app, int& exit_code);
 void add_tune(CLI::App& app, int& exit_code);
+void add_env(CLI::App& app, int& exit_code);
 
 }  // namespace relay::cli

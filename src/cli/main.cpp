@@ -14,6 +14,7 @@
 #include "cli/checks.hpp"
 #include "cli/commands.hpp"
 #include "coll/registry.hpp"
+#include "core/settings.hpp"
 #include "core/units.hpp"
 #include "relay/relay.h"
 
@@ -59,7 +60,7 @@ void add_algorithms(CLI::App& app, int& exit_code) {
 // beside the relay command, or found in the source tree of a build.
 int run_cluster(const std::vector<std::string>& args) {
   std::vector<std::string> candidates;
-  if (const char* p = std::getenv("RELAY_CLUSTER_SCRIPT")) candidates.emplace_back(p);
+  if (const char* p = core::read_setting(core::Knob::cluster_script)) candidates.emplace_back(p);
   char exe[4096] = {};
   const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (n > 0) {
@@ -92,7 +93,7 @@ int rerun_on_cluster(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   const auto flag = std::find(args.begin(), args.end(), std::string("--cluster"));
   if (args.empty() || args[0] != "bench" || flag == args.end()) return -1;
-  if (std::getenv("RELAY_CLUSTER_JOB") != nullptr) {
+  if (core::read_setting(core::Knob::cluster_job) != nullptr) {
     std::fprintf(stderr, "relay: --cluster inside a cluster run\n");
     return kExitUsage;
   }
@@ -105,8 +106,8 @@ int rerun_on_cluster(int argc, char** argv) {
   }
   // A benchmark may run long: relay cluster run's hang timeout is 1 hour here unless
   // RELAY_CLUSTER_TIMEOUT (seconds) says otherwise.
-  const char* timeout = std::getenv("RELAY_CLUSTER_TIMEOUT");
-  std::vector<std::string> run{"run", "--timeout", timeout && *timeout ? timeout : "3600", "--",
+  const char* timeout = core::read_setting(core::Knob::cluster_timeout);
+  std::vector<std::string> run{"run", "--timeout", timeout ? timeout : "3600", "--",
                                std::string(exe, static_cast<std::size_t>(n))};
   run.insert(run.end(), args.begin(), args.end());
   return run_cluster(run);
@@ -122,9 +123,9 @@ int main(int argc, char** argv) {
   app.footer(std::string("Sizes (--sizes, --segments, RELAY_*_SEGMENT_BYTES ...) in bytes; ") +
              relay::core::kByteUnitsHelp + ".\n"
              "Exit status: 0 success, 1 a failure, 2 a usage error (an option or argument refused).\n"
-             "Environment: RELAY_BCAST_ALGORITHM, RELAY_BCAST_POLICY, RELAY_BCAST_SEGMENT_BYTES,\n"
-             "RELAY_BCAST_FANOUT, RELAY_BCAST_MAX_REQUESTS override the library's options;\n"
-             "RELAY_CHECK=collective makes argument checks collective; RELAY_LOG=1 logs choices.");
+             "Environment: RELAY_<OP>_ALGORITHM, _POLICY, _SEGMENT_BYTES, _FANOUT, _MAX_REQUESTS\n"
+             "override the library's options; RELAY_CHECK=collective makes argument checks\n"
+             "collective; RELAY_LOG=1 logs choices. relay env lists every RELAY_* variable.");
   int exit_code = 0;
   CLI::App* bench = app.add_subcommand("bench", "Benchmarks (run under mpirun)");
   bench->require_subcommand(1);
@@ -135,6 +136,7 @@ int main(int argc, char** argv) {
   relay::cli::add_algorithms(app, exit_code);
   relay::cli::add_model(app, exit_code);
   relay::cli::add_tune(app, exit_code);
+  relay::cli::add_env(app, exit_code);
   // Every command's floating-point options finite and >= 0, its result files in existing
   // directories: added here, after every command is registered.
   relay::cli::add_shared_checks(app);

@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/settings.hpp"
 #include "relay/relay.h"
 
 namespace relay::cli {
@@ -117,7 +118,7 @@ namespace {
 
 std::string find_script(const std::string& script) {
   std::vector<fs::path> dirs;
-  if (const char* d = std::getenv("RELAY_PYTHON_DIR")) dirs.emplace_back(d);
+  if (const char* d = core::read_setting(core::Knob::python_dir)) dirs.emplace_back(d);
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) dirs.push_back(exe.parent_path().parent_path() / "share" / "relay" / "python");
@@ -140,7 +141,7 @@ std::string run_plot_script(const std::string& script, const std::string& json_p
   const std::string path = find_script(script);
   if (path.empty()) return "cannot find " + script + " (set RELAY_PYTHON_DIR)";
   std::vector<std::string> pythons;
-  if (const char* p = std::getenv("RELAY_PYTHON")) pythons.emplace_back(p);
+  if (const char* p = core::read_setting(core::Knob::python)) pythons.emplace_back(p);
   pythons.insert(pythons.end(), {"/usr/bin/python3", "python3"});
   for (const auto& python : pythons) {
     if (!python_has_matplotlib(python)) continue;

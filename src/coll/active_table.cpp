@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "core/settings.hpp"
 #include "core/status.hpp"
 
 namespace relay::coll {
@@ -24,12 +25,12 @@ relay_status_t active_table(ActiveTable& out) {
     // otherwise be found only on the day the table breaks.
     OnTableError on_error = OnTableError::fail;
     try {
-      on_error = on_table_error(std::getenv("RELAY_TUNING_ON_ERROR"));
+      on_error = on_table_error(core::read_setting(core::Knob::tuning_on_error));
     } catch (const std::exception& e) {
       env_error = e.what();
     }
-    const char* path = std::getenv("RELAY_TUNING_FILE");
-    if (env_error.empty() && path != nullptr && *path != '\0' && current == nullptr) {
+    const char* path = core::read_setting(core::Knob::tuning_file);
+    if (env_error.empty() && path != nullptr && current == nullptr) {
       try {
         current = std::make_shared<const coll::LoadedTable>(coll::LoadedTable{coll::Table::load(path), path});
       } catch (const std::exception& e) {

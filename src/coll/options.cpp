@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "coll/registry.hpp"
+#include "core/sized_struct.hpp"
 #include "core/status.hpp"
 #include "core/units.hpp"
 
@@ -37,8 +38,11 @@ relay_status_t validate_policy_and_check(const Options& o, const char* function,
 }
 
 template <class Options>
-relay_check_t stored_check_of(const Options* options) {
+relay_check_t stored_check_of(const Options* options, std::size_t first_bytes) {
   if (options == nullptr) return RELAY_CHECK_DEFAULT;
+  // A struct_size no version has (read_options reports it): check may lie past the struct.
+  const std::size_t size = core::stored_struct_size(options);
+  if (size < first_bytes || size > core::kMaxStructBytes) return RELAY_CHECK_DEFAULT;
   const long long check = stored_value(options->check);
   return is_check(check) ? static_cast<relay_check_t>(check) : RELAY_CHECK_DEFAULT;
 }
@@ -65,21 +69,84 @@ relay_status_t validate_stored_enums(const relay_coll_options_t& o, const char* 
   return validate_policy_and_check(o, function, position);
 }
 
-relay_check_t stored_check(const relay_bcast_options_t* options) { return stored_check_of(options); }
-relay_check_t stored_check(const relay_coll_options_t* options) { return stored_check_of(options); }
+relay_check_t stored_check(const relay_bcast_options_t* options) {
+  return stored_check_of(options, kBcastOptionsFirstBytes);
+}
+relay_check_t stored_check(const relay_coll_options_t* options) {
+  return stored_check_of(options, kCollOptionsFirstBytes);
+}
+
+namespace {
+
+// The defaults of the fields every options struct has, and struct_size.
+template <class Options>
+Options with_common_defaults(Options o) {
+  o.struct_size = sizeof o;
+  o.policy = RELAY_POLICY_DEFAULT;
+  o.segment_bytes = RELAY_SEGMENT_DEFAULT;
+  o.fanout = 0;
+  o.max_requests = 0;
+  o.check = RELAY_CHECK_DEFAULT;
+  return o;
+}
+
+relay_bcast_options_t default_bcast_options() {
+  relay_bcast_options_t o{};
+  o.algorithm = RELAY_BCAST_AUTO;
+  return with_common_defaults(o);
+}
+
+relay_coll_options_t default_coll_options() {
+  relay_coll_options_t o{};
+  o.algorithm = 0;  // auto
+  return with_common_defaults(o);
+}
+
+template <class Options>
+relay_status_t read_options_of(const Options* given, Options& out, const Options& defaults,
+                               std::size_t first_bytes, const char* function, int position) {
+  out = defaults;
+  if (given == nullptr) return RELAY_SUCCESS;
+  std::string why;
+  if (!core::copy_sized_struct(given, out, first_bytes, why)) {
+    return core::fail(RELAY_ERR_OPTIONS, "{}: argument {} (options->struct_size = {}) {}",
+                      function, position, core::stored_struct_size(given), why);
+  }
+  return validate_stored_enums(out, function, position);
+}
+
+}  // namespace
+
+void init_options(relay_bcast_options_t* options, std::size_t struct_size) {
+  core::init_sized_struct(options, struct_size, default_bcast_options());
+}
+void init_options(relay_coll_options_t* options, std::size_t struct_size) {
+  core::init_sized_struct(options, struct_size, default_coll_options());
+}
+
+relay_status_t read_options(const relay_bcast_options_t* given, relay_bcast_options_t& out,
+                            const char* function, int position) {
+  return read_options_of(given, out, default_bcast_options(), kBcastOptionsFirstBytes, function,
+                         position);
+}
+relay_status_t read_options(const relay_coll_options_t* given, relay_coll_options_t& out,
+                            const char* function, int position) {
+  return read_options_of(given, out, default_coll_options(), kCollOptionsFirstBytes, function,
+                         position);
+}
 
 relay_status_t apply_environment(const core::RelayEnvironment& env, std::string_view prefix,
                                  const char* function, CommonOptions& o) {
   // Names are spelled out only for an error message.
-  auto name = [prefix](const char* field) { return fmt::format("RELAY_{}_{}", prefix, field); };
-  if (const char* v = env.get(prefix, "POLICY")) {
+  auto name = [prefix](core::Knob knob) { return core::setting_name(knob, prefix); };
+  if (const char* v = env.get(core::Knob::op_policy, prefix)) {
     if (relay_policy_from_name(v, &o.policy) != RELAY_SUCCESS) {
       return core::fail(RELAY_ERR_OPTIONS,
                         "{}: {}='{}' is not blocking, nonblocking or default", function,
-                        name("POLICY"), v);
+                        name(core::Knob::op_policy), v);
     }
   }
-  if (const char* v = env.get(prefix, "SEGMENT_BYTES")) {
+  if (const char* v = env.get(core::Knob::op_segment_bytes, prefix)) {
     if (std::strcmp(v, "default") == 0) {
       o.segment_bytes = RELAY_SEGMENT_DEFAULT;
     } else if (auto b = core::parse_bytes(v)) {
@@ -87,26 +154,26 @@ relay_status_t apply_environment(const core::RelayEnvironment& env, std::string_
     } else {
       return core::fail(RELAY_ERR_OPTIONS,
                         "{}: {}='{}' is not a byte count (e.g. 65536, 64KiB, 0 for unsegmented, "
-                        "default)", function, name("SEGMENT_BYTES"), v);
+                        "default)", function, name(core::Knob::op_segment_bytes), v);
     }
   }
-  if (const char* v = env.get(prefix, "FANOUT")) {
+  if (const char* v = env.get(core::Knob::op_fanout, prefix)) {
     if (auto f = core::parse_integer(v, 0, kMaxFanout)) {
       o.fanout = static_cast<int>(*f);
     } else {
       return core::fail(RELAY_ERR_OPTIONS, "{}: {}='{}' is not an integer in [0, {}]", function,
-                        name("FANOUT"), v, kMaxFanout);
+                        name(core::Knob::op_fanout), v, kMaxFanout);
     }
   }
-  if (const char* v = env.get(prefix, "MAX_REQUESTS")) {
+  if (const char* v = env.get(core::Knob::op_max_requests, prefix)) {
     if (auto w = core::parse_integer(v, 0, kMaxMaxRequests)) {
       o.max_requests = static_cast<int>(*w);
     } else {
       return core::fail(RELAY_ERR_OPTIONS, "{}: {}='{}' is not in [0, {}]", function,
-                        name("MAX_REQUESTS"), v, kMaxMaxRequests);
+                        name(core::Knob::op_max_requests), v, kMaxMaxRequests);
     }
   }
-  if (const char* v = env.get("RELAY_CHECK"); v != nullptr && o.check == RELAY_CHECK_DEFAULT) {
+  if (const char* v = env.get(core::Knob::check); v != nullptr && o.check == RELAY_CHECK_DEFAULT) {
     if (std::strcmp(v, "collective") == 0) {
       o.check = RELAY_CHECK_COLLECTIVE;
     } else if (std::strcmp(v, "local") == 0) {

@@ -2,6 +2,7 @@
 // checks of the fields all option structs have, each naming the field or variable it rejects.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
@@ -41,6 +42,26 @@ long long stored_value(const E& field) {
   std::memcpy(&raw, &field, sizeof raw);
   return static_cast<long long>(raw);
 }
+
+/// The size of each options struct's first versioned layout (relay 0.1, the first with
+/// struct_size): the least struct_size a caller can have. Fields added later do not change it.
+inline constexpr std::size_t kBcastOptionsFirstBytes =
+    offsetof(relay_bcast_options_t, check) + sizeof(relay_check_t);
+inline constexpr std::size_t kCollOptionsFirstBytes =
+    offsetof(relay_coll_options_t, check) + sizeof(relay_check_t);
+
+/// relay_bcast_options_init_sized / relay_coll_options_init_sized: the defaults in the first
+/// struct_size bytes of the caller's struct (fields of newer versions 0), struct_size set.
+void init_options(relay_bcast_options_t* options, std::size_t struct_size);
+void init_options(relay_coll_options_t* options, std::size_t struct_size);
+
+/// A caller's options (NULL: the defaults) as this library's struct, the first read of them at
+/// every entry point: struct_size checked (RELAY_ERR_OPTIONS naming argument `position` of
+/// `function`), the bytes both versions know copied, then validate_stored_enums.
+relay_status_t read_options(const relay_bcast_options_t* given, relay_bcast_options_t& out,
+                            const char* function, int position);
+relay_status_t read_options(const relay_coll_options_t* given, relay_coll_options_t& out,
+                            const char* function, int position);
 
 /// Checks the enum fields of a caller's options as the integers stored there (algorithm,
 /// policy, check; argument `position` of `function`), before anything reads them as enums.

@@ -36,7 +36,7 @@ relay_status_t resolve_requested(const core::RelayEnvironment& env, Requested o,
                                  const Call& call, const char* function, int position,
                                  int op_position, Config& config) {
   const std::string_view prefix = env_prefix(call.collective);
-  if (const char* v = env.get(prefix, "ALGORITHM")) {
+  if (const char* v = env.get(core::Knob::op_algorithm, prefix)) {
     const Algorithm* named = find_algorithm(call.collective, std::string_view(v));
     if (std::strcmp(v, "auto") == 0) {
       o.algorithm = 0;
@@ -47,8 +47,8 @@ relay_status_t resolve_requested(const core::RelayEnvironment& env, Requested o,
       const std::string what = call.collective == Collective::bcast
                                    ? std::string("an algorithm")
                                    : fmt::format("a {} algorithm", to_string(call.collective));
-      return core::fail(RELAY_ERR_OPTIONS, "{}: RELAY_{}_ALGORITHM='{}' is not {} (relay "
-                        "algorithms)", function, prefix, v, what);
+      return core::fail(RELAY_ERR_OPTIONS, "{}: {}='{}' is not {} (relay algorithms)", function,
+                        core::setting_name(core::Knob::op_algorithm, prefix), v, what);
     }
   }
   CommonOptions& common = o.common;
@@ -139,11 +139,10 @@ relay_status_t resolve_requested(const core::RelayEnvironment& env, Requested o,
 relay_status_t resolve(const core::RelayEnvironment& env, const relay_bcast_options_t* options,
                        const Call& call, const char* function, int position, Config& config) {
   relay_bcast_options_t o;
-  relay_bcast_options_init(&o);
-  if (options != nullptr) o = *options;
-  // The caller's enum fields as the integers stored there, before anything below reads one as
-  // its enum type (a stored 99 is undefined behaviour to load: UBSan).
-  if (auto st = validate_stored_enums(o, function, position); st != RELAY_SUCCESS) return st;
+  // The caller's struct as far as its struct_size reaches, and its enum fields as the integers
+  // stored there, before anything below reads one as its enum type (a stored 99 is undefined
+  // behaviour to load: UBSan).
+  if (auto st = read_options(options, o, function, position); st != RELAY_SUCCESS) return st;
   const Requested requested{static_cast<int>(o.algorithm),
                             {o.policy, o.segment_bytes, o.fanout, o.max_requests, o.check}};
   return resolve_requested(env, requested, call, function, position, 0, config);
@@ -153,10 +152,9 @@ relay_status_t resolve(const core::RelayEnvironment& env, const relay_coll_optio
                        const Call& call, const char* function, int position, int op_position,
                        Config& config) {
   relay_coll_options_t o;
-  relay_coll_options_init(&o);
-  if (options != nullptr) o = *options;
-  // policy and check as the integers stored there, before anything reads them as enums.
-  if (auto st = validate_stored_enums(o, function, position); st != RELAY_SUCCESS) return st;
+  // As far as its struct_size reaches; policy and check as the integers stored there, before
+  // anything reads them as enums.
+  if (auto st = read_options(options, o, function, position); st != RELAY_SUCCESS) return st;
   const Requested requested{o.algorithm,
                             {o.policy, o.segment_bytes, o.fanout, o.max_requests, o.check}};
   return resolve_requested(env, requested, call, function, position, op_position, config);

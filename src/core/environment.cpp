@@ -2,12 +2,8 @@
 
 #include <unistd.h>
 
-#include <cstdlib>
 #include <cstring>
 #include <initializer_list>
-#include <string>
-
-#include <fmt/format.h>
 
 namespace relay::core {
 
@@ -42,20 +38,16 @@ RelayEnvironment::RelayEnvironment() {
   }
 }
 
-const char* RelayEnvironment::get(std::string_view name) const {
-  if (overflow_) return non_empty(std::getenv(std::string(name).c_str()));
+const char* RelayEnvironment::get(Knob knob, std::string_view op) const {
+  if (overflow_) return read_setting(knob, op);
+  // The name as the parts either side of <OP>: no string is built on this per-call path.
+  const std::string_view name = setting(knob).name;
+  const std::size_t at = name.find(kOpPlaceholder);
+  const std::string_view before = name.substr(0, at);
+  const std::string_view after =
+      at == std::string_view::npos ? std::string_view() : name.substr(at + kOpPlaceholder.size());
   for (int i = 0; i < count_; ++i) {
-    if (const char* v = match(entries_[i], {name})) return non_empty(v);
-  }
-  return nullptr;
-}
-
-const char* RelayEnvironment::get(std::string_view op, std::string_view field) const {
-  if (overflow_) {
-    return get(fmt::format("{}{}_{}", kRelayPrefix, op, field));
-  }
-  for (int i = 0; i < count_; ++i) {
-    if (const char* v = match(entries_[i], {kRelayPrefix, op, "_", field})) return non_empty(v);
+    if (const char* v = match(entries_[i], {before, op, after})) return non_empty(v);
   }
   return nullptr;
 }

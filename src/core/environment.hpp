@@ -4,6 +4,8 @@
 #include <array>
 #include <string_view>
 
+#include "core/settings.hpp"
+
 namespace relay::core {
 
 /// The RELAY_* variables of the environment, found in one pass over it. A call reads up to
@@ -14,10 +16,9 @@ namespace relay::core {
 class RelayEnvironment {
  public:
   RelayEnvironment();
-  /// The value of `name` ("RELAY_CHECK"), or nullptr when unset or empty.
-  const char* get(std::string_view name) const;
-  /// The value of RELAY_<op>_<field> ("BCAST", "POLICY"), or nullptr when unset or empty.
-  const char* get(std::string_view op, std::string_view field) const;
+  /// The value of a variable of the table (core/settings.hpp), or nullptr when unset or
+  /// empty; for a family (RELAY_<OP>_POLICY), `op` ("BCAST") names the collective.
+  const char* get(Knob knob, std::string_view op = {}) const;
 
  private:
   static constexpr int kMaxEntries = 32;

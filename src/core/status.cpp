@@ -1,9 +1,10 @@
 #include "core/status.hpp"
 
+#include "core/settings.hpp"
+
 #include <mpi.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 
 namespace relay::core {
@@ -17,8 +18,8 @@ void clear_last_error() { t_last_error.clear(); }
 
 bool log_enabled() {
   static const bool enabled = [] {
-    const char* v = std::getenv("RELAY_LOG");
-    return v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0;
+    const char* v = read_setting(Knob::log);
+    return v != nullptr && std::strcmp(v, "0") != 0;
   }();
   return enabled;
 }

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/settings.hpp"
 #include "core/units.hpp"
 
 namespace relay::exec {
@@ -28,7 +29,7 @@ const Pacing& pacing() {
     // long between polls instead of spinning inside MPI. On machines where ranks share cores
     // with the kernel's packet processing (the emulated cluster: 8 ranks and all TCP traffic
     // on 2 CPUs), spinning ranks starve the network; 0 (the default) leaves waiting to MPI.
-    if (const char* v = std::getenv("RELAY_IDLE_SLEEP_US"); v != nullptr && *v != '\0') {
+    if (const char* v = core::read_setting(core::Knob::idle_sleep_us)) {
       const auto us = core::parse_integer(v, 0, 1000000);
       if (us) {
         r.idle_sleep_ns = static_cast<long>(*us) * 1000L;
@@ -39,7 +40,7 @@ const Pacing& pacing() {
     }
     // RELAY_PEER_BYTES_IN_FLIGHT: the byte budget of sends in flight to one peer (see
     // executor.hpp); a whole number of bytes or a size like 64KiB, 0 = one message at a time.
-    if (const char* v = std::getenv("RELAY_PEER_BYTES_IN_FLIGHT"); v != nullptr && *v != '\0') {
+    if (const char* v = core::read_setting(core::Knob::peer_bytes_in_flight)) {
       const auto bytes = core::parse_bytes(v);
       if (bytes && *bytes >= 0) {
         r.peer_bytes_limit = static_cast<std::int64_t>(*bytes);
@@ -80,7 +81,7 @@ relay_status_t Executor::mpi_failed(int code, const char* call) {
 
 relay_status_t Executor::start(std::shared_ptr<const schedule::RankProgram> program,
                                char* buffer, MPI_Comm comm, int tag, Policy policy,
-                               int window, const Combiner& combiner) {
+                               int max_requests, const Combiner& combiner) {
   program_ = std::move(program);
   error_.clear();
   if (!pacing().error.empty()) {
@@ -93,27 +94,27 @@ relay_status_t Executor::start(std::shared_ptr<const schedule::RankProgram> prog
   comm_ = comm;
   tag_ = tag;
   policy_ = policy;
-  window_ = window < 1 ? 1 : window;
+  max_requests_ = max_requests < 1 ? 1 : max_requests;
   const auto recvs = static_cast<std::size_t>(program_->recv_count());
-  const int slots = 2 * window_;
+  const int slots = 2 * max_requests_;
   requests_.assign(slots, MPI_REQUEST_NULL);
   slot_step_.assign(slots, -1);
   completed_.assign(slots, 0);
   statuses_.resize(static_cast<std::size_t>(slots));
   free_recv_slots_.clear();
   free_send_slots_.clear();
-  free_recv_slots_.reserve(window_);
-  free_send_slots_.reserve(window_);
-  for (int s = window_ - 1; s >= 0; --s) free_recv_slots_.push_back(s);
-  for (int s = slots - 1; s >= window_; --s) free_send_slots_.push_back(s);
+  free_recv_slots_.reserve(max_requests_);
+  free_send_slots_.reserve(max_requests_);
+  for (int s = max_requests_ - 1; s >= 0; --s) free_recv_slots_.push_back(s);
+  for (int s = slots - 1; s >= max_requests_; --s) free_send_slots_.push_back(s);
   recv_done_.assign(recvs, 0);
   send_done_.assign(program_->send_steps.size(), 0);
   int comm_size = 1;
   MPI_Comm_size(comm_, &comm_size);
   peer_bytes_.assign(static_cast<std::size_t>(comm_size), 0);
   peer_bytes_limit_ = pacing().peer_bytes_limit;
-  first_slot_ = recvs == 0 ? window_ : 0;
-  end_slot_ = program_->send_steps.empty() ? window_ : slots;
+  first_slot_ = recvs == 0 ? max_requests_ : 0;
+  end_slot_ = program_->send_steps.empty() ? max_requests_ : slots;
   recvs_posted_ = recv_prefix_ = sends_started_ = sends_done_ = cursor_ = 0;
   send_prefix_ = combines_done_ = 0;
   cursor_send_active_ = false;
@@ -167,7 +168,7 @@ relay_status_t Executor::start_sends() {
 }
 
 void Executor::complete_slot(int slot, const MPI_Status& status) {
-  if (slot < window_) {
+  if (slot < max_requests_) {
     check_received(slot_step_[slot], status);
     recv_done_[slot_step_[slot]] = 1;
     while (recv_prefix_ < program_->recv_count() && recv_done_[recv_prefix_]) ++recv_prefix_;
@@ -273,8 +274,8 @@ relay_status_t Executor::blocking_step(bool may_block, bool& advanced) {
       if (auto st = post_receives(); st != RELAY_SUCCESS) return st;
     }
     int slot = 0;
-    while (slot < window_ && slot_step_[slot] != ordinal) ++slot;
-    if (slot == window_) {
+    while (slot < max_requests_ && slot_step_[slot] != ordinal) ++slot;
+    if (slot == max_requests_) {
       error_ = "executor: the next receive was not pre-posted";
       return RELAY_ERR_INTERNAL;
     }
@@ -293,7 +294,7 @@ relay_status_t Executor::blocking_step(bool may_block, bool& advanced) {
     send_completed(sends_done_);
     if (auto st = post_receives(); st != RELAY_SUCCESS) return st;
   } else {
-    const int slot = window_;
+    const int slot = max_requests_;
     if (!cursor_send_active_) {
       const int rc = MPI_Isend(buffer_ + s.offset, static_cast<int>(s.bytes), MPI_BYTE, s.peer,
                                tag_, comm_, &requests_[slot]);

@@ -1,12 +1,12 @@
 // Runs one rank's program on MPI point-to-point.
 //
-// Receives are always pre-posted, up to `window` ahead, so a sender never waits for a late
+// Receives are always pre-posted, up to `max_requests` ahead, so a sender never waits for a late
 // receive and speed does not depend on MPI's eager limit (amestoy2001). Two policies:
 //   blocking    -- the rank performs its steps one at a time, in program order: wait for
 //                  segment j, send it to each child in turn (each send completes before the
 //                  next step). The papers' blocking pipeline.
 //   nonblocking -- a step starts as soon as the receives it needs have completed; up to
-//                  `window` sends are in flight, so segment j is forwarded while j+1.. arrive.
+//                  `max_requests` sends are in flight, so segment j is forwarded while j+1.. arrive.
 // Reductions add combine steps (MPI_Reduce_local of a scratch slot into the buffer): they run
 // in program order, locally, as soon as their dependencies allow (see schedule.hpp); receives
 // are posted in program order once the scratch slot or buffer range they write is free.
@@ -57,7 +57,7 @@ class Executor {
   /// leave MPI requests writing into the caller's memory -- and then wait()/progress() return
   /// RELAY_ERR_MISMATCH naming the first such receive, never success over wrong data.
   relay_status_t start(std::shared_ptr<const schedule::RankProgram> program, char* buffer,
-                       MPI_Comm comm, int tag, Policy policy, int window,
+                       MPI_Comm comm, int tag, Policy policy, int max_requests,
                        const Combiner& combiner = Combiner{});
   /// Advances without blocking; sets done when every step has completed.
   relay_status_t progress(bool& done);
@@ -94,10 +94,10 @@ class Executor {
   MPI_Comm comm_ = MPI_COMM_NULL;
   int tag_ = 0;
   Policy policy_ = Policy::nonblocking;
-  int window_ = 1;
+  int max_requests_ = 1;
   Combiner combiner_;
 
-  // Slots [0, window) hold receives, [window, 2 window) sends. Completion calls scan only
+  // Slots [0, max_requests) hold receives, [max_requests, 2 max_requests) sends. Completion calls scan only
   // [first_slot_, end_slot_): a root never receives and a leaf never sends, and every slot
   // scanned costs MPI a check on each progress pass.
   std::vector<MPI_Request> requests_;
@@ -116,11 +116,11 @@ class Executor {
   // they interleave, so segment j arrives (and is forwarded) later than if it went alone and a
   // pipeline loses its rhythm -- measured on the emulated cluster (4 nodes, 250 Mbit/s, 1 MiB,
   // 64 KiB segments): 42 ms with one send per peer in flight, 47 ms with 2, 54 ms with 4,
-  // 112 ms with 16 (the window); the link alone takes 36 ms. Small messages, on the other hand,
+  // 112 ms with 16 (max_requests); the link alone takes 36 ms. Small messages, on the other hand,
   // need several in flight to hide MPI's per-message cost: on shared memory, 16 MiB in 4 KiB
   // segments took 21.2 ms with one in flight and 16.6 ms with 16 (a plain MPI_Isend loop with
-  // 16 in flight: 16.4-18.3 ms). A byte budget serves both. Receives stay pre-posted up to the
-  // window either way, so speed does not depend on MPI's eager limit, and sends to different
+  // 16 in flight: 16.4-18.3 ms). A byte budget serves both. Receives stay pre-posted up to
+  // max_requests either way, so speed does not depend on MPI's eager limit, and sends to different
   // peers (tree children) still overlap.
   std::int64_t peer_bytes_limit_ = 0;
   std::vector<std::int64_t> peer_bytes_;

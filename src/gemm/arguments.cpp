@@ -1,9 +1,13 @@
 // PDGEMM's argument check (PBLAS/SRC/pdgemm_.c: TRANSA, TRANSB, then PB_Cchkmat on A, B, C
 // in that order) and the options of a call.
 #include <climits>
+#include <cstddef>
 #include <cstdlib>
 
+#include "coll/options.hpp"
 #include "core/fingerprint.hpp"
+#include "core/settings.hpp"
+#include "core/sized_struct.hpp"
 #include "core/status.hpp"
 #include "core/units.hpp"
 #include "gemm/gemm.hpp"
@@ -119,30 +123,61 @@ bool agree_on_fingerprint(std::uint64_t fingerprint, const relay_grid& grid) {
   return core::same_on_every_rank(fingerprint, grid.comm, rc);
 }
 
+namespace {
+
+// The size of relay_gemm_options_t's first versioned layout (relay 0.1): the least struct_size
+// a caller can have. Fields added later do not change it.
+constexpr std::size_t kGemmOptionsFirstBytes = offsetof(relay_gemm_options_t, pieces) + sizeof(int);
+
+relay_gemm_options_t default_options() {
+  relay_gemm_options_t o{};
+  o.struct_size = sizeof o;
+  o.bcast = nullptr;
+  o.panel_width = 0;
+  o.lookahead = 0;
+  o.pieces = 0;
+  return o;
+}
+
+}  // namespace
+
+void init_options(relay_gemm_options_t* options, std::size_t struct_size) {
+  core::init_sized_struct(options, struct_size, default_options());
+}
+
 relay_status_t resolve_options(const relay_gemm_options_t* given, Options& out,
                                std::string& error) {
-  relay_gemm_options_t o;
-  if (given != nullptr) {
-    o = *given;
-  } else {
-    relay_gemm_options_init(&o);
+  relay_gemm_options_t o = default_options();
+  std::string why;
+  if (given != nullptr && !core::copy_sized_struct(given, o, kGemmOptionsFirstBytes, why)) {
+    error = fmt::format("argument 22 (options->struct_size = {}) {}",
+                        core::stored_struct_size(given), why);
+    return RELAY_ERR_OPTIONS;
   }
-  auto env = [&](const char* name, long long min, long long max, long long& value) {
-    const char* v = std::getenv(name);
-    if (v == nullptr || *v == '\0') return true;
+  // The panel broadcasts' options, copied as relay_ibcast copies them (it checks the rest).
+  relay_bcast_options_init(&out.bcast);
+  if (o.bcast != nullptr &&
+      !core::copy_sized_struct(o.bcast, out.bcast, coll::kBcastOptionsFirstBytes, why)) {
+    error = fmt::format("argument 22 (options->bcast->struct_size = {}) {}",
+                        core::stored_struct_size(o.bcast), why);
+    return RELAY_ERR_OPTIONS;
+  }
+  auto env = [&](core::Knob knob, long long min, long long max, long long& value) {
+    const char* v = core::read_setting(knob);
+    if (v == nullptr) return true;
     auto parsed = core::parse_integer(v, min, max);
     if (!parsed) {
-      error = fmt::format("environment variable {}='{}' is not an integer in [{}, {}]", name, v,
-                          min, max);
+      error = fmt::format("environment variable {}='{}' is not an integer in [{}, {}]",
+                          core::setting(knob).name, v, min, max);
       return false;
     }
     value = *parsed;
     return true;
   };
   long long width = o.panel_width, lookahead = o.lookahead, pieces = o.pieces;
-  if (!env("RELAY_GEMM_PANEL_WIDTH", 0, 1LL << 30, width) ||
-      !env("RELAY_GEMM_LOOKAHEAD", 0, 64, lookahead) ||
-      !env("RELAY_GEMM_PIECES", 0, 4096, pieces)) {
+  if (!env(core::Knob::gemm_panel_width, 0, 1LL << 30, width) ||
+      !env(core::Knob::gemm_lookahead, 0, 64, lookahead) ||
+      !env(core::Knob::gemm_pieces, 0, 4096, pieces)) {
     return RELAY_ERR_OPTIONS;
   }
   if (width < 0) {
@@ -157,7 +192,6 @@ relay_status_t resolve_options(const relay_gemm_options_t* given, Options& out,
     error = fmt::format("options->pieces = {} is outside [0, 4096]", pieces);
     return RELAY_ERR_OPTIONS;
   }
-  out.bcast = o.bcast;
   out.panel_width = width;
   out.lookahead = static_cast<int>(lookahead);
   out.pieces = pieces > 0 ? static_cast<int>(pieces) : (lookahead > 0 ? 4 : 1);

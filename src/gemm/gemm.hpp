@@ -17,6 +17,7 @@
 
 #include <mpi.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -68,6 +69,10 @@ std::uint64_t problem_fingerprint(const Problem& p, const Options& options);
 
 /// Whether every process of the grid computed the same fingerprint (one allreduce).
 bool agree_on_fingerprint(std::uint64_t fingerprint, const relay_grid& grid);
+
+/// relay_gemm_options_init_sized: the defaults in the first struct_size bytes of the caller's
+/// struct (fields of newer versions 0), struct_size set.
+void init_options(relay_gemm_options_t* options, std::size_t struct_size);
 
 /// Fills defaults and applies RELAY_GEMM_PANEL_WIDTH / _LOOKAHEAD / _PIECES. Not collective.
 relay_status_t resolve_options(const relay_gemm_options_t* given, Options& out,

@@ -272,7 +272,7 @@ relay_status_t Summa<T>::start_aligned(const Operand<T>& x, Slot<T>& slot,
         return st;
       }
       slot.bcasts.push_back(req);
-      stats_.bytes += count * static_cast<long long>(sizeof(T));
+      stats_.panel_bytes += count * static_cast<long long>(sizeof(T));
     }
     t += piece;
   }
@@ -318,7 +318,7 @@ relay_status_t Summa<T>::start_gather(const Operand<T>& x,
     total += g.rcounts[s];
   }
   g.recv.resize(static_cast<std::size_t>(total));
-  stats_.bytes += static_cast<long long>(total) * static_cast<long long>(sizeof(T));
+  stats_.panel_bytes += static_cast<long long>(total) * static_cast<long long>(sizeof(T));
   int rc = MPI_Ialltoallv(g.send.data(), g.scounts.data(), g.sdispls.data(), p_.type,
                           g.recv.data(), g.rcounts.data(), g.rdispls.data(), p_.type,
                           grid_.comm, &g.request);
@@ -355,7 +355,7 @@ relay_status_t Summa<T>::start(Slot<T>& slot, std::int64_t k0, std::int64_t w) {
   if (st == RELAY_SUCCESS) {
     st = b_.aligned ? start_aligned(b_, slot, slot.b) : start_gather(b_, classes_b_, slot, slot.gb);
   }
-  stats_.bcast += MPI_Wtime() - t0;
+  stats_.bcast_s += MPI_Wtime() - t0;
   return st;
 }
 
@@ -379,7 +379,7 @@ relay_status_t Summa<T>::progress(Slot<T>& slot) {
       if (rc != MPI_SUCCESS) return mpi_error(rc, "MPI_Test");
     }
   }
-  stats_.bcast += MPI_Wtime() - t0;
+  stats_.bcast_s += MPI_Wtime() - t0;
   return RELAY_SUCCESS;
 }
 
@@ -402,10 +402,10 @@ relay_status_t Summa<T>::wait(Slot<T>& slot) {
     }
   }
   const double t1 = MPI_Wtime();
-  stats_.wait += t1 - t0;
+  stats_.wait_s += t1 - t0;
   if (!a_.aligned) finish_gather(a_, classes_a_, slot, slot.ga, slot.a);
   if (!b_.aligned) finish_gather(b_, classes_b_, slot, slot.gb, slot.b);
-  stats_.bcast += MPI_Wtime() - t1;
+  stats_.bcast_s += MPI_Wtime() - t1;
   slot.active = false;
   return result;
 }
@@ -439,10 +439,10 @@ relay_status_t Summa<T>::run(std::string& error) {
 
   double t0 = MPI_Wtime();
   scale_c();
-  stats_.compute += MPI_Wtime() - t0;
+  stats_.compute_s += MPI_Wtime() - t0;
   const T alpha = *static_cast<const T*>(p_.alpha);
   if (p_.k == 0 || alpha == T(0)) {
-    stats_.total = MPI_Wtime() - t_start;
+    stats_.total_s = MPI_Wtime() - t_start;
     return RELAY_SUCCESS;
   }
 
@@ -488,7 +488,7 @@ relay_status_t Summa<T>::run(std::string& error) {
     Slot<T>& slot = slots[static_cast<std::size_t>(q % nslots)];
     st = wait(slot);
     if (st != RELAY_SUCCESS) break;
-    ++stats_.panels;
+    ++stats_.panel_count;
     if (m_loc_ == 0 || n_loc_ == 0) continue;
     // The local update, cut into column pieces; between pieces, later panels progress.
     for (int piece = 0; piece < pieces && st == RELAY_SUCCESS; ++piece) {
@@ -501,7 +501,7 @@ relay_status_t Summa<T>::run(std::string& error) {
                       static_cast<int>(std::max<std::int64_t>(1, n_loc_)), c_local_ + j0 * ldc_,
                       static_cast<int>(ldc_));
       }
-      stats_.compute += MPI_Wtime() - t0;
+      stats_.compute_s += MPI_Wtime() - t0;
       if (L > 0) {
         for (Slot<T>& other : slots) {
           if (&other != &slot && st == RELAY_SUCCESS) st = progress(other);
@@ -524,7 +524,7 @@ relay_status_t Summa<T>::run(std::string& error) {
                                         sizeof(T));
   }
   stats_.workspace_bytes = workspace;
-  stats_.total = MPI_Wtime() - t_start;
+  stats_.total_s = MPI_Wtime() - t_start;
   if (st != RELAY_SUCCESS) error = error_;
   return st;
 }

@@ -20,6 +20,7 @@
 #include <cstring>
 #include <string>
 
+#include "core/settings.hpp"
 #include "core/status.hpp"
 #include "gemm/gemm.hpp"
 #include "gemm/grid.hpp"
@@ -31,7 +32,7 @@ namespace {
 constexpr int kBlacsGetContextComm = 10;  // SGET_BLACSCONTXT: the context's communicator
 
 bool return_on_error() {
-  const char* v = std::getenv("RELAY_SCALAPACK_ON_ERROR");
+  const char* v = relay::core::read_setting(relay::core::Knob::scalapack_on_error);
   return v != nullptr && std::strcmp(v, "return") == 0;
 }
 

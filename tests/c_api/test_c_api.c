@@ -2,9 +2,11 @@
  * status with its message, a nonblocking broadcast, and the reductions and gathers (an
  * allreduce with every algorithm, a nonblocking reduce, an allgather, a reduce_scatter_block,
  * an op error), a gather, a nonblocking scatter, an alltoall with each schedule, a barrier and
- * a nonblocking barrier, a gather error, and overlapped collectives. Exit status 0 on every
+ * a nonblocking barrier, a gather error, overlapped collectives, and options structs of
+ * other sizes (struct_size). Exit status 0 on every
  * rank iff all checks passed on every rank. */
 #include <mpi.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -145,8 +147,8 @@ int main(int argc, char** argv) {
     for (i = 0; i < 257; ++i) in[i] = rank + i;
     if (relay_overlap_allreduce(in, out, 257, MPI_INT, MPI_SUM, MPI_COMM_WORLD, 3, NULL, times) !=
             RELAY_SUCCESS ||
-        out[256] != size * (size - 1) / 2 + 256 * size || times[0].count != 86 ||
-        times[2].count != 85) {
+        out[256] != size * (size - 1) / 2 + 256 * size || times[0].element_count != 86 ||
+        times[2].element_count != 85) {
       fprintf(stderr, "rank %d: overlapped allreduce failed: %s\n", rank, relay_last_error());
       ++failures;
     }
@@ -161,6 +163,55 @@ int main(int argc, char** argv) {
             RELAY_ERR_NDUP ||
         strstr(relay_last_error(), "argument 6 (n_dup = 0)") == NULL) {
       fprintf(stderr, "rank %d: n_dup 0 not reported: %s\n", rank, relay_last_error());
+      ++failures;
+    }
+  }
+  {
+    /* The options structs across versions (relay.h, "ABI stability"): a struct_size never
+     * set is refused on every rank, naming the argument; a newer caller's longer struct is
+     * used when its unknown tail is 0 and refused otherwise; the init functions fill exactly
+     * the caller's struct_size bytes. */
+    struct newer_bcast_options {
+      relay_bcast_options_t known;
+      long long newer_field;
+      unsigned char guard;
+    } newer;
+    relay_coll_options_t copt;
+    relay_bcast_options_init(&options);
+    options.struct_size = 0;
+    if (relay_bcast(data, 4, MPI_INT, 0, MPI_COMM_WORLD, &options) != RELAY_ERR_OPTIONS ||
+        strstr(relay_last_error(), "argument 6 (options->struct_size = 0)") == NULL) {
+      fprintf(stderr, "rank %d: struct_size 0 not reported: %s\n", rank, relay_last_error());
+      ++failures;
+    }
+    relay_coll_options_init(&copt);
+    copt.struct_size = 1u << 20;
+    if (relay_barrier(MPI_COMM_WORLD, &copt) != RELAY_ERR_OPTIONS ||
+        strstr(relay_last_error(), "argument 2 (options->struct_size = 1048576)") == NULL) {
+      fprintf(stderr, "rank %d: implausible struct_size not reported: %s\n", rank,
+              relay_last_error());
+      ++failures;
+    }
+    memset(&newer, 0xff, sizeof newer);
+    relay_bcast_options_init_sized(&newer.known, offsetof(struct newer_bcast_options, guard));
+    if (newer.known.struct_size != offsetof(struct newer_bcast_options, guard) || newer.newer_field != 0 ||
+        newer.guard != 0xff || newer.known.segment_bytes != RELAY_SEGMENT_DEFAULT) {
+      fprintf(stderr, "rank %d: relay_bcast_options_init_sized did not fill exactly its size\n",
+              rank);
+      ++failures;
+    }
+    for (i = 0; i < 4; ++i) data[i] = rank == 0 ? 7 : 0;
+    if (relay_bcast(data, 4, MPI_INT, 0, MPI_COMM_WORLD, &newer.known) != RELAY_SUCCESS ||
+        data[3] != 7) {
+      fprintf(stderr, "rank %d: a newer struct with a zero tail refused: %s\n", rank,
+              relay_last_error());
+      ++failures;
+    }
+    newer.newer_field = 1;
+    if (relay_bcast(data, 4, MPI_INT, 0, MPI_COMM_WORLD, &newer.known) != RELAY_ERR_OPTIONS ||
+        strstr(relay_last_error(), "sets fields past") == NULL) {
+      fprintf(stderr, "rank %d: a newer struct's unknown field not refused: %s\n", rank,
+              relay_last_error());
       ++failures;
     }
   }

@@ -257,11 +257,14 @@ void run_case(const Case& c, relay_grid_t grid, int ctxt, std::uint64_t seed) {
   if (c.beta_kind != 1) {
     for (auto& v : C.global) max_c = std::max(max_c, absval(v));
   }
+  relay_bcast_options_t bcast;
+  relay_bcast_options_init(&bcast);
+  bcast.algorithm = c.algorithm;
+  bcast.policy = c.policy;
+  bcast.segment_bytes = c.segment;
   relay_gemm_options_t options;
   relay_gemm_options_init(&options);
-  options.bcast.algorithm = c.algorithm;
-  options.bcast.policy = c.policy;
-  options.bcast.segment_bytes = c.segment;
+  options.bcast = &bcast;
   options.lookahead = c.lookahead;
   options.panel_width = c.panel_width;
   options.pieces = c.pieces;
@@ -497,6 +500,43 @@ TEST(Gemm, InvalidArgumentsGiveThePblasInfoEverywhere) {
     if (rank == g.rows * g.cols - 1) bad_lld.lld = 0;  // only the last process sees it
     if (g.rows * g.cols > 1) {
       EXPECT_EQ(run('N', d, bad_lld, 4), -(19 * 100 + 11));  // DESCC, LLD_
+    }
+    for (double v : c) ASSERT_EQ(v, 5.0);
+  }
+  free_grids(grids);
+}
+
+// The options across versions (docs/abi.md): a struct_size never set, the gemm's or its
+// broadcast options', is RELAY_ERR_OPTIONS naming it on every process -- also when only one
+// process passes it -- and C is untouched.
+TEST(Gemm, OptionsStructSizeIsCheckedEverywhere) {
+  auto grids = make_grids();
+  for (auto& g : grids) {
+    if (g.comm == MPI_COMM_NULL) continue;
+    int rank = 0;
+    MPI_Comm_rank(g.comm, &rank);
+    relay_matrix_desc_t d{8, 8, 2, 2, 0, 0, 0, 0, 8};
+    std::vector<double> a(64, 1.0), b(64, 1.0), c(64, 5.0);
+    const double one = 1.0;
+    auto run = [&](const relay_gemm_options_t& options) {
+      return relay_gemm('N', 'N', 4, 4, 4, MPI_DOUBLE, &one, a.data(), 0, 0, &d, b.data(), 0, 0,
+                        &d, &one, c.data(), 0, 0, &d, g.grid, &options, nullptr, nullptr);
+    };
+    relay_gemm_options_t options;
+    relay_gemm_options_init(&options);
+    options.struct_size = 0;
+    EXPECT_EQ(run(options), RELAY_ERR_OPTIONS);
+    EXPECT_NE(std::string(relay_last_error()).find("argument 22 (options->struct_size = 0)"),
+              std::string::npos) << relay_last_error();
+    relay_bcast_options_t bcast;
+    relay_bcast_options_init(&bcast);
+    if (rank == 0) bcast.struct_size = 0;  // only process 0 passes it
+    relay_gemm_options_init(&options);
+    options.bcast = &bcast;
+    EXPECT_EQ(run(options), RELAY_ERR_OPTIONS);
+    if (rank == 0) {
+      EXPECT_NE(std::string(relay_last_error()).find("options->bcast->struct_size = 0"),
+                std::string::npos) << relay_last_error();
     }
     for (double v : c) ASSERT_EQ(v, 5.0);
   }

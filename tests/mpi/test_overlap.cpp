@@ -253,7 +253,7 @@ void chained_on_grid(Parts parts) {
         // Each part's broadcast started after its own reduction completed (Algorithm 2).
         for (int c = 0; c < n_dup; ++c) {
           const auto& t = times[c];
-          if (t.count > 0 && !(t.post_start_s <= t.posted_s && t.posted_s <= t.first_done_s &&
+          if (t.element_count > 0 && !(t.post_start_s <= t.posted_s && t.posted_s <= t.first_done_s &&
                                t.first_done_s <= t.second_post_start_s &&
                                t.second_post_start_s <= t.second_posted_s &&
                                t.second_posted_s <= t.done_s)) {

@@ -289,9 +289,9 @@ TEST(OverlapApi, PartTimesDescribeTheSplit) {
   relay_overlap_part_times_t t[4];
   ASSERT_EQ(relay_overlap_bcast(buf.data(), 10, MPI_INT, 0, MPI_COMM_WORLD, 3, &o, t),
             RELAY_SUCCESS);
-  EXPECT_EQ(t[0].count, 4);
-  EXPECT_EQ(t[1].count, 3);
-  EXPECT_EQ(t[2].count, 3);
+  EXPECT_EQ(t[0].element_count, 4);
+  EXPECT_EQ(t[1].element_count, 3);
+  EXPECT_EQ(t[2].element_count, 3);
   for (int c = 0; c < 3; ++c) {
     EXPECT_LE(0.0, t[c].post_start_s);
     EXPECT_LE(t[c].post_start_s, t[c].posted_s);
@@ -305,11 +305,11 @@ TEST(OverlapApi, PartTimesDescribeTheSplit) {
   ASSERT_EQ(relay_overlap_ibcast(buf.data(), 2, MPI_INT, 0, MPI_COMM_WORLD, 4, &o, t, &r),
             RELAY_SUCCESS);
   ASSERT_EQ(relay_wait(&r), RELAY_SUCCESS);
-  EXPECT_EQ(t[0].count + t[1].count, 2);
-  EXPECT_EQ(t[1].count, 1);
+  EXPECT_EQ(t[0].element_count + t[1].element_count, 2);
+  EXPECT_EQ(t[1].element_count, 1);
   EXPECT_GT(t[1].done_s, 0.0);
   for (int c : {2, 3}) {
-    EXPECT_EQ(t[c].count, 0);
+    EXPECT_EQ(t[c].element_count, 0);
     EXPECT_EQ(t[c].post_start_s, 0.0);
     EXPECT_EQ(t[c].done_s, 0.0);
   }

@@ -52,6 +52,7 @@ void store(E& field, int value) {
 relay_bcast_options_t valid_bcast_options() {
   relay_bcast_options_t o;
   std::memset(&o, 0, sizeof o);  // AUTO, DEFAULT policy, DEFAULT check
+  o.struct_size = sizeof o;
   o.segment_bytes = RELAY_SEGMENT_DEFAULT;
   return o;
 }
