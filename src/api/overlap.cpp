@@ -303,7 +303,7 @@ relay_status_t run(const char* fn, const Args& a) {
   Layout l;
   if (auto st = checked(fn, a, l); st != RELAY_SUCCESS) return st;
   if (a.n_dup == 1) return run_plain(a, t0);
-  relay::overlap::Overlap overlap(fn, t0, a.times);
+  relay::overlap::Overlap overlap(fn, t0, a.times, relay_request_events);
   if (auto st = add_parts(fn, a, l, overlap); st != RELAY_SUCCESS) return st;
   if (auto st = overlap.post(); st != RELAY_SUCCESS) return st;
   return overlap.wait();
@@ -320,7 +320,7 @@ relay_status_t start(const char* fn, const Args& a, relay_request_t* request, in
   if (auto st = checked(fn, a, l); st != RELAY_SUCCESS) return st;
   auto r = std::make_unique<relay_request>();
   r->kind = relay_request::Kind::overlap;
-  r->overlap = std::make_unique<relay::overlap::Overlap>(fn, t0, a.times);
+  r->overlap = std::make_unique<relay::overlap::Overlap>(fn, t0, a.times, relay_request_events);
   if (auto st = add_parts(fn, a, l, *r->overlap); st != RELAY_SUCCESS) return st;
   if (auto st = r->overlap->post(); st != RELAY_SUCCESS) return st;
   *request = r.release();

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "api/request.hpp"
 #include "core/status.hpp"
 #include "exec/executor.hpp"
 
@@ -54,8 +53,9 @@ PartRange part_range(int count, int n, int c) {
   return r;
 }
 
-Overlap::Overlap(const char* function, double t0, relay_overlap_part_times_t* times)
-    : function_(function), t0_(t0), times_(times) {}
+Overlap::Overlap(const char* function, double t0, relay_overlap_part_times_t* times,
+                 EventsFn events)
+    : function_(function), t0_(t0), times_(times), events_(events) {}
 
 Overlap::~Overlap() {
   for (auto& s : stages_) {
@@ -115,7 +115,7 @@ void Overlap::start_stage(Stage& s) {
 }
 
 void Overlap::test_stage(Stage& s, bool& moved) {
-  const std::int64_t before = relay_request_events(s.request);
+  const std::int64_t before = events_(s.request);
   int flag = 0;
   const relay_status_t st = relay_test(&s.request, &flag);
   if (st != RELAY_SUCCESS) {
@@ -124,7 +124,7 @@ void Overlap::test_stage(Stage& s, bool& moved) {
     return;
   }
   if (!flag) {
-    moved = moved || relay_request_events(s.request) != before;
+    moved = moved || events_(s.request) != before;
     return;
   }
   s.state = StageState::done;

@@ -40,6 +40,11 @@ struct PartRange {
 };
 PartRange part_range(int count, int n, int c);
 
+/// How far a request has progressed (a count that grows with every completed step): the api's
+/// relay_request_events, passed in so that this engine, which the api builds on, does not
+/// include the api's request type.
+using EventsFn = std::int64_t (*)(const relay_request* request);
+
 /// Starts one stage's collective on `comm` (a duplicate); sets *request.
 using StartFn = std::function<relay_status_t(MPI_Comm comm, relay_request_t* request)>;
 
@@ -62,8 +67,9 @@ struct Stage {
 class Overlap {
  public:
   /// `function` names the API call in errors; t0 is its MPI_Wtime at entry; times is NULL or
-  /// one entry per part, filled at completion.
-  Overlap(const char* function, double t0, relay_overlap_part_times_t* times);
+  /// one entry per part, filled at completion; `events` tells a stage that moved from one that
+  /// did not (the wait sleeps only when none moved).
+  Overlap(const char* function, double t0, relay_overlap_part_times_t* times, EventsFn events);
   ~Overlap();
   Overlap(const Overlap&) = delete;
   Overlap& operator=(const Overlap&) = delete;
@@ -97,6 +103,7 @@ class Overlap {
   const char* function_;
   double t0_;
   relay_overlap_part_times_t* times_;
+  EventsFn events_;
   std::vector<PartStages> parts_;
   std::vector<std::unique_ptr<Stage>> stages_;
   relay_status_t status_ = RELAY_SUCCESS;
