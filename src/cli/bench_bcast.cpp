@@ -23,7 +23,6 @@
 #include "cli/model_tools.hpp"
 #include "cli/results.hpp"
 #include "cli/sweep.hpp"
-#include "cli/timing.hpp"
 #include "coll/bcast/bcast.hpp"
 #include "coll/options.hpp"
 #include "core/units.hpp"

@@ -25,7 +25,7 @@
 #include "cli/model_tools.hpp"
 #include "cli/results.hpp"
 #include "cli/sweep.hpp"
-#include "cli/timing.hpp"
+#include "measure/timing.hpp"
 #include "coll/bcast/bcast.hpp"
 #include "coll/options.hpp"
 #include "coll/reduction/reduction.hpp"
@@ -752,7 +752,7 @@ void add_model(CLI::App& app, int& exit_code) {
   measure->add_option("--peer", m->peer, "the rank measured against rank 0")->check(CLI::PositiveNumber)->capture_default_str();
   measure->add_option("--spread", m->spread, "stop once the relative interquartile spread is below this")->check(finite_in(0.0))->capture_default_str();
   measure->add_option("--max-seconds", m->max_seconds, "cap per quantity and size")->check(finite_in(0.0))->capture_default_str();
-  measure->add_option("--max-samples", m->max_samples, "cap per quantity and size")->check(CLI::Range(1, kMaxIterations))->capture_default_str();
+  measure->add_option("--max-samples", m->max_samples, "cap per quantity and size")->check(CLI::Range(1, measure::kMaxIterations))->capture_default_str();
   measure->add_option("--output,-o", m->output, "parameter file (JSON) to write")->capture_default_str();
   measure->add_option("--pairs", m->pairs, "who measures at a time: lone (rank 0 and --peer; the others wait), concurrent (all ranks in pairs at once, rank 0's pair reported: costs include what ranks sharing cores and memory do to each other during a collective), auto (concurrent when a host runs more ranks than it has cores)")
       ->check(CLI::IsMember({"auto", "lone", "concurrent"}))
