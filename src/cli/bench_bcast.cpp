@@ -29,6 +29,7 @@
 #include "measure/stats.hpp"
 #include "model/params.hpp"
 #include "relay/relay.h"
+#include "tune/predict.hpp"
 
 namespace relay::cli {
 namespace {
@@ -182,7 +183,7 @@ void Bench::add_prediction(nlohmann::json& row) const {
     segment = std::stoll("0" + field("segment_bytes"));
     fanout = std::stoi("0" + field("fanout"));
   }
-  const double t = predict_bcast(*machine_, algorithm, policy, size_, a_.root,
+  const double t = tune::predict_bcast(*machine_, algorithm, policy, size_, a_.root,
                                  row["size_bytes"].get<std::int64_t>(), segment, a_.window, fanout);
   if (t < 0) return;
   row["predicted_us"] = t * 1e6;

@@ -27,6 +27,7 @@
 #include "core/units.hpp"
 #include "model/params.hpp"
 #include "relay/relay.h"
+#include "tune/predict.hpp"
 
 namespace relay::cli {
 namespace {
@@ -266,7 +267,7 @@ void Bench::add_prediction(nlohmann::json& row) const {
   const auto* alg = coll::find_coll_algorithm(op_, algorithm);
   if (alg == nullptr || alg->build == nullptr || !alg->runs_on(size_)) return;
   const std::int64_t bytes = op_ == Collective::barrier ? 1 : row["size_bytes"].get<std::int64_t>();
-  const double t = predict_coll(*machine_, op_, algorithm, resolved_field(text, "policy"), size_, a_.root, bytes, 8,
+  const double t = tune::predict_coll(*machine_, op_, algorithm, resolved_field(text, "policy"), size_, a_.root, bytes, 8,
                                 std::stoll("0" + resolved_field(text, "segment_bytes")), a_.window,
                                 std::stoi("0" + resolved_field(text, "fanout")));
   if (t < 0) return;
@@ -311,7 +312,7 @@ int Bench::run() {
     // or all ranks' blocks together, in whole doubles (whole blocks).
     std::vector<std::string> rounded;
     for (auto b : parse_size_list(a_.sizes)) {
-      const auto used = coll_call_bytes(op_, size_, b, 8);
+      const auto used = tune::coll_call_bytes(op_, size_, b, 8);
       if (used / 8 > std::numeric_limits<int>::max()) {
         throw std::invalid_argument(fmt::format("--sizes: {} is more doubles than an MPI count holds (at most {})",
                                                 core::format_bytes(b), std::numeric_limits<int>::max()));

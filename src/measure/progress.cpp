@@ -46,13 +46,19 @@ void Progress::step(const std::string& detail) {
     std::fflush(stderr);
     return;
   }
+  unprinted_ = line;
   if (done_ == 1 || last || std::chrono::duration<double>(now - last_line_).count() >= kProgressLineInterval_s) {
     std::fprintf(stderr, "%s\n", line.c_str());
+    unprinted_.clear();
     last_line_ = now;
   }
 }
 
 void Progress::end_line() {
+  if (!unprinted_.empty()) {
+    std::fprintf(stderr, "%s\n", unprinted_.c_str());
+    unprinted_.clear();
+  }
   if (!line_open_) return;
   std::fprintf(stderr, "\n");
   line_open_ = false;

@@ -24,7 +24,8 @@ class Progress {
 
   /// One more step done; `detail` says what it was.
   void step(const std::string& detail = std::string());
-  /// Ends the line being rewritten on a terminal (before other output); nothing otherwise.
+  /// Ends the line being rewritten on a terminal (before other output); elsewhere prints the
+  /// latest line if it was held back.
   void end_line();
   std::size_t done() const { return done_; }
   /// A new estimate of the total (approximate totals only).
@@ -38,6 +39,7 @@ class Progress {
   bool show_ = false;
   bool terminal_ = false;
   bool line_open_ = false;             // a "\r" line awaits its newline
+  std::string unprinted_;              // not a terminal: the latest line, not yet printed
   std::size_t last_width_ = 0;         // of the last "\r" line, to blank a longer one
   Clock::time_point start_, last_line_;
 };
