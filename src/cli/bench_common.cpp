@@ -29,7 +29,7 @@ void add_sweep_axes(CLI::App* cmd, SweepArgs& a, const std::string& sizes_help,
 }
 
 void add_sweep_timing(CLI::App* cmd, SweepArgs& a) {
-  cmd->add_option("--window", a.window, "max requests in flight per direction")->check(CLI::Range(1, coll::kMaxMaxRequests))->capture_default_str();
+  add_max_requests_option(cmd, a.max_requests, coll::kMaxMaxRequests, "max requests in flight per direction");
   cmd->add_option("--root", a.root, "root rank")->check(CLI::NonNegativeNumber)->capture_default_str();
   add_iteration_options(cmd, a.timing);
   cmd->add_option("--confirm", a.confirm, "after the sweep, measure its fastest N configurations per size (and auto) again, head to head")->check(CLI::NonNegativeNumber)->capture_default_str();

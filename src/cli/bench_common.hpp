@@ -30,7 +30,7 @@ struct SweepArgs {
   std::string algorithms = "all";
   std::string policies = "all";
   std::string segments = "0,8KiB,64KiB,512KiB";
-  int window = 16;
+  int max_requests = 16;
   int root = 0;
   measure::IterationArgs timing;
   int rounds = 1;
@@ -46,7 +46,7 @@ struct SweepArgs {
 /// --sizes, --algorithms, --policies, --segments.
 void add_sweep_axes(CLI::App* cmd, SweepArgs& a, const std::string& sizes_help,
                     const std::string& algorithms_help);
-/// --window, --root, --iterations, --warmup, --min-time, --max-iterations, --confirm,
+/// --max-requests, --root, --iterations, --warmup, --min-time, --max-iterations, --confirm,
 /// --confirm-rounds.
 void add_sweep_timing(CLI::App* cmd, SweepArgs& a);
 /// --iterations, --warmup, --min-time, --max-iterations (also relay bench overlap's).

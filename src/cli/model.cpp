@@ -137,7 +137,7 @@ struct PredictArgs {
   std::string algorithms = "all";
   std::string policies = "all";
   std::string segments = "0,1KiB:1MiB";
-  int window = 16;
+  int max_requests = 16;
   bool hockney = false;
   double duplex = -1;
   std::string json_path;
@@ -205,8 +205,8 @@ int run_predict(const PredictArgs& a) {
         for (auto seg : segments) {
           if (seg >= bytes && seg != 0) continue;
           const double t = collective ? tune::predict_coll(machine, *collective, name, policy, a.ranks, a.root, bytes,
-                                                     a.elem_bytes, seg, a.window)
-                                      : tune::predict_bcast(machine, name, policy, a.ranks, a.root, bytes, seg, a.window);
+                                                     a.elem_bytes, seg, a.max_requests)
+                                      : tune::predict_bcast(machine, name, policy, a.ranks, a.root, bytes, seg, a.max_requests);
           std::printf("%-10s %-22s %-12s %-9s %14.2f\n", core::format_bytes(bytes).c_str(), name.c_str(),
                       policy.c_str(), seg > 0 ? core::format_bytes(seg).c_str() : "none", t * 1e6);
           rows.push_back({{"operation", a.operation}, {"size_bytes", bytes}, {"algorithm", name}, {"policy", policy},
@@ -312,7 +312,7 @@ void add_model(CLI::App& app, int& exit_code) {
   predict->add_option("--algorithms", p->algorithms, "algorithms (all = every one with a schedule)")->capture_default_str();
   predict->add_option("--policies", p->policies, "blocking, nonblocking or all")->capture_default_str();
   predict->add_option("--segments", p->segments, "segment sizes; 0 = unsegmented")->capture_default_str();
-  predict->add_option("--window", p->window, "requests in flight per rank")->check(CLI::Range(1, coll::kMaxMaxRequests))->capture_default_str();
+  add_max_requests_option(predict, p->max_requests, coll::kMaxMaxRequests, "requests in flight per rank");
   predict->add_flag("--hockney", p->hockney, "use the Hockney fit instead of the PLogP table");
   predict->add_option("--duplex", p->duplex, "override link sharing: 1 full duplex .. 0 one shared link (default: the parameter file's)")
       ->check(finite_in(0.0, 1.0));

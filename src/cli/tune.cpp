@@ -222,7 +222,7 @@ void add_tune(CLI::App& app, int& exit_code) {
   cmd->add_option("--json", a->json_path, "every measurement, prediction and search path as JSON");
   cmd->add_option("--plot", a->plot_path, "PNG: measured vs predicted over segment sizes, search paths (needs --json)");
   cmd->add_option("--min-time", a->min_time, "seconds of timed iterations per configuration")->capture_default_str();
-  cmd->add_option("--window", a->max_requests, "requests in flight per rank")->check(CLI::Range(1, 65536))->capture_default_str();
+  add_max_requests_option(cmd, a->max_requests, 65536, "requests in flight per rank");
   cmd->add_option("--root", a->root, "root rank")->capture_default_str();
   cmd->add_option("--top-k", a->top_k, "guided: candidates measured")->check(CLI::PositiveNumber)->capture_default_str();
   cmd->add_option("--threshold", a->threshold, "smgd: prune algorithms predicted worse than this x best, and stop measuring a configuration once it is")->check(CLI::Range(1.0, 100.0))->capture_default_str();
