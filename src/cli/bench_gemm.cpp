@@ -1,3 +1,4 @@
+// Over 500 lines: one command with its ScaLAPACK baseline, checks and tables (the GEMM: src/gemm).
 // relay bench gemm: times relay_gemm over broadcast schemes and look-ahead depths, next to
 // Debian ScaLAPACK's p?gemm on the same distributed matrices in the same run (the baseline of
 // tan2014 Table IV), with the local BLAS rate of one core measured first (the peak).

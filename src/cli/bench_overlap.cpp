@@ -1,3 +1,4 @@
+// Over 500 lines: one command, four modes each verified against MPI (the helper: src/overlap).
 // relay bench overlap: huang2018's micro-benchmark (section V-B, Figs. 4-6) -- broadcast and
 // reduce bandwidth against message size for
 //   blocking -- one collective call on the whole message, one rank per node (n_dup = 1 of

@@ -69,6 +69,9 @@ class Tuner {
 
  private:
   Measured measure(const Candidate& axis, std::int64_t segment, std::int64_t bytes, const Race& race);
+  std::vector<std::pair<Candidate, std::string>> drop_twins(std::vector<Candidate>& axes, std::int64_t bytes) const;
+  void confirm(const std::vector<Candidate>& axes, std::int64_t bytes, const std::vector<Point>& path,
+               const model::Machine& machine, Rule& rule, nlohmann::json& size_doc);
 
   // The schedule a configuration of the tuned operation runs (nullopt: none, mpi).
   std::optional<schedule::Schedule> schedule_of(const Candidate& axis, std::int64_t bytes, std::int64_t segment) const;
@@ -221,6 +224,90 @@ model::Machine quick_model(MPI_Comm comm, const std::vector<std::int64_t>& messa
   return model::machine_from_json(nlohmann::json::parse(text), true);
 }
 
+// Drops from `axes` every candidate whose schedules equal an earlier one's at every segment
+// size, under the same policy; returns each dropped one with the name it is measured as.
+std::vector<std::pair<Candidate, std::string>> Tuner::drop_twins(std::vector<Candidate>& axes, std::int64_t bytes) const {
+  std::vector<std::pair<Candidate, std::string>> twins;
+  // Fingerprints first (a schedule can be megabytes); schedules compared where they agree.
+  std::vector<std::vector<std::optional<std::uint64_t>>> prints(axes.size());
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    for (auto seg : axes[i].segments) {
+      const auto sched = schedule_of(axes[i], bytes, seg);
+      prints[i].push_back(sched ? std::optional<std::uint64_t>(schedule::fingerprint(*sched)) : std::nullopt);
+    }
+  }
+  auto same = [&](std::size_t i, std::size_t k) {
+    if (axes[k].policy != axes[i].policy || axes[k].segments != axes[i].segments) return false;
+    for (std::size_t si = 0; si < axes[i].segments.size(); ++si) {
+      if (!prints[i][si] || prints[i][si] != prints[k][si]) return false;
+    }
+    for (std::size_t si = 0; si < axes[i].segments.size(); ++si) {
+      if (*schedule_of(axes[i], bytes, axes[i].segments[si]) != *schedule_of(axes[k], bytes, axes[k].segments[si])) {
+        return false;
+      }
+    }
+    return true;
+  };
+  std::vector<Candidate> kept;
+  std::vector<std::size_t> kept_index;
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    std::optional<std::size_t> twin;
+    for (std::size_t k : kept_index) {
+      if (same(i, k)) {
+        twin = k;
+        break;
+      }
+    }
+    if (twin) {
+      twins.emplace_back(axes[i], axes[*twin].algorithm);
+      continue;
+    }
+    kept.push_back(axes[i]);
+    kept_index.push_back(i);
+  }
+  axes = std::move(kept);
+  return twins;
+}
+
+// Measures the pool of the table method's search `path` again, head to head, into
+// size_doc["confirmation"], and makes the fastest on re-test the size's `rule`.
+void Tuner::confirm(const std::vector<Candidate>& axes, std::int64_t bytes, const std::vector<Point>& path,
+                    const model::Machine& machine, Rule& rule, nlohmann::json& size_doc) {
+  const ConfirmationPool pool = confirmation_pool(path, a_.confirm);
+  const std::vector<Point>& pick = pool.points;
+  if (pick.size() > 1) {
+    const double t0 = MPI_Wtime();
+    const auto times = measure::interleaved_rounds(pick.size(), a_.confirm_rounds, 7, [&](std::size_t i) {
+      return measure(axes[pick[i].axis], axes[pick[i].axis].segments[pick[i].segment], bytes, Race{}).time_s;
+    });
+    double seconds = MPI_Wtime() - t0;
+    MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, comm_);
+    const auto paired = measure::paired_relative(times);
+    const auto& relative = paired.relative;
+    const double reference = paired.reference;
+    const auto best = static_cast<std::size_t>(std::min_element(relative.begin(), relative.end()) - relative.begin());
+    nlohmann::json rows = nlohmann::json::array();
+    for (std::size_t i = 0; i < pick.size(); ++i) {
+      const Candidate& ax = axes[pick[i].axis];
+      const auto seg = ax.segments[pick[i].segment];
+      rows.push_back({{"algorithm", ax.algorithm}, {"policy", ax.policy}, {"segment_bytes", seg},
+                      {"search_us", pick[i].time_s * 1e6}, {"confirmed_us", relative[i] * reference * 1e6},
+                      {"x_best", relative[i] / relative[best]}, {"round_us", times[i]},
+                      {"rival", static_cast<int>(i) >= pool.fastest}});
+    }
+    size_doc["confirmation"] = {{"method", a_.table_method}, {"rounds", a_.confirm_rounds}, {"seconds", seconds},
+                                {"rows", rows}};
+    const Candidate& ax = axes[pick[best].axis];
+    rule.choice.algorithm = ax.algorithm;
+    rule.choice.policy = ax.policy;
+    rule.choice.segment_bytes = ax.segments[pick[best].segment];
+    rule.measured_s = relative[best] * reference;
+    const double pred = this->predict(machine, ax, size_, a_.root, bytes, rule.choice.segment_bytes);
+    rule.predicted_s = pred >= 0 ? pred : -1;
+    rule.source = a_.table_method + "+confirmed";
+  }
+}
+
 SessionResult Tuner::run() {
   collective_ = a_.collective;
   const std::string op = operation_name(collective_);
@@ -329,48 +416,10 @@ SessionResult Tuner::run() {
     // policy, is the same experiment (on 4 ranks chain with fanout 1 is pipeline, kary with
     // fanout 4 is linear): searched once, under the earlier name, by every method.
     nlohmann::json same_schedules = nlohmann::json::array();
-    {
-      // Fingerprints first (a schedule can be megabytes); schedules compared where they agree.
-      std::vector<std::vector<std::optional<std::uint64_t>>> prints(axes.size());
-      for (std::size_t i = 0; i < axes.size(); ++i) {
-        for (auto seg : axes[i].segments) {
-          const auto sched = schedule_of(axes[i], bytes, seg);
-          prints[i].push_back(sched ? std::optional<std::uint64_t>(schedule::fingerprint(*sched)) : std::nullopt);
-        }
-      }
-      auto same = [&](std::size_t i, std::size_t k) {
-        if (axes[k].policy != axes[i].policy || axes[k].segments != axes[i].segments) return false;
-        for (std::size_t si = 0; si < axes[i].segments.size(); ++si) {
-          if (!prints[i][si] || prints[i][si] != prints[k][si]) return false;
-        }
-        for (std::size_t si = 0; si < axes[i].segments.size(); ++si) {
-          if (*schedule_of(axes[i], bytes, axes[i].segments[si]) != *schedule_of(axes[k], bytes, axes[k].segments[si])) {
-            return false;
-          }
-        }
-        return true;
-      };
-      std::vector<Candidate> kept;
-      std::vector<std::size_t> kept_index;
-      for (std::size_t i = 0; i < axes.size(); ++i) {
-        std::optional<std::size_t> twin;
-        for (std::size_t k : kept_index) {
-          if (same(i, k)) {
-            twin = k;
-            break;
-          }
-        }
-        if (twin) {
-          same_schedules.push_back({{"algorithm", axes[i].algorithm}, {"policy", axes[i].policy},
-                                    {"as", axes[*twin].algorithm}});
-          expected -= std::min(expected, axes[i].segments.size());
-          progress.set_total(std::max(expected, progress.done()));
-          continue;
-        }
-        kept.push_back(axes[i]);
-        kept_index.push_back(i);
-      }
-      axes = std::move(kept);
+    for (const auto& twin : drop_twins(axes, bytes)) {
+      same_schedules.push_back({{"algorithm", twin.first.algorithm}, {"policy", twin.first.policy}, {"as", twin.second}});
+      expected -= std::min(expected, twin.first.segments.size());
+      progress.set_total(std::max(expected, progress.done()));
     }
     // The blocking policy of an algorithm is a variant of its nonblocking one (SMGD searches
     // it near the nonblocking curve's minimum), when both are asked for.
@@ -456,41 +505,7 @@ SessionResult Tuner::run() {
     // fastest of many noisy measurements is faster than its configuration really is (the
     // winner's curse); the rule the table keeps should be the one that is fastest on re-test.
     if (a_.confirm > 1 && grid.size() > 0 && grid.back().first == bytes) {
-      const auto& r = found[a_.table_method];
-      const ConfirmationPool pool = confirmation_pool(r.path, a_.confirm);
-      const std::vector<Point>& pick = pool.points;
-      if (pick.size() > 1) {
-        const double t0 = MPI_Wtime();
-        const auto times = measure::interleaved_rounds(pick.size(), a_.confirm_rounds, 7, [&](std::size_t i) {
-          return measure(axes[pick[i].axis], axes[pick[i].axis].segments[pick[i].segment], bytes, Race{}).time_s;
-        });
-        double seconds = MPI_Wtime() - t0;
-        MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, comm_);
-        const auto paired = measure::paired_relative(times);
-        const auto& relative = paired.relative;
-        const double reference = paired.reference;
-        const auto best = static_cast<std::size_t>(std::min_element(relative.begin(), relative.end()) - relative.begin());
-        nlohmann::json rows = nlohmann::json::array();
-        for (std::size_t i = 0; i < pick.size(); ++i) {
-          const Candidate& ax = axes[pick[i].axis];
-          const auto seg = ax.segments[pick[i].segment];
-          rows.push_back({{"algorithm", ax.algorithm}, {"policy", ax.policy}, {"segment_bytes", seg},
-                          {"search_us", pick[i].time_s * 1e6}, {"confirmed_us", relative[i] * reference * 1e6},
-                          {"x_best", relative[i] / relative[best]}, {"round_us", times[i]},
-                          {"rival", static_cast<int>(i) >= pool.fastest}});
-        }
-        size_doc["confirmation"] = {{"method", a_.table_method}, {"rounds", a_.confirm_rounds}, {"seconds", seconds},
-                                    {"rows", rows}};
-        Rule& rule = grid.back().second;
-        const Candidate& ax = axes[pick[best].axis];
-        rule.choice.algorithm = ax.algorithm;
-        rule.choice.policy = ax.policy;
-        rule.choice.segment_bytes = ax.segments[pick[best].segment];
-        rule.measured_s = relative[best] * reference;
-        const double pred = this->predict(machine, ax, size_, a_.root, bytes, rule.choice.segment_bytes);
-        rule.predicted_s = pred >= 0 ? pred : -1;
-        rule.source = a_.table_method + "+confirmed";
-      }
+      confirm(axes, bytes, found[a_.table_method].path, machine, grid.back().second, size_doc);
     }
     // Every configuration measured, with the model's prediction: measured vs predicted curves.
     for (std::size_t ai = 0; ai < axes.size(); ++ai) {
