@@ -19,7 +19,7 @@ Timed time_iterations(MPI_Comm comm, const IterationArgs& a, const std::function
   // Converted only once in range: a nan (from a --min-time nan the options once let through)
   // passed std::clamp and made a count of billions.
   double wanted = a.min_time_s / std::max(out.warmup_s, 1e-7);
-  if (!(wanted >= kMinTimedIterations)) wanted = kMinTimedIterations;
+  if (!(wanted >= a.min_iterations)) wanted = a.min_iterations;
   const int cap = std::clamp(a.max_iterations, 1, kMaxIterations);
   int n = a.iterations > 0 ? std::min(a.iterations, kMaxIterations)
                            : static_cast<int>(std::min(wanted, static_cast<double>(cap)));

@@ -1,6 +1,6 @@
 // The one timing loop of relay's benchmarks and its tuner: warm-up calls, then barrier-
 // separated timed calls, each timed as the slowest rank's time, as many as a minimum time asks
-// for (at least kMinTimedIterations, at most a cap).
+// for (at least min_iterations, at most a cap).
 #pragma once
 
 #include <mpi.h>
@@ -14,7 +14,8 @@ namespace relay::measure {
 /// The most timed iterations (--iterations, --max-iterations): each one's time is kept, and
 /// 2^31 of them asked for 16 GiB on every rank.
 inline constexpr int kMaxIterations = 1000000;
-/// The fewest timed iterations a minimum time gives, however slow the warm-up was.
+/// The fewest timed iterations a minimum time gives, however slow the warm-up was (relay
+/// bench's; relay tune plans 3, so that a long call's race can stop after one: search.hpp).
 inline constexpr int kMinTimedIterations = 5;
 
 struct IterationArgs {
@@ -22,6 +23,7 @@ struct IterationArgs {
   int warmup = 2;
   double min_time_s = 0.2;
   int max_iterations = 1000;
+  int min_iterations = kMinTimedIterations;  ///< the fewest that min_time_s gives
 };
 
 /// What time_iterations measured; the same on every rank but setup_s without a stop rule.

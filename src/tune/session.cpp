@@ -1,3 +1,4 @@
+// Over 500 lines: one session's steps in the order they run (measure, search, confirm, table).
 #include "tune/session.hpp"
 
 #include <algorithm>
@@ -143,9 +144,11 @@ Measured Tuner::measure(const Candidate& axis, std::int64_t segment, std::int64_
     return RELAY_ERR_ALGORITHM;  // not reached: every collective is handled above
   };
   // One warm-up call, whose time is also a sample for the race; then the timing loop of
-  // relay bench, its times agreed after every iteration so that every rank stops alike.
+  // relay bench, its times agreed after every iteration so that every rank stops alike, from 3
+  // iterations (race_stops stops a long call after one where at most 3 are planned).
   measure::IterationArgs timing;
   timing.warmup = 1;
+  timing.min_iterations = 3;
   timing.min_time_s = a_.min_time_s;
   const measure::Timed t = measure::time_iterations(
       comm_, timing,
