@@ -1,6 +1,6 @@
 // relay bench bcast: times broadcasts over sweeps of sizes x algorithms x policies x segments,
 // next to two hand-written baselines measured in the same run:
-//   hand_loop -- a plain MPI_Isend/MPI_Irecv chain pipeline with the same segments and window
+//   hand_loop -- a plain MPI_Isend/MPI_Irecv chain pipeline with the same segments and max_requests
 //                (what relay's `pipeline` should cost if relay added nothing on top of MPI)
 //   p2p       -- one MPI_Send/MPI_Recv of the whole message between the root and its neighbour
 //                (the bandwidth of one link, the ceiling of any broadcast)
@@ -23,13 +23,13 @@
 #include "cli/model_tools.hpp"
 #include "cli/results.hpp"
 #include "cli/sweep.hpp"
-#include "cli/timing.hpp"
 #include "coll/registry.hpp"
 #include "coll/options.hpp"
 #include "core/units.hpp"
 #include "measure/stats.hpp"
 #include "model/params.hpp"
 #include "relay/relay.h"
+#include "tune/predict.hpp"
 
 namespace relay::cli {
 namespace {
@@ -43,7 +43,7 @@ struct Args : SweepArgs {
 using Config = BenchConfig;
 
 // The hand-written chain pipeline: W receives pre-posted, at most W sends in flight.
-void hand_loop(char* buf, std::int64_t bytes, std::int64_t segment, int window, int root,
+void hand_loop(char* buf, std::int64_t bytes, std::int64_t segment, int max_requests, int root,
                MPI_Comm comm) {
   int rank = 0, size = 0;
   MPI_Comm_rank(comm, &rank);
@@ -54,18 +54,18 @@ void hand_loop(char* buf, std::int64_t bytes, std::int64_t segment, int window, 
   if (segment <= 0 || segment > bytes) segment = bytes;
   const std::int64_t n = (bytes + segment - 1) / segment;
   auto len = [&](std::int64_t j) { return static_cast<int>(std::min(segment, bytes - j * segment)); };
-  std::vector<MPI_Request> rreq(window, MPI_REQUEST_NULL), sreq(window, MPI_REQUEST_NULL);
+  std::vector<MPI_Request> rreq(max_requests, MPI_REQUEST_NULL), sreq(max_requests, MPI_REQUEST_NULL);
   if (v != 0) {
-    for (std::int64_t j = 0; j < std::min<std::int64_t>(window, n); ++j) {
-      MPI_Irecv(buf + j * segment, len(j), MPI_BYTE, prev, 7, comm, &rreq[j % window]);
+    for (std::int64_t j = 0; j < std::min<std::int64_t>(max_requests, n); ++j) {
+      MPI_Irecv(buf + j * segment, len(j), MPI_BYTE, prev, 7, comm, &rreq[j % max_requests]);
     }
   }
   for (std::int64_t j = 0; j < n; ++j) {
-    const auto w = static_cast<std::size_t>(j % window);
+    const auto w = static_cast<std::size_t>(j % max_requests);
     if (v != 0) {
       MPI_Wait(&rreq[w], MPI_STATUS_IGNORE);
-      if (j + window < n) {
-        MPI_Irecv(buf + (j + window) * segment, len(j + window), MPI_BYTE, prev, 7, comm, &rreq[w]);
+      if (j + max_requests < n) {
+        MPI_Irecv(buf + (j + max_requests) * segment, len(j + max_requests), MPI_BYTE, prev, 7, comm, &rreq[w]);
       }
     }
     if (v != size - 1) {
@@ -73,7 +73,7 @@ void hand_loop(char* buf, std::int64_t bytes, std::int64_t segment, int window, 
       MPI_Isend(buf + j * segment, len(j), MPI_BYTE, next, 7, comm, &sreq[w]);
     }
   }
-  MPI_Waitall(window, sreq.data(), MPI_STATUSES_IGNORE);
+  MPI_Waitall(max_requests, sreq.data(), MPI_STATUSES_IGNORE);
 }
 
 void p2p(char* buf, std::int64_t bytes, int root, MPI_Comm comm) {
@@ -112,13 +112,13 @@ relay_bcast_options_t Bench::options(const Config& c) const {
   if (c.policy != "-") relay_policy_from_name(c.policy.c_str(), &o.policy);
   o.segment_bytes = c.algorithm == "auto" ? RELAY_SEGMENT_DEFAULT : c.segment_bytes;
   o.fanout = a_.fanout;
-  o.max_requests = a_.window;
+  o.max_requests = a_.max_requests;
   return o;
 }
 
 std::function<relay_status_t()> Bench::operation(const Config& c, char* buf, std::int64_t bytes) {
   if (c.algorithm == "hand_loop") {
-    return [=] { hand_loop(buf, bytes, c.segment_bytes, a_.window, a_.root, comm_); return RELAY_SUCCESS; };
+    return [=] { hand_loop(buf, bytes, c.segment_bytes, a_.max_requests, a_.root, comm_); return RELAY_SUCCESS; };
   }
   if (c.algorithm == "p2p") {
     return [=] { p2p(buf, bytes, a_.root, comm_); return RELAY_SUCCESS; };
@@ -150,7 +150,7 @@ bool Bench::verify(const Config& c, std::int64_t bytes, std::string& error) {
 nlohmann::json Bench::measure(const Config& c, std::int64_t bytes) {
   nlohmann::json row = {{"operation", "bcast"}, {"algorithm", c.algorithm}, {"policy", c.policy},
                         {"segment_bytes", c.segment_bytes}, {"ranks", size_}, {"root", a_.root},
-                        {"size_bytes", bytes}, {"max_requests", a_.window}, {"fanout", a_.fanout}};
+                        {"size_bytes", bytes}, {"max_requests", a_.max_requests}, {"fanout", a_.fanout}};
   if (c.algorithm != "hand_loop" && c.algorithm != "p2p") {
     const relay_bcast_options_t o = options(c);
     char text[256] = {};
@@ -183,8 +183,8 @@ void Bench::add_prediction(nlohmann::json& row) const {
     segment = std::stoll("0" + field("segment_bytes"));
     fanout = std::stoi("0" + field("fanout"));
   }
-  const double t = predict_bcast(*machine_, algorithm, policy, size_, a_.root,
-                                 row["size_bytes"].get<std::int64_t>(), segment, a_.window, fanout);
+  const double t = tune::predict_bcast(*machine_, algorithm, policy, size_, a_.root,
+                                 row["size_bytes"].get<std::int64_t>(), segment, a_.max_requests, fanout);
   if (t < 0) return;
   row["predicted_us"] = t * 1e6;
   row["predicted_over_measured"] = t * 1e6 / row["avg_us"].get<double>();
@@ -235,8 +235,8 @@ int Bench::run() {
   const long failed = sweep(
       configs, sizes,
       [this](const Config& c) {
-        return fmt::format("# bcast {} ranks={} root={} window={} rounds={}", label(c), size_, a_.root,
-                           a_.window, a_.rounds);
+        return fmt::format("# bcast {} ranks={} root={} max_requests={} rounds={}", label(c), size_, a_.root,
+                           a_.max_requests, a_.rounds);
       },
       doc);
   model_accuracy(configs, sizes, doc, [](const Config& c) {
@@ -256,7 +256,7 @@ void add_bench_bcast(CLI::App& bench, int& exit_code) {
       "  mpirun -np 4 relay bench bcast --sizes 8MiB --algorithms all --segments 8KiB,64KiB\n"
       "Each configuration prints an OSU-style table; an iteration is barrier-separated and timed as\n"
       "the maximum over ranks. Baselines: hand_loop = plain MPI_Isend/MPI_Irecv chain pipeline\n"
-      "with the same segments and window; p2p = one MPI_Send of the whole message to one rank.");
+      "with the same segments and max_requests; p2p = one MPI_Send of the whole message to one rank.");
   add_sweep_axes(cmd, *args, "message sizes: list and/or power-of-two ranges", "relay algorithms (or auto), or all");
   cmd->add_option("--baselines", args->baselines, "hand_loop, p2p, all or none")->capture_default_str();
   cmd->add_option("--fanout", args->fanout, "fanout for chain/kary (0 = default)")->check(CLI::Range(0, coll::kMaxFanout));

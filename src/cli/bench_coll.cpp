@@ -22,12 +22,12 @@
 #include "cli/model_tools.hpp"
 #include "cli/results.hpp"
 #include "cli/sweep.hpp"
-#include "cli/timing.hpp"
 #include "coll/invoke.hpp"
 #include "coll/registry.hpp"
 #include "core/units.hpp"
 #include "model/params.hpp"
 #include "relay/relay.h"
+#include "tune/predict.hpp"
 
 namespace relay::cli {
 namespace {
@@ -137,7 +137,7 @@ relay_coll_options_t Bench::options(const BenchConfig& c) const {
   relay_coll_algorithm_from_name(static_cast<relay_collective_t>(op_), c.algorithm.c_str(), &o.algorithm);
   if (c.policy != "-") relay_policy_from_name(c.policy.c_str(), &o.policy);
   o.segment_bytes = c.algorithm == "auto" ? RELAY_SEGMENT_DEFAULT : c.segment_bytes;
-  o.max_requests = a_.window;
+  o.max_requests = a_.max_requests;
   return o;
 }
 
@@ -229,7 +229,7 @@ nlohmann::json Bench::measure(const BenchConfig& c, std::int64_t bytes) {
   nlohmann::json row = {{"operation", name_}, {"algorithm", c.algorithm}, {"policy", c.policy},
                         {"segment_bytes", c.segment_bytes}, {"ranks", size_},
                         {"root", coll::has_root(op_) ? nlohmann::json(a_.root) : nlohmann::json()},
-                        {"size_bytes", bytes}, {"count", n}, {"max_requests", a_.window}};
+                        {"size_bytes", bytes}, {"count", n}, {"max_requests", a_.max_requests}};
   const relay_coll_options_t o = options(c);
   char text[256] = {};
   if (relay_coll_describe(static_cast<relay_collective_t>(op_), n, MPI_DOUBLE, MPI_SUM, a_.root, comm_, &o, text,
@@ -256,8 +256,8 @@ void Bench::add_prediction(nlohmann::json& row) const {
   const auto* alg = coll::find_algorithm(op_, algorithm);
   if (alg == nullptr || alg->build == nullptr || !alg->runs_on(size_)) return;
   const std::int64_t bytes = op_ == Collective::barrier ? 1 : row["size_bytes"].get<std::int64_t>();
-  const double t = predict_coll(*machine_, op_, algorithm, resolved_field(text, "policy"), size_, a_.root, bytes, 8,
-                                std::stoll("0" + resolved_field(text, "segment_bytes")), a_.window,
+  const double t = tune::predict_coll(*machine_, op_, algorithm, resolved_field(text, "policy"), size_, a_.root, bytes, 8,
+                                std::stoll("0" + resolved_field(text, "segment_bytes")), a_.max_requests,
                                 std::stoi("0" + resolved_field(text, "fanout")));
   if (t < 0) return;
   row["predicted_us"] = t * 1e6;
@@ -303,7 +303,7 @@ int Bench::run() {
     // or all ranks' blocks together, in whole doubles (whole blocks).
     std::vector<std::string> rounded;
     for (auto b : parse_size_list(a_.sizes)) {
-      const auto used = coll_call_bytes(op_, size_, b, 8);
+      const auto used = tune::coll_call_bytes(op_, size_, b, 8);
       if (used / 8 > std::numeric_limits<int>::max()) {
         throw std::invalid_argument(fmt::format("--sizes: {} is more doubles than an MPI count holds (at most {})",
                                                 core::format_bytes(b), std::numeric_limits<int>::max()));
@@ -343,8 +343,8 @@ int Bench::run() {
   const long failed = sweep(
       configs, sizes,
       [this](const BenchConfig& c) {
-        return fmt::format("# {} {} ranks={}{} window={} rounds={}", name_, label(c), size_,
-                           coll::has_root(op_) ? fmt::format(" root={}", a_.root) : "", a_.window, a_.rounds);
+        return fmt::format("# {} {} ranks={}{} max_requests={} rounds={}", name_, label(c), size_,
+                           coll::has_root(op_) ? fmt::format(" root={}", a_.root) : "", a_.max_requests, a_.rounds);
       },
       doc);
   model_accuracy(configs, sizes, doc, [this](const BenchConfig& c) {

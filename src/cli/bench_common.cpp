@@ -15,6 +15,7 @@
 #include "cli/sweep.hpp"
 #include "coll/options.hpp"
 #include "core/units.hpp"
+#include "measure/progress.hpp"
 #include "measure/stats.hpp"
 
 namespace relay::cli {
@@ -28,18 +29,18 @@ void add_sweep_axes(CLI::App* cmd, SweepArgs& a, const std::string& sizes_help,
 }
 
 void add_sweep_timing(CLI::App* cmd, SweepArgs& a) {
-  cmd->add_option("--window", a.window, "max requests in flight per direction")->check(CLI::Range(1, coll::kMaxMaxRequests))->capture_default_str();
+  add_max_requests_option(cmd, a.max_requests, coll::kMaxMaxRequests, "max requests in flight per direction");
   cmd->add_option("--root", a.root, "root rank")->check(CLI::NonNegativeNumber)->capture_default_str();
   add_iteration_options(cmd, a.timing);
   cmd->add_option("--confirm", a.confirm, "after the sweep, measure its fastest N configurations per size (and auto) again, head to head")->check(CLI::NonNegativeNumber)->capture_default_str();
   cmd->add_option("--confirm-rounds", a.confirm_rounds, "rounds of the confirmation")->check(CLI::Range(1, kMaxRounds))->capture_default_str();
 }
 
-void add_iteration_options(CLI::App* cmd, IterationArgs& t) {
-  cmd->add_option("--iterations", t.iterations, "timed iterations (0 = enough for --min-time)")->check(CLI::Range(0, kMaxIterations));
+void add_iteration_options(CLI::App* cmd, measure::IterationArgs& t) {
+  cmd->add_option("--iterations", t.iterations, "timed iterations (0 = enough for --min-time)")->check(CLI::Range(0, measure::kMaxIterations));
   cmd->add_option("--warmup", t.warmup, "untimed iterations first")->check(CLI::NonNegativeNumber)->capture_default_str();
   cmd->add_option("--min-time", t.min_time_s, "seconds of timed iterations per row when --iterations is 0")->check(finite_in(0.0))->capture_default_str();
-  cmd->add_option("--max-iterations", t.max_iterations, "cap on automatic iterations")->check(CLI::Range(1, kMaxIterations))->capture_default_str();
+  cmd->add_option("--max-iterations", t.max_iterations, "cap on automatic iterations")->check(CLI::Range(1, measure::kMaxIterations))->capture_default_str();
 }
 
 void add_sweep_output(CLI::App* cmd, SweepArgs& a, const std::string& model_help) {
@@ -64,6 +65,14 @@ void check_sweep_args(const SweepArgs& a) {
   if (!a.plot_path.empty() && a.json_path.empty()) {
     throw CLI::ValidationError("--plot", "needs --json");
   }
+}
+
+void add_times(nlohmann::json& row, const std::vector<double>& t) {
+  const double avg = std::accumulate(t.begin(), t.end(), 0.0) / static_cast<double>(t.size());
+  row["avg_us"] = avg * 1e6;
+  row["min_us"] = *std::min_element(t.begin(), t.end()) * 1e6;
+  row["max_us"] = *std::max_element(t.begin(), t.end()) * 1e6;
+  row["iterations"] = static_cast<int>(t.size());
 }
 
 std::string label(const BenchConfig& c) {
@@ -131,29 +140,13 @@ nlohmann::json combine_rounds(const std::vector<nlohmann::json>& rounds) {
   return row;
 }
 
-Progress::Progress(MPI_Comm comm, bool quiet, std::string what, std::size_t total)
-    : what_(std::move(what)), total_(total), start_(MPI_Wtime()) {
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  show_ = rank == 0 && !quiet && total > 0;
-}
-
-void Progress::step() {
-  ++done_;
-  if (!show_) return;
-  const double elapsed = MPI_Wtime() - start_;
-  std::fprintf(stderr, "\r%s[%zu/%zu] %.0f s elapsed, about %.0f s left   ", what_.c_str(), done_, total_, elapsed,
-               elapsed / static_cast<double>(done_) * static_cast<double>(total_ - done_));
-  if (done_ == total_) std::fprintf(stderr, "\n");
-}
-
 std::vector<std::vector<nlohmann::json>> measure_sweep(MPI_Comm comm, const SweepArgs& a,
                                                        const std::vector<BenchConfig>& configs,
                                                        const std::vector<std::int64_t>& sizes,
                                                        const MeasureRow& measure) {
   // Rounds: every configuration is measured once per round, so slow drifts of the machine
   // affect all of them alike; a row reports the median over rounds of each round's average.
-  Progress progress(comm, a.quiet, "", configs.size() * sizes.size() * static_cast<std::size_t>(a.rounds));
+  measure::Progress progress(comm, a.quiet, "", configs.size() * sizes.size() * static_cast<std::size_t>(a.rounds));
   std::vector<std::vector<nlohmann::json>> measured(configs.size() * sizes.size());
   // Each round visits the configurations in its own order (the same on every rank: a fixed
   // seed per round), so that no configuration always runs right after the same neighbour or
@@ -246,7 +239,7 @@ void confirm_fastest(MPI_Comm comm, const SweepArgs& a, const std::vector<BenchC
     pick.resize(static_cast<std::size_t>(n));
     MPI_Bcast(pick.data(), n, MPI_INT, 0, comm);
     std::vector<std::vector<nlohmann::json>> again(pick.size());
-    Progress progress(comm, a.quiet, "confirmation, " + core::format_bytes(sizes[si]) + " ",
+    measure::Progress progress(comm, a.quiet, "confirmation, " + core::format_bytes(sizes[si]) + " ",
                       pick.size() * static_cast<std::size_t>(a.confirm_rounds));
     measure::interleaved_rounds(pick.size(), a.confirm_rounds, 1001, [&](std::size_t i) {
       again[i].push_back(measure(configs[pick[i]], sizes[si]));
@@ -309,7 +302,7 @@ SweepBench::SweepBench(const SweepArgs& a) : sweep_args_(a) {
 SweepBench::~SweepBench() { MPI_Comm_free(&comm_); }
 
 void SweepBench::add_timing(nlohmann::json& row, std::int64_t bytes, const std::function<void(bool)>& op) const {
-  add_times(row, time_iterations(comm_, sweep_args_.timing, op));
+  add_times(row, measure::time_iterations(comm_, sweep_args_.timing, op).times_s);
   const double avg = row["avg_us"].get<double>() * 1e-6;
   row["bandwidth_MBps"] = avg > 0 ? static_cast<double>(bytes) / avg / 1e6 : 0.0;
 }
@@ -408,7 +401,7 @@ void SweepBench::model_accuracy(const std::vector<BenchConfig>& configs, const s
     MPI_Bcast(&n, 1, MPI_INT, 0, comm_);
     all_again.resize(static_cast<std::size_t>(n));
     MPI_Bcast(all_again.data(), n, MPI_INT, 0, comm_);
-    Progress progress(comm_, sweep_args_.quiet, "model confirmation, " + core::format_bytes(sizes[si]) + " ",
+    measure::Progress progress(comm_, sweep_args_.quiet, "model confirmation, " + core::format_bytes(sizes[si]) + " ",
                       all_again.size() * static_cast<std::size_t>(sweep_args_.confirm_rounds));
     const auto round_times = measure::interleaved_rounds(all_again.size(), n > 0 ? sweep_args_.confirm_rounds : 0, 2003, [&](std::size_t i) {
       const double us = measure(configs[static_cast<std::size_t>(all_again[i])], sizes[si]).value("avg_us", 0.0);

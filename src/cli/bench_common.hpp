@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
-#include "cli/timing.hpp"
+#include "measure/timing.hpp"
 #include "model/params.hpp"
 
 namespace relay::cli {
@@ -30,9 +30,9 @@ struct SweepArgs {
   std::string algorithms = "all";
   std::string policies = "all";
   std::string segments = "0,8KiB,64KiB,512KiB";
-  int window = 16;
+  int max_requests = 16;
   int root = 0;
-  IterationArgs timing;
+  measure::IterationArgs timing;
   int rounds = 1;
   int confirm = 0;  // re-measure the sweep's fastest N per size, and auto
   int confirm_rounds = 9;
@@ -46,11 +46,14 @@ struct SweepArgs {
 /// --sizes, --algorithms, --policies, --segments.
 void add_sweep_axes(CLI::App* cmd, SweepArgs& a, const std::string& sizes_help,
                     const std::string& algorithms_help);
-/// --window, --root, --iterations, --warmup, --min-time, --max-iterations, --confirm,
+/// --max-requests, --root, --iterations, --warmup, --min-time, --max-iterations, --confirm,
 /// --confirm-rounds.
 void add_sweep_timing(CLI::App* cmd, SweepArgs& a);
 /// --iterations, --warmup, --min-time, --max-iterations (also relay bench overlap's).
-void add_iteration_options(CLI::App* cmd, IterationArgs& t);
+void add_iteration_options(CLI::App* cmd, measure::IterationArgs& t);
+
+/// avg_us, min_us, max_us and iterations of the times (seconds) into row.
+void add_times(nlohmann::json& row, const std::vector<double>& times_s);
 /// --rounds, --json, --plot, --model, --model-confirm, --quiet and --cluster (listed for --help; main.cpp
 /// relaunches `relay bench <what> --cluster` before parsing).
 void add_sweep_output(CLI::App* cmd, SweepArgs& a, const std::string& model_help);
@@ -85,21 +88,6 @@ std::string resolved_field(const std::string& text, const std::string& key);
 /// One row from several rounds: the median of the rounds' averages, the extreme min and max,
 /// the iterations summed, and every round's average kept for the record.
 nlohmann::json combine_rounds(const std::vector<nlohmann::json>& rounds);
-
-/// Progress of a long phase on stderr, on rank 0 unless quiet: "WHAT[done/total] elapsed, time
-/// left"; a newline after the last step.
-class Progress {
- public:
-  Progress(MPI_Comm comm, bool quiet, std::string what, std::size_t total);
-  /// One more step done.
-  void step();
-
- private:
-  std::string what_;
-  std::size_t total_ = 0, done_ = 0;
-  double start_ = 0;
-  bool show_ = false;
-};
 
 /// One row per combination and size, fastest first, with each row's time relative to the best.
 void print_summary(const nlohmann::json& rows);

@@ -1,3 +1,4 @@
+// Over 500 lines: one command with its ScaLAPACK baseline, checks and tables (the GEMM: src/gemm).
 // relay bench gemm: times relay_gemm over broadcast schemes and look-ahead depths, next to
 // Debian ScaLAPACK's p?gemm on the same distributed matrices in the same run (the baseline of
 // tan2014 Table IV), with the local BLAS rate of one core measured first (the peak).
@@ -27,6 +28,7 @@
 #include "cli/commands.hpp"
 #include "cli/results.hpp"
 #include "core/units.hpp"
+#include "measure/progress.hpp"
 #include "relay/gemm.h"
 
 #ifdef RELAY_HAVE_SCALAPACK
@@ -262,13 +264,9 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
   std::vector<double> scalapack_times;
   const bool with_scalapack = ctxt_ >= 0;
   const int total_runs = a_.reps * static_cast<int>(series.size() + (with_scalapack ? 1 : 0));
-  int done = 0;
+  measure::Progress reporter(rank_ == 0 && !a_.quiet, fmt::format("n={} ", n), static_cast<std::size_t>(total_runs));
   auto progress = [&](const std::string& what, double seconds) {
-    ++done;
-    if (rank_ == 0 && !a_.quiet) {
-      std::fprintf(stderr, "  [%d/%d] n=%lld %-24s %.3f s\n", done, total_runs, n, what.c_str(),
-                   seconds);
-    }
+    reporter.step(fmt::format("{} {:.3f} s", what, seconds));
   };
   for (int rep = 0; rep < a_.reps; ++rep) {
     double scalapack_time = 0.0;

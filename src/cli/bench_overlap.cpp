@@ -1,3 +1,4 @@
+// Over 500 lines: one command, four modes each verified against MPI (the helper: src/overlap).
 // relay bench overlap: huang2018's micro-benchmark (section V-B, Figs. 4-6) -- broadcast and
 // reduce bandwidth against message size for
 //   blocking -- one collective call on the whole message, one rank per node (n_dup = 1 of
@@ -35,8 +36,9 @@
 #include "cli/commands.hpp"
 #include "cli/results.hpp"
 #include "cli/sweep.hpp"
-#include "cli/timing.hpp"
 #include "core/units.hpp"
+#include "measure/progress.hpp"
+#include "measure/timing.hpp"
 #include "relay/overlap.h"
 
 namespace relay::cli {
@@ -52,7 +54,7 @@ struct Args {
   std::string allreduce_algorithm = "auto";
   std::string datatype = "float";
   int ranks_per_node = 1;
-  IterationArgs timing;
+  measure::IterationArgs timing;
   std::string json_path;
   std::string plot_path;
   bool quiet = false;
@@ -270,7 +272,7 @@ nlohmann::json Bench::measure(const Config& c, std::int64_t bytes) {
   std::vector<relay_overlap_part_times_t> times(static_cast<std::size_t>(c.n_dup));
   std::vector<PartSums> sums(times.size());
   int failures = 0;
-  const auto t = time_iterations(world_, a_.timing, [&](bool timed) {
+  const auto t = measure::time_iterations(world_, a_.timing, [&](bool timed) {
     if (run_op(c, count, times.data()) != RELAY_SUCCESS) ++failures;
     if (!timed || rank_ != 0) return;
     for (std::size_t p = 0; p < times.size(); ++p) {
@@ -287,13 +289,13 @@ nlohmann::json Bench::measure(const Config& c, std::int64_t bytes) {
     row["error"] = "an iteration failed";
     return row;
   }
-  add_times(row, t);
+  add_times(row, t.times_s);
   const double avg = row["avg_us"].get<double>() * 1e-6;
   const double n = static_cast<double>(bytes), p = nodes_;
   row["bandwidth_MBps"] = avg > 0 ? n / avg / 1e6 : 0.0;
   row["bus_bandwidth_MBps"] = avg > 0 && nodes_ > 1 ? 2.0 * (p - 1) / p * n / avg / 1e6 : 0.0;
   row["part_times"] = nlohmann::json::array();
-  const double iterations = static_cast<double>(t.size());
+  const double iterations = static_cast<double>(t.times_s.size());
   for (const auto& s : sums) {
     row["part_times"].push_back({{"count", s.count},
                                  {"post_start_us", s.post_start / iterations * 1e6},
@@ -431,21 +433,12 @@ int Bench::run() {
   doc["ranks_per_node"] = k_;
   doc["nodes"] = nodes_;
   doc["rows"] = nlohmann::json::array();
-  const std::size_t total = configs.size() * sizes.size();
-  std::size_t done = 0;
-  const double start = MPI_Wtime();
+  measure::Progress progress(world_, a_.quiet, "", configs.size() * sizes.size());
   std::vector<nlohmann::json> measured;
   for (const auto& c : configs) {
     for (auto bytes : sizes) {
       measured.push_back(measure(c, bytes));
-      ++done;
-      if (rank_ == 0 && !a_.quiet) {
-        const double elapsed = MPI_Wtime() - start;
-        std::fprintf(stderr, "\r[%zu/%zu] %s %s: %.0f s elapsed, about %.0f s left   ", done,
-                     total, label(c).c_str(), core::format_bytes(bytes).c_str(), elapsed,
-                     elapsed / static_cast<double>(done) * static_cast<double>(total - done));
-        if (done == total) std::fprintf(stderr, "\n");
-      }
+      progress.step(label(c) + " " + core::format_bytes(bytes));
     }
   }
   int failed = 0;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "core/units.hpp"
 
 namespace relay::cli {
 namespace fs = std::filesystem;
@@ -40,6 +42,21 @@ CLI::Validator finite_in(double min, double max) {
         return std::string();
       },
       range, kFiniteValidator);
+}
+
+void add_max_requests_option(CLI::App* cmd, int& max_requests, int max, const std::string& help) {
+  cmd->add_option("--max-requests", max_requests, help)->check(CLI::Range(1, max))->capture_default_str();
+  // Checked here, not by a validator: CLI11 leaves a hidden option's name out of its errors.
+  cmd->add_option_function<std::string>(
+         "--window",
+         [&max_requests, max](const std::string& text) {
+           const auto value = core::parse_integer(text, 1, max);
+           if (!value) throw CLI::ValidationError("--window", fmt::format("'{}' is not an integer in 1..{}", text, max));
+           if (launcher_rank() == 0) std::fprintf(stderr, "relay: --window is deprecated; it is --max-requests now\n");
+           max_requests = static_cast<int>(*value);
+         },
+         "deprecated: --max-requests")
+      ->group("");  // hidden from --help
 }
 
 CLI::Validator output_file() {

@@ -24,6 +24,11 @@ CLI::Validator finite_in(double min, double max = std::numeric_limits<double>::i
 /// starts, whatever the launcher does with ranks that exit early.
 CLI::Validator output_file();
 
+/// --max-requests (the API's and the JSON's max_requests: requests in flight per rank), in
+/// 1..max, into `max_requests`; and --window, its former name, hidden, which still works and
+/// says on stderr that it is deprecated.
+void add_max_requests_option(CLI::App* cmd, int& max_requests, int max, const std::string& help);
+
 /// Adds to every option of `app` and of its subcommands, recursively: finite_in(0) to each
 /// floating-point option (none of relay's takes nan, inf or a negative number), and
 /// output_file() to each named --json, --plot, --output, --openmpi or --mpich. main calls it

@@ -220,6 +220,41 @@ Machine machine_from_json(const nlohmann::json& doc, bool use_plogp, double dupl
   return m;
 }
 
+nlohmann::json params_document(const measure::P2pMeasurement& m, const nlohmann::json& machine) {
+  std::vector<std::int64_t> fit_x;
+  std::vector<double> fit_y;
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& r : m.rows) {
+    fit_x.push_back(r.bytes);
+    fit_y.push_back(r.rtt_s / 2);
+    nlohmann::json row = {{"bytes", r.bytes}, {"rtt_s", r.rtt_s}, {"rtt_spread", r.rtt_spread},
+                          {"rtt_samples", r.rtt_samples}, {"os_s", r.os_s}, {"or_s", r.or_s},
+                          {"g_s", r.g_s}, {"g_spread", r.g_spread}, {"latency_s", r.latency_s},
+                          {"eager", r.eager}, {"stable", r.stable}};
+    if (r.over_rtt > 0) row["over_rtt"] = r.over_rtt;
+    rows.push_back(row);
+  }
+  nlohmann::json combine_rows = nlohmann::json::array();
+  for (const auto& c : m.combine) combine_rows.push_back({{"bytes", c.bytes}, {"s", c.s}, {"spread", c.spread}});
+  const auto fit = fit_hockney(fit_x, fit_y);
+  return {{"schema", kParamsSchema},
+          {"machine", machine},
+          {"pair", {0, m.peer}},
+          {"pairs", m.concurrent ? "concurrent" : "lone"},
+          {"pairs_reason", m.pairs_reason},
+          {"cycle_bytes", m.cycle_bytes},
+          {"hockney", {{"alpha_s", fit.alpha_s}, {"beta_s_per_byte", fit.beta_s_per_byte},
+                       {"bandwidth_MBps", fit.beta_s_per_byte > 0 ? 1e-6 / fit.beta_s_per_byte : 0.0}}},
+          {"eager_limit_bytes", m.eager_limit_bytes},
+          {"duplex", m.duplex},
+          {"duplex_spread", m.duplex_spread},
+          {"transfer_slots", m.transfer_slots},
+          {"concurrent_slowdown", m.concurrent_slowdown},
+          {"plogp", rows},
+          {"combine", {{"call", "MPI_Reduce_local"}, {"datatype", "MPI_DOUBLE"}, {"op", "MPI_SUM"},
+                       {"rows", combine_rows}}}};
+}
+
 nlohmann::json read_params_file(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error(path + ": cannot open");

@@ -43,6 +43,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "measure/p2p_params.hpp"
+
 namespace relay::model {
 
 /// PLogP parameters at one message size, seconds.
@@ -145,6 +147,10 @@ inline constexpr const char* kParamsSchema = "relay.model.params/1";
 /// has one, else the Hockney fit; `duplex` from the file unless overridden (>= 0). Throws
 /// std::runtime_error naming the field that is missing or wrong.
 Machine machine_from_json(const nlohmann::json& doc, bool use_plogp, double duplex_override = -1);
+/// A parameter file (relay.model.params/1) from a measurement made on rank 0 of its
+/// communicator, with the Hockney fit of its one-way times (RTT/2) and `machine` (the
+/// description of the machine measured, as relay's results carry it).
+nlohmann::json params_document(const measure::P2pMeasurement& measured, const nlohmann::json& machine);
 /// Reads and parses a parameter file. Throws std::runtime_error naming the file and problem.
 nlohmann::json read_params_file(const std::string& path);
 

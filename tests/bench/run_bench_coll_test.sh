@@ -84,7 +84,7 @@ run 3 "$relay" bench coll --operation allreduce --sizes 1000,8KiB --algorithms a
   fail "relay bench coll --operation allreduce exited $?"
 check_rows "$work/allreduce.json" allreduce 3 1000,8192 "$allreduce" blocking,nonblocking 0,1024 1 ||
   fail "allreduce rows are wrong"
-grep -q '^# allreduce algorithm=ring policy=nonblocking segment=1KiB ranks=3 window=16 rounds=1$' "$out" ||
+grep -q '^# allreduce algorithm=ring policy=nonblocking segment=1KiB ranks=3 max_requests=16 rounds=1$' "$out" ||
   fail "no table header for ring"
 grep -q '^# Size .*MB/s    Model(us) Model/meas$' "$out" || fail "no model columns"
 grep -Eq '^8192 +mpi +- +none .* +-$' "$out" || fail "mpi's summary row should have no model time"

@@ -6,7 +6,8 @@
 #   2. every floating-point option of every command refuses nan, inf and negative numbers,
 #      naming the option (--min-time nan printed "cannot create std::vector larger than
 #      max_size()");
-#   3. ranges: relay model predict --duplex outside [0, 1], --window 0, --ranks 0; fanouts,
+#   3. ranges: relay model predict --duplex outside [0, 1], --max-requests 0 (and --window 0,
+#      its deprecated name, which still works), --ranks 0; fanouts,
 #      iterations, look-ahead depths and sizes beyond what the library or an MPI count takes;
 #   4. sizes: 8MB is 8000000 bytes (it was 8 MiB), 8MiB and 8M are 8388608;
 #   5. --json (and --output, --plot) into a missing directory: refused before the run, naming
@@ -41,11 +42,13 @@ solo "$relay" bench bcast --bogus; rc=$?; status_is 2 "an unknown option"
 says "--bogus" "an unknown option"
 solo "$relay" model predict; rc=$?; status_is 2 "a missing required option"
 says "--params is required" "a missing required option"
-solo "$relay" bench bcast --window x; rc=$?; status_is 2 "a value that is not a number"
+solo "$relay" bench bcast --max-requests x; rc=$?; status_is 2 "a value that is not a number"
+solo "$relay" bench bcast --window x; rc=$?; status_is 2 "a value that is not a number (--window)"
 solo "$relay" --help; rc=$?; status_is 0 "--help"
 solo "$relay" --version; rc=$?; status_is 0 "--version"
 solo "$relay" algorithms; rc=$?; status_is 0 "relay algorithms"
 solo "$relay" "${predict[@]}"; rc=$?; status_is 0 "relay model predict"
+run 2 "$relay" bench bcast --max-requests 0 --sizes 1KiB --quiet; rc=$?; status_is 2 "--max-requests 0 under mpirun"
 run 2 "$relay" bench bcast --window 0 --sizes 1KiB --quiet; rc=$?; status_is 2 "--window 0 under mpirun"
 run 2 "$relay" bench bcast --root 5 --sizes 1KiB --quiet; rc=$?; status_is 2 "--root 5 on 2 ranks"
 says "--root 5 is not a rank (0..1)" "--root 5 on 2 ranks"
@@ -89,7 +92,13 @@ refused() { # OPTION ARGS...: refused at once with status 2, naming OPTION
 }
 refused --duplex "${predict[@]}" --duplex 5
 refused --duplex "${predict[@]}" --duplex -3
+refused --max-requests "${predict[@]}" --max-requests 0
 refused --window "${predict[@]}" --window 0
+# --window, the former name of --max-requests: the same table on stdout, a note on stderr.
+"$relay" "${predict[@]}" --max-requests 4 >"$work/max_requests.out" 2>/dev/null || fail "--max-requests 4 exited $?"
+"$relay" "${predict[@]}" --window 4 >"$work/window.out" 2>"$work/window.err" || fail "--window 4 exited $?"
+cmp -s "$work/max_requests.out" "$work/window.out" || fail "--window 4 printed other than --max-requests 4"
+grep -q "deprecated" "$work/window.err" || fail "--window 4 did not say on stderr that it is deprecated"
 refused --ranks "${predict[@]}" --ranks 0
 refused --elem-bytes "${predict[@]}" --elem-bytes 0
 refused --root "${predict[@]}" --root 4
