@@ -1,3 +1,5 @@
+// Over 500 lines: nine C entry points and their nonblocking forms on one path (checks,
+// agreement, buffers, start).
 // relay_reduce, relay_allreduce, relay_allgather, relay_allgatherv, relay_reduce_scatter_block,
 // relay_gather, relay_scatter, relay_alltoall, relay_barrier and their nonblocking forms:
 // argument checks (every rank, before any message), the optional collective agreement, then

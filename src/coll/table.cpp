@@ -1,3 +1,4 @@
+// Over 500 lines: one reader of untrusted input, with every check the loader makes (issue 23).
 #include "coll/table.hpp"
 
 #include <fcntl.h>

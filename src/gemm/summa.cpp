@@ -1,3 +1,5 @@
+// Over 500 lines: one engine; packing, pipelined panel broadcasts, look-ahead and local
+// multiplies share its state.
 // The SUMMA engine (see gemm.hpp for the scheme).
 //
 // Panel layout, the same for both operands so one packing routine serves both: a panel of
