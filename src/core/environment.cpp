@@ -15,6 +15,8 @@ constexpr std::string_view kRelayPrefix = "RELAY_";
 const char* match(const char* entry, std::initializer_list<std::string_view> parts) {
   const char* p = entry;
   for (std::string_view part : parts) {
+    // An empty view may have a null data(), which strncmp must not be given even for 0 bytes.
+    if (part.empty()) continue;
     if (std::strncmp(p, part.data(), part.size()) != 0) return nullptr;
     p += part.size();
   }
