@@ -7,7 +7,11 @@ backquotes, the modules it may use ("–" for none). The build runs this check b
 librelay, so the drawn layout and the code cannot drift apart: an include of a module above
 (e.g. coll including tune/...) fails the build with the file, the line and the rule.
 
-Usage: check_layers.py --design docs/design.md --src src [--stamp FILE]
+With --cmake src/CMakeLists.txt it also checks each relay_module(<name> USES ...) declaration
+(the CMake library of a module) against the same table: the build's declared dependencies are
+the drawn ones.
+
+Usage: check_layers.py --design docs/design.md --src src [--cmake src/CMakeLists.txt] [--stamp FILE]
 """
 import argparse
 import pathlib
@@ -71,10 +75,41 @@ def check(src: pathlib.Path, allowed: dict) -> list:
     return errors
 
 
+MODULE_CALL = re.compile(r"relay_module\(\s*([a-z_]+)((?:\s+[A-Za-z_:.${}/]+)*?)\s+SOURCES\b")
+
+
+def check_cmake(cmake: pathlib.Path, allowed: dict) -> list:
+    """Each relay_module(<name> [USES ...] [LIBS ...] SOURCES ...) declares its table row."""
+    errors = []
+    text = re.sub(r"#[^\n]*", "", cmake.read_text(encoding="utf-8"))
+    calls = MODULE_CALL.findall(text)
+    if not calls:
+        errors.append(f"{cmake}: no relay_module(...) declarations found")
+    for name, args in calls:
+        words = args.split()
+        uses, section = set(), None
+        for word in words:
+            if word in ("USES", "LIBS"):
+                section = word
+            elif section == "USES":
+                uses.add(word)
+        if name not in allowed:
+            errors.append(f"{cmake}: relay_module({name}) is not in the Modules table of docs/design.md")
+            continue
+        if uses != allowed[name]:
+            declared = ", ".join(sorted(uses)) or "nothing"
+            drawn = ", ".join(sorted(allowed[name])) or "nothing"
+            errors.append(f"{cmake}: relay_module({name}) USES {declared}, but docs/design.md "
+                          f"says it may use {drawn}")
+    return errors
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--design", required=True, type=pathlib.Path)
     parser.add_argument("--src", required=True, type=pathlib.Path)
+    parser.add_argument("--cmake", type=pathlib.Path,
+                        help="a CMakeLists.txt whose relay_module() calls must match the table")
     parser.add_argument("--stamp", type=pathlib.Path, help="touched when the check passes")
     args = parser.parse_args()
     allowed = read_table(args.design)
@@ -82,6 +117,8 @@ def main() -> int:
         print(f"check_layers: no Modules table in {args.design}", file=sys.stderr)
         return 1
     errors = check(args.src, allowed)
+    if args.cmake:
+        errors += check_cmake(args.cmake, allowed)
     for e in errors:
         print(f"check_layers: {e}", file=sys.stderr)
     if errors:

@@ -40,7 +40,8 @@ void BM_CacheHit(benchmark::State& state) {
   for (int i = 0; i < 64; ++i) cache.get(Key{i, 0}, [] { return relay::schedule::RankProgram{}; });
   int i = 0;
   for (auto _ : state) {
-    benchmark::DoNotOptimize(cache.get(Key{i++ & 63, 0}, [] { return relay::schedule::RankProgram{}; }));
+    benchmark::DoNotOptimize(
+        cache.get(Key{i++ & 63, 0}, [] { return relay::schedule::RankProgram{}; }));
   }
 }
 BENCHMARK(BM_CacheHit);

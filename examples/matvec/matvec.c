@@ -44,8 +44,10 @@ static double median(double* v, int n) {
 
 static int usage(int rank, const char* why) {
   if (rank == 0) {
-    fprintf(stderr, "relay_matvec: %s\nusage: relay_matvec [--n N] [--reps R] [--n-dup 1,2,4] "
-            "[--parts mpi|relay]\n", why);
+    fprintf(stderr,
+            "relay_matvec: %s\nusage: relay_matvec [--n N] [--reps R] [--n-dup 1,2,4] "
+            "[--parts mpi|relay]\n",
+            why);
   }
   return 2;
 }
@@ -139,8 +141,10 @@ int main(int argc, char** argv) {
   }
 
   if (rank == 0) {
-    printf("# y = A x, n = %ld on a %d x %d grid (%d ranks), parts: %s, median of %d repetitions "
-           "of the slowest rank\n", n, p, p, size, mpi_parts ? "mpi" : "relay", reps);
+    printf(
+        "# y = A x, n = %ld on a %d x %d grid (%d ranks), parts: %s, median of %d repetitions "
+        "of the slowest rank\n",
+        n, p, p, size, mpi_parts ? "mpi" : "relay", reps);
     printf("%-6s %12s %12s %12s %14s  %s\n", "n_dup", "matvec(ms)", "comm(ms)", "total(ms)",
            "comm vs first", "check");
   }
@@ -196,8 +200,8 @@ int main(int argc, char** argv) {
     }
     MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     if (worst > 1.0) {
-      fprintf(stderr, "rank %d: n_dup %d: |y - y_serial| = %g above the bound %g\n", rank,
-              dups[k], error, bound);
+      fprintf(stderr, "rank %d: n_dup %d: |y - y_serial| = %g above the bound %g\n", rank, dups[k],
+              error, bound);
       failed = 1;
     }
     if (rank == 0) {

@@ -52,26 +52,26 @@ typedef struct relay_gemm_options {
   const relay_bcast_options_t* bcast; /**< how panels are broadcast (algorithm, policy,
                                            segments); NULL = defaults. Read during the call
                                            only */
-  long long panel_width;       /**< k indices per panel step (the local update's depth);
-                                    0 = the smallest multiple of the k block size >= 256 */
-  int lookahead;               /**< panels broadcast ahead of the current update; 0 = none */
-  int pieces;                  /**< the local update of each panel is cut into this many
-                                    pieces, with progress calls between them; 0 = 1 without
-                                    look-ahead, 4 with it */
+  long long panel_width;              /**< k indices per panel step (the local update's depth);
+                                           0 = the smallest multiple of the k block size >= 256 */
+  int lookahead;                      /**< panels broadcast ahead of the current update; 0 = none */
+  int pieces;                         /**< the local update of each panel is cut into this many
+                                           pieces, with progress calls between them; 0 = 1 without
+                                           look-ahead, 4 with it */
 } relay_gemm_options_t;
 
 /** Where the time of one relay_gemm call went on this process, for benchmarks. Never grows
  *  (relay.h: ABI stability). */
 typedef struct relay_gemm_stats {
-  double total_s;        /**< the whole call */
-  double bcast_s;        /**< starting and progressing panel broadcasts, packing panels */
-  double compute_s;      /**< local BLAS updates (and the beta scaling) */
-  double wait_s;         /**< waiting for panels that had not arrived */
-  long long panel_count; /**< panel steps */
-  long long panel_bytes; /**< panel bytes this process received or sent as a root */
-  int aligned_a;     /**< 1 if op(A)'s panels were broadcast from A in place (SUMMA); 0 if
-                          they were redistributed (transposed or misaligned A) */
-  int aligned_b;     /**< the same for op(B) */
+  double total_s;            /**< the whole call */
+  double bcast_s;            /**< starting and progressing panel broadcasts, packing panels */
+  double compute_s;          /**< local BLAS updates (and the beta scaling) */
+  double wait_s;             /**< waiting for panels that had not arrived */
+  long long panel_count;     /**< panel steps */
+  long long panel_bytes;     /**< panel bytes this process received or sent as a root */
+  int aligned_a;             /**< 1 if op(A)'s panels were broadcast from A in place (SUMMA); 0 if
+                                  they were redistributed (transposed or misaligned A) */
+  int aligned_b;             /**< the same for op(B) */
   long long workspace_bytes; /**< buffers allocated beyond the matrices: (lookahead + 1)
                                   panels of op(A) rows and op(B) columns local to this
                                   process, plus redistribution buffers (docs/gemm.md) */
@@ -96,16 +96,14 @@ static inline void relay_gemm_options_init(relay_gemm_options_t* options) {
  *  that is wrong on any rank fails the call on every rank with RELAY_ERR_ARGUMENT; the PBLAS
  *  INFO code (-position, or -(100 * position + descriptor entry), positions of PDGEMM's
  *  argument list) is in *info when info is not NULL. stats may be NULL. */
-RELAY_API relay_status_t relay_gemm(char transa, char transb, long long m, long long n,
-                                    long long k, MPI_Datatype datatype, const void* alpha,
-                                    const void* a, long long ia, long long ja,
-                                    const relay_matrix_desc_t* desca, const void* b,
-                                    long long ib, long long jb,
+RELAY_API relay_status_t relay_gemm(char transa, char transb, long long m, long long n, long long k,
+                                    MPI_Datatype datatype, const void* alpha, const void* a,
+                                    long long ia, long long ja, const relay_matrix_desc_t* desca,
+                                    const void* b, long long ib, long long jb,
                                     const relay_matrix_desc_t* descb, const void* beta, void* c,
-                                    long long ic, long long jc,
-                                    const relay_matrix_desc_t* descc, relay_grid_t grid,
-                                    const relay_gemm_options_t* options, int* info,
-                                    relay_gemm_stats_t* stats);
+                                    long long ic, long long jc, const relay_matrix_desc_t* descc,
+                                    relay_grid_t grid, const relay_gemm_options_t* options,
+                                    int* info, relay_gemm_stats_t* stats);
 
 #ifdef __cplusplus
 }

@@ -8,8 +8,8 @@
 #include <type_traits>
 #include <utility>
 
-#include "relay/relay.hpp"
 #include "relay/gemm.h"
+#include "relay/relay.hpp"
 
 namespace relay {
 
@@ -79,7 +79,8 @@ class GemmArgumentError : public Error {
 };
 
 namespace detail {
-template <class T> inline MPI_Datatype gemm_type() {
+template <class T>
+inline MPI_Datatype gemm_type() {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double> ||
                     std::is_same_v<T, std::complex<float>> ||
                     std::is_same_v<T, std::complex<double>>,
@@ -94,19 +95,18 @@ template <class T> inline MPI_Datatype gemm_type() {
 /// C(ic.., jc..) = alpha op(A(ia.., ja..)) op(B(ib.., jb..)) + beta C(ic.., jc..), 0-based
 /// offsets, op in 'N', 'T', 'C'. Returns where the time went on this process.
 template <class T>
-relay_gemm_stats_t gemm(char transa, char transb, long long m, long long n, long long k,
-                        T alpha, const T* a, long long ia, long long ja,
-                        const relay_matrix_desc_t& desca, const T* b, long long ib, long long jb,
-                        const relay_matrix_desc_t& descb, T beta, T* c, long long ic,
-                        long long jc, const relay_matrix_desc_t& descc, const Grid& grid,
-                        const GemmOptions& options = {}) {
+relay_gemm_stats_t gemm(char transa, char transb, long long m, long long n, long long k, T alpha,
+                        const T* a, long long ia, long long ja, const relay_matrix_desc_t& desca,
+                        const T* b, long long ib, long long jb, const relay_matrix_desc_t& descb,
+                        T beta, T* c, long long ic, long long jc, const relay_matrix_desc_t& descc,
+                        const Grid& grid, const GemmOptions& options = {}) {
   relay_bcast_options_t bcast_c;
   const relay_gemm_options_t o = options.c(bcast_c);
   relay_gemm_stats_t stats{};
   int info = 0;
   const relay_status_t st =
-      relay_gemm(transa, transb, m, n, k, detail::gemm_type<T>(), &alpha, a, ia, ja, &desca, b,
-                 ib, jb, &descb, &beta, c, ic, jc, &descc, grid.handle(), &o, &info, &stats);
+      relay_gemm(transa, transb, m, n, k, detail::gemm_type<T>(), &alpha, a, ia, ja, &desca, b, ib,
+                 jb, &descb, &beta, c, ic, jc, &descc, grid.handle(), &o, &info, &stats);
   if (st == RELAY_ERR_ARGUMENT) throw GemmArgumentError(info, relay_last_error());
   detail::check(st);
   return stats;

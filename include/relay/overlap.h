@@ -48,7 +48,8 @@ extern "C" {
  *  between post_start_s and posted_s and seen complete at first_done_s; chained forms post the
  *  second between second_post_start_s and second_posted_s (-1 for single operations); done_s
  *  is when the whole part was seen complete. A blocking n_dup = 1 call is one blocking call:
- *  "posting" lasts until it returns. Empty parts (element_count 0) are never posted: all times 0. */
+ *  "posting" lasts until it returns. Empty parts (element_count 0) are never posted: all times 0.
+ */
 typedef struct relay_overlap_part_times {
   int element_count;          /**< elements in the part */
   double post_start_s;        /**< first operation: posting began */
@@ -93,14 +94,12 @@ RELAY_API relay_status_t relay_overlap_ireduce(const void* sendbuf, void* recvbu
 
 /** Allreduce of count elements in n_dup overlapped parts; arguments as for relay_allreduce. */
 RELAY_API relay_status_t relay_overlap_allreduce(const void* sendbuf, void* recvbuf, int count,
-                                                 MPI_Datatype datatype, MPI_Op op,
-                                                 MPI_Comm comm, int n_dup,
-                                                 const relay_coll_options_t* options,
+                                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                                 int n_dup, const relay_coll_options_t* options,
                                                  relay_overlap_part_times_t* times);
 RELAY_API relay_status_t relay_overlap_iallreduce(const void* sendbuf, void* recvbuf, int count,
-                                                  MPI_Datatype datatype, MPI_Op op,
-                                                  MPI_Comm comm, int n_dup,
-                                                  const relay_coll_options_t* options,
+                                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                                  int n_dup, const relay_coll_options_t* options,
                                                   relay_overlap_part_times_t* times,
                                                   relay_request_t* request);
 
@@ -111,11 +110,13 @@ RELAY_API relay_status_t relay_overlap_iallreduce(const void* sendbuf, void* rec
  *  reduce_comm (it broadcasts what it reduced): for y = A x on a p x p grid, rank (i, j) calls
  *  it with reduce_comm = row i, reduce_root = i, bcast_comm = column j, bcast_root = j, and
  *  gets y_j. sendbuf may be MPI_IN_PLACE at reduce roots (input in recvbuf). */
-RELAY_API relay_status_t relay_overlap_reduce_bcast(
-    const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-    int reduce_root, MPI_Comm reduce_comm, int bcast_root, MPI_Comm bcast_comm, int n_dup,
-    const relay_coll_options_t* reduce_options, const relay_bcast_options_t* bcast_options,
-    relay_overlap_part_times_t* times);
+RELAY_API relay_status_t relay_overlap_reduce_bcast(const void* sendbuf, void* recvbuf, int count,
+                                                    MPI_Datatype datatype, MPI_Op op,
+                                                    int reduce_root, MPI_Comm reduce_comm,
+                                                    int bcast_root, MPI_Comm bcast_comm, int n_dup,
+                                                    const relay_coll_options_t* reduce_options,
+                                                    const relay_bcast_options_t* bcast_options,
+                                                    relay_overlap_part_times_t* times);
 RELAY_API relay_status_t relay_overlap_ireduce_bcast(
     const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
     int reduce_root, MPI_Comm reduce_comm, int bcast_root, MPI_Comm bcast_comm, int n_dup,

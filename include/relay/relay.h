@@ -142,14 +142,14 @@ static inline void relay_bcast_options_init(relay_bcast_options_t* options) {
 
 /** Broadcasts count elements of datatype from root to every rank of comm. */
 RELAY_API relay_status_t relay_bcast(void* buffer, int count, MPI_Datatype datatype, int root,
-                           MPI_Comm comm, const relay_bcast_options_t* options);
+                                     MPI_Comm comm, const relay_bcast_options_t* options);
 
 /** Starts a broadcast; complete it with relay_wait or relay_test. The buffer must not be
  *  touched until then. Call relay_progress (or relay_test) while computing so that
  *  intermediate ranks keep forwarding segments. */
 RELAY_API relay_status_t relay_ibcast(void* buffer, int count, MPI_Datatype datatype, int root,
-                            MPI_Comm comm, const relay_bcast_options_t* options,
-                            relay_request_t* request);
+                                      MPI_Comm comm, const relay_bcast_options_t* options,
+                                      relay_request_t* request);
 
 /** Advances *request without blocking. Sets *flag to 1 and frees the request (setting it to
  *  RELAY_REQUEST_NULL) when the operation is complete. A NULL request is complete. */
@@ -164,9 +164,9 @@ RELAY_API relay_status_t relay_progress(relay_request_t request);
 /** Writes the configuration relay would run for these arguments (after defaults, environment
  *  and automatic choice) as one line "algorithm=... policy=... segment_bytes=... fanout=...
  *  max_requests=..." into text (at most size bytes, NUL-terminated). Not collective. */
-RELAY_API relay_status_t relay_bcast_describe(int count, MPI_Datatype datatype, int root, MPI_Comm comm,
-                                    const relay_bcast_options_t* options, char* text,
-                                    size_t size);
+RELAY_API relay_status_t relay_bcast_describe(int count, MPI_Datatype datatype, int root,
+                                              MPI_Comm comm, const relay_bcast_options_t* options,
+                                              char* text, size_t size);
 
 /* ---- Reductions, gathers and the rest: reduce, allreduce, allgather, reduce_scatter_block,
  *      gather, scatter, alltoall, barrier ------------------------------------------------- */
@@ -337,9 +337,8 @@ RELAY_API relay_status_t relay_iallgather(const void* sendbuf, void* recvbuf, in
  *  two types may differ (MPI's type-signature rule is the caller's, as with MPI). mpi passes
  *  everything to MPI_Allgatherv. recvcounts and displs are copied: they may be reused as soon
  *  as relay_iallgatherv returns. */
-RELAY_API relay_status_t relay_allgatherv(const void* sendbuf, int sendcount,
-                                          MPI_Datatype sendtype, void* recvbuf,
-                                          const int recvcounts[], const int displs[],
+RELAY_API relay_status_t relay_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                          void* recvbuf, const int recvcounts[], const int displs[],
                                           MPI_Datatype recvtype, MPI_Comm comm,
                                           const relay_coll_options_t* options);
 RELAY_API relay_status_t relay_iallgatherv(const void* sendbuf, int sendcount,
@@ -352,8 +351,8 @@ RELAY_API relay_status_t relay_iallgatherv(const void* sendbuf, int sendcount,
  *  (recvcount elements) in recvbuf. sendbuf may be MPI_IN_PLACE (input in recvbuf, which then
  *  holds size x recvcount elements). */
 RELAY_API relay_status_t relay_reduce_scatter_block(const void* sendbuf, void* recvbuf,
-                                                    int recvcount, MPI_Datatype datatype,
-                                                    MPI_Op op, MPI_Comm comm,
+                                                    int recvcount, MPI_Datatype datatype, MPI_Op op,
+                                                    MPI_Comm comm,
                                                     const relay_coll_options_t* options);
 RELAY_API relay_status_t relay_ireduce_scatter_block(const void* sendbuf, void* recvbuf,
                                                      int recvcount, MPI_Datatype datatype,
@@ -415,7 +414,7 @@ RELAY_API relay_status_t relay_coll_algorithm_from_name(relay_collective_t colle
 RELAY_API const char* relay_bcast_algorithm_name(relay_bcast_algorithm_t algorithm);
 /** Parses a canonical name; RELAY_ERR_ALGORITHM if unknown. */
 RELAY_API relay_status_t relay_bcast_algorithm_from_name(const char* name,
-                                               relay_bcast_algorithm_t* algorithm);
+                                                         relay_bcast_algorithm_t* algorithm);
 /** Canonical name of a policy ("default", "blocking", "nonblocking"), or NULL. */
 RELAY_API const char* relay_policy_name(relay_policy_t policy);
 /** Parses a policy name; RELAY_ERR_POLICY if unknown. */

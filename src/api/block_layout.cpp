@@ -37,15 +37,15 @@ relay_status_t check_block_layout(const char* fn, const int* recvcounts, int cou
   std::iota(order.begin(), order.end(), 0);
   const auto empty = [&](int i) { return recvcounts[i] == 0; };
   order.erase(std::remove_if(order.begin(), order.end(), empty), order.end());
-  std::sort(order.begin(), order.end(), [&](int a, int b) {
-    return displs[a] != displs[b] ? displs[a] < displs[b] : a < b;
-  });
+  std::sort(order.begin(), order.end(),
+            [&](int a, int b) { return displs[a] != displs[b] ? displs[a] < displs[b] : a < b; });
   for (std::size_t k = 1; k < order.size(); ++k) {
     const int a = order[k - 1], b = order[k];
     if (std::int64_t{displs[a]} + recvcounts[a] > displs[b]) {
-      return fail(RELAY_ERR_BUFFER, "{}: argument {} (displs) makes the blocks of ranks {} "
-                  "(displs[{}] = {}, recvcounts[{}] = {}) and {} (displs[{}] = {}) overlap", fn,
-                  displs_position, a, a, displs[a], a, recvcounts[a], b, b, displs[b]);
+      return fail(RELAY_ERR_BUFFER,
+                  "{}: argument {} (displs) makes the blocks of ranks {} "
+                  "(displs[{}] = {}, recvcounts[{}] = {}) and {} (displs[{}] = {}) overlap",
+                  fn, displs_position, a, a, displs[a], a, recvcounts[a], b, b, displs[b]);
     }
   }
   layout.base = order.empty() ? 0 : base;

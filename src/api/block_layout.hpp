@@ -20,9 +20,9 @@ struct BlockLayout {
 
 /// recvcounts (argument counts_position) and displs (displs_position) of `size` ranks: neither
 /// NULL, no negative count, no two non-empty blocks overlapping. Fills `layout` on success.
-relay_status_t check_block_layout(const char* function, const int* recvcounts,
-                                  int counts_position, const int* displs, int displs_position,
-                                  int size, BlockLayout& layout);
+relay_status_t check_block_layout(const char* function, const int* recvcounts, int counts_position,
+                                  const int* displs, int displs_position, int size,
+                                  BlockLayout& layout);
 
 /// A hash of the counts (in bytes of elem_bytes each), for the collective argument check:
 /// every rank must pass the same recvcounts.

@@ -38,8 +38,10 @@ relay_status_t check_datatype(const char* fn, int position, MPI_Datatype datatyp
   info.size = static_cast<std::int64_t>(type_size);
   constexpr std::int64_t kMaxBytes = std::int64_t{1} << 62;  // byte offsets stay in int64
   if (count > 0 && info.size > kMaxBytes / count) {
-    return fail(RELAY_ERR_COUNT, "{}: count = {} elements of {} bytes (argument {}) is more "
-                "than 2^62 bytes", fn, count, info.size, position);
+    return fail(RELAY_ERR_COUNT,
+                "{}: count = {} elements of {} bytes (argument {}) is more "
+                "than 2^62 bytes",
+                fn, count, info.size, position);
   }
   info.true_lb = static_cast<MPI_Aint>(true_lb);
   info.contiguous = true_extent == type_size && (count <= 1 || extent == type_size);
@@ -84,16 +86,20 @@ relay_status_t check_op(const char* fn, int position, MPI_Op op, bool& commutati
 relay_status_t check_reduction_buffers(const char* fn, const ReductionBuffers& b) {
   const bool in_place = b.sendbuf == MPI_IN_PLACE;
   if (in_place && b.root >= 0 && b.rank != b.root) {
-    return fail(RELAY_ERR_BUFFER, "{}: argument 1 (sendbuf) is MPI_IN_PLACE on rank {}, which "
-                "is not the root ({})", fn, b.rank, b.root);
+    return fail(RELAY_ERR_BUFFER,
+                "{}: argument 1 (sendbuf) is MPI_IN_PLACE on rank {}, which "
+                "is not the root ({})",
+                fn, b.rank, b.root);
   }
   if (!in_place && b.sendbuf == nullptr && b.has_data) {
     return fail(RELAY_ERR_BUFFER, "{}: argument 1 (sendbuf) is NULL but count = {} > 0", fn,
                 b.count);
   }
   if (b.recvbuf == MPI_IN_PLACE) {
-    return fail(RELAY_ERR_BUFFER, "{}: argument 2 (recvbuf) is MPI_IN_PLACE (only sendbuf may "
-                "be)", fn);
+    return fail(RELAY_ERR_BUFFER,
+                "{}: argument 2 (recvbuf) is MPI_IN_PLACE (only sendbuf may "
+                "be)",
+                fn);
   }
   if (b.receives && b.recvbuf == nullptr && b.has_data) {
     return fail(RELAY_ERR_BUFFER, "{}: argument 2 (recvbuf) is NULL but count = {} > 0", fn,
@@ -108,8 +114,8 @@ bool wants_collective_check(relay_check_t option, const core::RelayEnvironment& 
   return v != nullptr && std::strcmp(v, "collective") == 0;
 }
 
-relay_status_t agree(const char* fn, MPI_Comm comm, relay_status_t local,
-                     const long long* values, const char* const* names, int n) {
+relay_status_t agree(const char* fn, MPI_Comm comm, relay_status_t local, const long long* values,
+                     const char* const* names, int n) {
   constexpr int kMax = 10;
   if (n > kMax - 2) n = kMax - 2;
   int rank = 0;

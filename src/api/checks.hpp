@@ -14,19 +14,18 @@ namespace relay::api {
 
 /// What check_datatype learns about a valid datatype.
 struct TypeInfo {
-  std::int64_t size = 0;       ///< bytes of data per element
-  MPI_Aint true_lb = 0;        ///< where its data starts
-  bool contiguous = true;      ///< count elements are count * size bytes without gaps
+  std::int64_t size = 0;   ///< bytes of data per element
+  MPI_Aint true_lb = 0;    ///< where its data starts
+  bool contiguous = true;  ///< count elements are count * size bytes without gaps
 };
 
 /// MPI must be initialized and not finalized.
 relay_status_t check_mpi(const char* function);
 /// Not MPI_DATATYPE_NULL and valid (argument `position`).
-relay_status_t check_datatype(const char* function, int position, MPI_Datatype datatype,
-                              int count, TypeInfo& info);
+relay_status_t check_datatype(const char* function, int position, MPI_Datatype datatype, int count,
+                              TypeInfo& info);
 /// Not MPI_COMM_NULL, not an inter-communicator (argument `position`); sets size and rank.
-relay_status_t check_comm(const char* function, int position, MPI_Comm comm, int& size,
-                          int& rank);
+relay_status_t check_comm(const char* function, int position, MPI_Comm comm, int& size, int& rank);
 
 /// MPI is running and comm is a valid intra-communicator: relay may call MPI on it.
 bool usable_comm(MPI_Comm comm);
@@ -39,10 +38,10 @@ struct ReductionBuffers {
   const void* sendbuf;
   void* recvbuf;
   int count;
-  bool has_data;   ///< count > 0 elements of a type with data (a NULL buffer is then wrong)
+  bool has_data;  ///< count > 0 elements of a type with data (a NULL buffer is then wrong)
   int rank;
-  int root;        ///< the one rank that may pass sendbuf = MPI_IN_PLACE; -1: every rank may
-  bool receives;   ///< recvbuf is significant on this rank
+  int root;       ///< the one rank that may pass sendbuf = MPI_IN_PLACE; -1: every rank may
+  bool receives;  ///< recvbuf is significant on this rank
 };
 /// sendbuf MPI_IN_PLACE only where allowed, neither buffer NULL where it carries data, recvbuf
 /// never MPI_IN_PLACE.

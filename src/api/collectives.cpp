@@ -68,7 +68,7 @@ struct Call {
   int size = 0;
   int rank = 0;
   bool commutative = true;
-  std::int64_t bytes = 0;  // the accumulator
+  std::int64_t bytes = 0;             // the accumulator
   relay::core::RelayEnvironment env;  // read once per call
   relay::coll::Config config;
 };
@@ -80,10 +80,14 @@ struct BufferRules {
 BufferRules buffer_rules(Collective c, bool is_root) {
   switch (c) {
     case Collective::reduce:
-    case Collective::gather: return {true, is_root, is_root, false};
-    case Collective::scatter: return {is_root, true, false, is_root};
-    case Collective::barrier: return {false, false, false, false};
-    default: return {true, true, true, false};
+    case Collective::gather:
+      return {true, is_root, is_root, false};
+    case Collective::scatter:
+      return {is_root, true, false, is_root};
+    case Collective::barrier:
+      return {false, false, false, false};
+    default:
+      return {true, true, true, false};
   }
 }
 
@@ -100,9 +104,10 @@ relay_status_t resolve(const char* fn, const Args& a, Call& call) {
   const bool v = a.collective == Collective::allgatherv;
   const bool send_contiguous = !v || a.sendbuf == MPI_IN_PLACE || call.send_type.contiguous;
   if (!call.type.contiguous || !send_contiguous) {
-    return fail(RELAY_ERR_DATATYPE, "{}: argument {} ({}) is not contiguous; relay's schedules "
-                "move contiguous bytes (use algorithm mpi, or a contiguous type)", fn,
-                v ? (call.type.contiguous ? 3 : 7) : 4,
+    return fail(RELAY_ERR_DATATYPE,
+                "{}: argument {} ({}) is not contiguous; relay's schedules "
+                "move contiguous bytes (use algorithm mpi, or a contiguous type)",
+                fn, v ? (call.type.contiguous ? 3 : 7) : 4,
                 v ? (call.type.contiguous ? "sendtype" : "recvtype") : "datatype");
   }
   return RELAY_SUCCESS;
@@ -135,19 +140,25 @@ relay_status_t check_arguments(const char* fn, const Args& a, Call& call) {
     return st;
   }
   if (pos.root != 0 && (a.root < 0 || a.root >= call.size)) {
-    return fail(RELAY_ERR_ROOT, "{}: argument {} (root = {}) is not a rank of the communicator "
-                "(size {})", fn, pos.root, a.root, call.size);
+    return fail(RELAY_ERR_ROOT,
+                "{}: argument {} (root = {}) is not a rank of the communicator "
+                "(size {})",
+                fn, pos.root, a.root, call.size);
   }
   const bool has_data = a.count > 0 && call.type.size > 0 && call.type.true_lb == 0;
   const bool in_place = a.sendbuf == MPI_IN_PLACE;
   const BufferRules rules = buffer_rules(a.collective, call.rank == a.root);
   if (rules.send_significant && in_place && !rules.send_in_place_ok) {
     if (a.collective == Collective::scatter) {
-      return fail(RELAY_ERR_BUFFER, "{}: argument 1 (sendbuf) is MPI_IN_PLACE at the root (the "
-                  "root of a scatter passes recvbuf = MPI_IN_PLACE instead)", fn);
+      return fail(RELAY_ERR_BUFFER,
+                  "{}: argument 1 (sendbuf) is MPI_IN_PLACE at the root (the "
+                  "root of a scatter passes recvbuf = MPI_IN_PLACE instead)",
+                  fn);
     }
-    return fail(RELAY_ERR_BUFFER, "{}: argument 1 (sendbuf) is MPI_IN_PLACE on rank {}, which "
-                "is not the root ({})", fn, call.rank, a.root);
+    return fail(RELAY_ERR_BUFFER,
+                "{}: argument 1 (sendbuf) is MPI_IN_PLACE on rank {}, which "
+                "is not the root ({})",
+                fn, call.rank, a.root);
   }
   if (rules.send_significant && !in_place && a.sendbuf == nullptr && has_data) {
     return fail(RELAY_ERR_BUFFER, "{}: argument 1 (sendbuf) is NULL but count = {} > 0", fn,
@@ -155,19 +166,23 @@ relay_status_t check_arguments(const char* fn, const Args& a, Call& call) {
   }
   if (rules.recv_significant && a.recvbuf == MPI_IN_PLACE && !rules.recv_in_place_ok) {
     if (a.collective == Collective::scatter) {
-      return fail(RELAY_ERR_BUFFER, "{}: argument 2 (recvbuf) is MPI_IN_PLACE on rank {}, which "
-                  "is not the root ({})", fn, call.rank, a.root);
+      return fail(RELAY_ERR_BUFFER,
+                  "{}: argument 2 (recvbuf) is MPI_IN_PLACE on rank {}, which "
+                  "is not the root ({})",
+                  fn, call.rank, a.root);
     }
-    return fail(RELAY_ERR_BUFFER, "{}: argument 2 (recvbuf) is MPI_IN_PLACE (only sendbuf may "
-                "be)", fn);
+    return fail(RELAY_ERR_BUFFER,
+                "{}: argument 2 (recvbuf) is MPI_IN_PLACE (only sendbuf may "
+                "be)",
+                fn);
   }
   if (rules.recv_significant && a.recvbuf == nullptr && has_data) {
     return fail(RELAY_ERR_BUFFER, "{}: argument 2 (recvbuf) is NULL but count = {} > 0", fn,
                 a.count);
   }
   call.bytes = barrier ? 1
-                      : static_cast<std::int64_t>(a.count) * call.type.size *
-                            (relay::coll::has_blocks(a.collective) ? call.size : 1);
+                       : static_cast<std::int64_t>(a.count) * call.type.size *
+                             (relay::coll::has_blocks(a.collective) ? call.size : 1);
   return resolve(fn, a, call);
 }
 
@@ -193,8 +208,8 @@ relay_status_t check_allgatherv(const char* fn, const Args& a, Call& call) {
   if (auto st = relay::api::check_comm(fn, 8, a.comm, call.size, call.rank); st != RELAY_SUCCESS) {
     return st;
   }
-  if (auto st = relay::api::check_block_layout(fn, a.recvcounts, 5, a.displs, 6, call.size,
-                                               call.layout);
+  if (auto st =
+          relay::api::check_block_layout(fn, a.recvcounts, 5, a.displs, 6, call.size, call.layout);
       st != RELAY_SUCCESS) {
     return st;
   }
@@ -202,12 +217,15 @@ relay_status_t check_allgatherv(const char* fn, const Args& a, Call& call) {
   const std::int64_t send_bytes = std::int64_t{a.count} * call.send_type.size;
   if (!in_place && send_bytes != mine * call.type.size) {
     if (a.datatype == a.recvtype) {
-      return fail(RELAY_ERR_COUNT, "{}: argument 2 (sendcount = {}) differs from recvcounts[{}] "
-                  "= {} (argument 5)", fn, a.count, call.rank, mine);
+      return fail(RELAY_ERR_COUNT,
+                  "{}: argument 2 (sendcount = {}) differs from recvcounts[{}] "
+                  "= {} (argument 5)",
+                  fn, a.count, call.rank, mine);
     }
-    return fail(RELAY_ERR_COUNT, "{}: argument 2 (sendcount = {}, {} bytes of sendtype) differs "
-                "from recvcounts[{}] = {} ({} bytes of recvtype)", fn, a.count, send_bytes,
-                call.rank, mine, mine * call.type.size);
+    return fail(RELAY_ERR_COUNT,
+                "{}: argument 2 (sendcount = {}, {} bytes of sendtype) differs "
+                "from recvcounts[{}] = {} ({} bytes of recvtype)",
+                fn, a.count, send_bytes, call.rank, mine, mine * call.type.size);
   }
   if (!in_place && a.sendbuf == nullptr && send_bytes > 0) {
     return fail(RELAY_ERR_BUFFER, "{}: argument 1 (sendbuf) is NULL but sendcount = {} > 0", fn,
@@ -215,12 +233,16 @@ relay_status_t check_allgatherv(const char* fn, const Args& a, Call& call) {
   }
   call.bytes = call.layout.total * call.type.size;
   if (a.recvbuf == MPI_IN_PLACE) {
-    return fail(RELAY_ERR_BUFFER, "{}: argument 4 (recvbuf) is MPI_IN_PLACE (only sendbuf may "
-                "be)", fn);
+    return fail(RELAY_ERR_BUFFER,
+                "{}: argument 4 (recvbuf) is MPI_IN_PLACE (only sendbuf may "
+                "be)",
+                fn);
   }
   if (a.recvbuf == nullptr && call.bytes > 0) {
-    return fail(RELAY_ERR_BUFFER, "{}: argument 4 (recvbuf) is NULL but the recvcounts add up "
-                "to {} > 0", fn, call.layout.total);
+    return fail(RELAY_ERR_BUFFER,
+                "{}: argument 4 (recvbuf) is NULL but the recvcounts add up "
+                "to {} > 0",
+                fn, call.layout.total);
   }
   return resolve(fn, a, call);
 }
@@ -230,11 +252,19 @@ relay_status_t agree(const char* fn, const Args& a, relay_status_t local, const 
   const long long counts = a.collective == Collective::allgatherv && local == RELAY_SUCCESS
                                ? relay::api::counts_hash(call.layout.counts, call.type.size)
                                : 0;
-  const long long values[7] = {call.bytes, a.root, c.algorithm != nullptr ? c.algorithm->id : -1,
-                               c.segment_bytes, c.fanout * 4 + static_cast<int>(c.policy),
-                               call.commutative ? 1 : 0, counts};
-  static const char* const names[7] = {"message size in bytes", "root", "algorithm",
-                                       "segment_bytes", "fanout/policy", "op's commutativity",
+  const long long values[7] = {call.bytes,
+                               a.root,
+                               c.algorithm != nullptr ? c.algorithm->id : -1,
+                               c.segment_bytes,
+                               c.fanout * 4 + static_cast<int>(c.policy),
+                               call.commutative ? 1 : 0,
+                               counts};
+  static const char* const names[7] = {"message size in bytes",
+                                       "root",
+                                       "algorithm",
+                                       "segment_bytes",
+                                       "fanout/policy",
+                                       "op's commutativity",
                                        "recvcounts (hash of the block sizes in bytes)"};
   return relay::api::agree(fn, a.comm, local, values, names, 7);
 }
@@ -298,8 +328,8 @@ char* prepare_accumulator(const Args& a, const Call& call,
                           const relay::schedule::RankProgram& program, relay_request* r) {
   const std::int64_t true_lb = call.type.true_lb;
   const bool recv_in_place = a.recvbuf == MPI_IN_PLACE;
-  char* recv = a.recvbuf != nullptr && !recv_in_place ? static_cast<char*>(a.recvbuf) + true_lb
-                                                      : nullptr;
+  char* recv =
+      a.recvbuf != nullptr && !recv_in_place ? static_cast<char*>(a.recvbuf) + true_lb : nullptr;
   const bool in_place = a.sendbuf == MPI_IN_PLACE;
   char* send = in_place || a.sendbuf == nullptr
                    ? nullptr
@@ -435,9 +465,9 @@ relay_status_t start(const char* fn, const Args& a, relay_request* request) {
     combiner.datatype = MPI_BYTE;
   }
   request->kind = relay_request::Kind::schedule;
-  if (const relay_status_t started = request->executor.start(
-          std::move(program), accumulator, state->comm, state->next_tag(),
-                              c.policy, c.max_requests, combiner);
+  if (const relay_status_t started =
+          request->executor.start(std::move(program), accumulator, state->comm, state->next_tag(),
+                                  c.policy, c.max_requests, combiner);
       started != RELAY_SUCCESS) {
     return fail(started, "{}: {}", fn, request->executor.error());
   }
@@ -466,9 +496,7 @@ relay_status_t run_nonblocking(const char* fn, const Args& a, relay_request_t* r
 }
 
 // The collectives of relay_coll_options_t (all but broadcast, which has relay_bcast_*).
-bool known(relay_collective_t c) {
-  return c >= RELAY_COLL_REDUCE && c <= RELAY_COLL_ALLGATHERV;
-}
+bool known(relay_collective_t c) { return c >= RELAY_COLL_REDUCE && c <= RELAY_COLL_ALLGATHERV; }
 
 }  // namespace
 
@@ -490,13 +518,12 @@ relay_status_t relay_ireduce(const void* sendbuf, void* recvbuf, int count, MPI_
                              const relay_coll_options_t* options, relay_request_t* request) {
   return run_nonblocking(
       "relay_ireduce",
-      Args{Collective::reduce, sendbuf, recvbuf, count, datatype, op, root, comm, options},
-      request, 9);
+      Args{Collective::reduce, sendbuf, recvbuf, count, datatype, op, root, comm, options}, request,
+      9);
 }
 
-relay_status_t relay_allreduce(const void* sendbuf, void* recvbuf, int count,
-                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                               const relay_coll_options_t* options) {
+relay_status_t relay_allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                               MPI_Op op, MPI_Comm comm, const relay_coll_options_t* options) {
   return run("relay_allreduce",
              Args{Collective::allreduce, sendbuf, recvbuf, count, datatype, op, 0, comm, options});
 }
@@ -506,13 +533,12 @@ relay_status_t relay_iallreduce(const void* sendbuf, void* recvbuf, int count,
                                 const relay_coll_options_t* options, relay_request_t* request) {
   return run_nonblocking(
       "relay_iallreduce",
-      Args{Collective::allreduce, sendbuf, recvbuf, count, datatype, op, 0, comm, options},
-      request, 8);
+      Args{Collective::allreduce, sendbuf, recvbuf, count, datatype, op, 0, comm, options}, request,
+      8);
 }
 
-relay_status_t relay_allgather(const void* sendbuf, void* recvbuf, int count,
-                               MPI_Datatype datatype, MPI_Comm comm,
-                               const relay_coll_options_t* options) {
+relay_status_t relay_allgather(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                               MPI_Comm comm, const relay_coll_options_t* options) {
   return run("relay_allgather", Args{Collective::allgather, sendbuf, recvbuf, count, datatype,
                                      MPI_OP_NULL, 0, comm, options});
 }
@@ -520,19 +546,18 @@ relay_status_t relay_allgather(const void* sendbuf, void* recvbuf, int count,
 relay_status_t relay_iallgather(const void* sendbuf, void* recvbuf, int count,
                                 MPI_Datatype datatype, MPI_Comm comm,
                                 const relay_coll_options_t* options, relay_request_t* request) {
-  return run_nonblocking("relay_iallgather",
-                         Args{Collective::allgather, sendbuf, recvbuf, count, datatype,
-                              MPI_OP_NULL, 0, comm, options},
-                         request, 7);
+  return run_nonblocking(
+      "relay_iallgather",
+      Args{Collective::allgather, sendbuf, recvbuf, count, datatype, MPI_OP_NULL, 0, comm, options},
+      request, 7);
 }
 
 relay_status_t relay_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                 void* recvbuf, const int recvcounts[], const int displs[],
                                 MPI_Datatype recvtype, MPI_Comm comm,
                                 const relay_coll_options_t* options) {
-  return run("relay_allgatherv", Args{Collective::allgatherv, sendbuf, recvbuf, sendcount,
-                                      sendtype, MPI_OP_NULL, 0, comm, options, recvcounts, displs,
-                                      recvtype});
+  return run("relay_allgatherv", Args{Collective::allgatherv, sendbuf, recvbuf, sendcount, sendtype,
+                                      MPI_OP_NULL, 0, comm, options, recvcounts, displs, recvtype});
 }
 
 relay_status_t relay_iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -548,9 +573,8 @@ relay_status_t relay_iallgatherv(const void* sendbuf, int sendcount, MPI_Datatyp
 relay_status_t relay_reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
                                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                           const relay_coll_options_t* options) {
-  return run("relay_reduce_scatter_block", Args{Collective::reduce_scatter_block, sendbuf,
-                                                recvbuf, recvcount, datatype, op, 0, comm,
-                                                options});
+  return run("relay_reduce_scatter_block", Args{Collective::reduce_scatter_block, sendbuf, recvbuf,
+                                                recvcount, datatype, op, 0, comm, options});
 }
 
 relay_status_t relay_ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
@@ -569,64 +593,67 @@ relay_status_t relay_gather(const void* sendbuf, void* recvbuf, int count, MPI_D
                                   MPI_OP_NULL, root, comm, options});
 }
 
-relay_status_t relay_igather(const void* sendbuf, void* recvbuf, int count,
-                             MPI_Datatype datatype, int root, MPI_Comm comm,
-                             const relay_coll_options_t* options, relay_request_t* request) {
-  return run_nonblocking("relay_igather", Args{Collective::gather, sendbuf, recvbuf, count,
-                                               datatype, MPI_OP_NULL, root, comm, options},
-                         request, 8);
+relay_status_t relay_igather(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                             int root, MPI_Comm comm, const relay_coll_options_t* options,
+                             relay_request_t* request) {
+  return run_nonblocking(
+      "relay_igather",
+      Args{Collective::gather, sendbuf, recvbuf, count, datatype, MPI_OP_NULL, root, comm, options},
+      request, 8);
 }
 
-relay_status_t relay_scatter(const void* sendbuf, void* recvbuf, int count,
-                             MPI_Datatype datatype, int root, MPI_Comm comm,
-                             const relay_coll_options_t* options) {
+relay_status_t relay_scatter(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                             int root, MPI_Comm comm, const relay_coll_options_t* options) {
   return run("relay_scatter", Args{Collective::scatter, sendbuf, recvbuf, count, datatype,
                                    MPI_OP_NULL, root, comm, options});
 }
 
-relay_status_t relay_iscatter(const void* sendbuf, void* recvbuf, int count,
-                              MPI_Datatype datatype, int root, MPI_Comm comm,
-                              const relay_coll_options_t* options, relay_request_t* request) {
-  return run_nonblocking("relay_iscatter", Args{Collective::scatter, sendbuf, recvbuf, count,
-                                                datatype, MPI_OP_NULL, root, comm, options},
+relay_status_t relay_iscatter(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                              int root, MPI_Comm comm, const relay_coll_options_t* options,
+                              relay_request_t* request) {
+  return run_nonblocking("relay_iscatter",
+                         Args{Collective::scatter, sendbuf, recvbuf, count, datatype, MPI_OP_NULL,
+                              root, comm, options},
                          request, 8);
 }
 
-relay_status_t relay_alltoall(const void* sendbuf, void* recvbuf, int count,
-                              MPI_Datatype datatype, MPI_Comm comm,
-                              const relay_coll_options_t* options) {
+relay_status_t relay_alltoall(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                              MPI_Comm comm, const relay_coll_options_t* options) {
   return run("relay_alltoall", Args{Collective::alltoall, sendbuf, recvbuf, count, datatype,
                                     MPI_OP_NULL, 0, comm, options});
 }
 
-relay_status_t relay_ialltoall(const void* sendbuf, void* recvbuf, int count,
-                               MPI_Datatype datatype, MPI_Comm comm,
-                               const relay_coll_options_t* options, relay_request_t* request) {
-  return run_nonblocking("relay_ialltoall", Args{Collective::alltoall, sendbuf, recvbuf, count,
-                                                 datatype, MPI_OP_NULL, 0, comm, options},
-                         request, 7);
+relay_status_t relay_ialltoall(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                               MPI_Comm comm, const relay_coll_options_t* options,
+                               relay_request_t* request) {
+  return run_nonblocking(
+      "relay_ialltoall",
+      Args{Collective::alltoall, sendbuf, recvbuf, count, datatype, MPI_OP_NULL, 0, comm, options},
+      request, 7);
 }
 
 relay_status_t relay_barrier(MPI_Comm comm, const relay_coll_options_t* options) {
-  return run("relay_barrier", Args{Collective::barrier, nullptr, nullptr, 0, MPI_BYTE,
-                                   MPI_OP_NULL, 0, comm, options});
+  return run("relay_barrier", Args{Collective::barrier, nullptr, nullptr, 0, MPI_BYTE, MPI_OP_NULL,
+                                   0, comm, options});
 }
 
 relay_status_t relay_ibarrier(MPI_Comm comm, const relay_coll_options_t* options,
                               relay_request_t* request) {
-  return run_nonblocking("relay_ibarrier", Args{Collective::barrier, nullptr, nullptr, 0,
-                                                MPI_BYTE, MPI_OP_NULL, 0, comm, options},
-                         request, 3);
+  return run_nonblocking(
+      "relay_ibarrier",
+      Args{Collective::barrier, nullptr, nullptr, 0, MPI_BYTE, MPI_OP_NULL, 0, comm, options},
+      request, 3);
 }
 
-relay_status_t relay_coll_describe(relay_collective_t collective, int count,
-                                   MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
-                                   const relay_coll_options_t* options, char* text,
-                                   size_t size) {
+relay_status_t relay_coll_describe(relay_collective_t collective, int count, MPI_Datatype datatype,
+                                   MPI_Op op, int root, MPI_Comm comm,
+                                   const relay_coll_options_t* options, char* text, size_t size) {
   relay::core::clear_last_error();
   if (!known(collective)) {
-    return fail(RELAY_ERR_OPTIONS, "relay_coll_describe: argument 1 (collective = {}) is not a "
-                "collective", static_cast<int>(collective));
+    return fail(RELAY_ERR_OPTIONS,
+                "relay_coll_describe: argument 1 (collective = {}) is not a "
+                "collective",
+                static_cast<int>(collective));
   }
   static char dummy;
   const auto c = static_cast<Collective>(collective);
@@ -642,12 +669,11 @@ relay_status_t relay_coll_describe(relay_collective_t collective, int count,
     }
   }
   Call call;
-  const relay_status_t st =
-      check_arguments("relay_coll_describe",
-                      Args{c, &dummy, &dummy, count, datatype,
-                           positions(c).op != 0 ? op : MPI_OP_NULL, root, comm, options,
-                           counts.data(), displs.data(), datatype},
-                      call);
+  const relay_status_t st = check_arguments(
+      "relay_coll_describe",
+      Args{c, &dummy, &dummy, count, datatype, positions(c).op != 0 ? op : MPI_OP_NULL, root, comm,
+           options, counts.data(), displs.data(), datatype},
+      call);
   if (st != RELAY_SUCCESS) return st;
   relay::api::copy_text(relay::coll::to_string(call.config), text, size);
   return RELAY_SUCCESS;
@@ -674,8 +700,8 @@ relay_status_t relay_coll_algorithm_from_name(relay_collective_t collective, con
     *algorithm = 0;
     return RELAY_SUCCESS;
   }
-  const auto* a = relay::coll::find_algorithm(static_cast<Collective>(collective),
-                                              std::string_view(name));
+  const auto* a =
+      relay::coll::find_algorithm(static_cast<Collective>(collective), std::string_view(name));
   if (a == nullptr) {
     return fail(RELAY_ERR_ALGORITHM, "'{}' is not a {} algorithm", name,
                 relay::coll::to_string(static_cast<Collective>(collective)));

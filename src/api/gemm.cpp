@@ -50,12 +50,12 @@ relay_status_t relay_grid_create(MPI_Comm comm, int rows, int cols, char order,
     return fail(RELAY_ERR_OPTIONS, "relay_grid_create: argument 4 (order = '{}') is not 'R' or 'C'",
                 order);
   }
-  if (grid == nullptr) return fail(RELAY_ERR_OPTIONS, "relay_grid_create: argument 5 (grid) is NULL");
+  if (grid == nullptr)
+    return fail(RELAY_ERR_OPTIONS, "relay_grid_create: argument 5 (grid) is NULL");
   *grid = RELAY_GRID_NULL;
   std::string error;
-  relay_status_t st = relay::gemm::create_grid(comm, rows, cols,
-                                               relay::layout::grid_order_from_blacs(order), true,
-                                               grid, error);
+  relay_status_t st = relay::gemm::create_grid(
+      comm, rows, cols, relay::layout::grid_order_from_blacs(order), true, grid, error);
   if (st != RELAY_SUCCESS) return fail(st, "relay_grid_create: {}", error);
   return RELAY_SUCCESS;
 }
@@ -67,9 +67,9 @@ relay_status_t relay_grid_free(relay_grid_t* grid) {
   return RELAY_SUCCESS;
 }
 
-relay_status_t relay_grid_info(relay_grid_t grid, int* rows, int* cols, int* my_row,
-                               int* my_col) {
-  if (grid == RELAY_GRID_NULL) return fail(RELAY_ERR_COMM, "relay_grid_info: argument 1 (grid) is NULL");
+relay_status_t relay_grid_info(relay_grid_t grid, int* rows, int* cols, int* my_row, int* my_col) {
+  if (grid == RELAY_GRID_NULL)
+    return fail(RELAY_ERR_COMM, "relay_grid_info: argument 1 (grid) is NULL");
   if (rows) *rows = grid->shape.rows;
   if (cols) *cols = grid->shape.cols;
   if (my_row) *my_row = grid->me.row;
@@ -97,12 +97,24 @@ relay_status_t relay_gemm(char transa, char transb, long long m, long long n, lo
   p.transb = transb;
   relay::gemm::parse_op(transa, p.opa);
   relay::gemm::parse_op(transb, p.opb);
-  p.m = m; p.n = n; p.k = k;
+  p.m = m;
+  p.n = n;
+  p.k = k;
   p.type = datatype;
-  p.alpha = alpha; p.beta = beta;
-  p.a = a; p.ia = ia; p.ja = ja; p.desca = to_descriptor(desca);
-  p.b = b; p.ib = ib; p.jb = jb; p.descb = to_descriptor(descb);
-  p.c = c; p.ic = ic; p.jc = jc; p.descc = to_descriptor(descc);
+  p.alpha = alpha;
+  p.beta = beta;
+  p.a = a;
+  p.ia = ia;
+  p.ja = ja;
+  p.desca = to_descriptor(desca);
+  p.b = b;
+  p.ib = ib;
+  p.jb = jb;
+  p.descb = to_descriptor(descb);
+  p.c = c;
+  p.ic = ic;
+  p.jc = jc;
+  p.descc = to_descriptor(descc);
   p.ctxt = 0;
   std::string message;
   int local = relay::gemm::check_arguments(p, *grid, message);
@@ -116,15 +128,18 @@ relay_status_t relay_gemm(char transa, char transb, long long m, long long n, lo
   const char* null_array = nullptr;
   int null_position = 0;
   if (local == 0) {
-    const struct { const void* data; const relay::layout::Descriptor& desc; const char* name;
-                   int position; bool used; } arrays[3] = {
-        {a, p.desca, "A", 7, m > 0 && n > 0 && k > 0},
-        {b, p.descb, "B", 11, m > 0 && n > 0 && k > 0},
-        {c, p.descc, "C", 16, m > 0 && n > 0}};
+    const struct {
+      const void* data;
+      const relay::layout::Descriptor& desc;
+      const char* name;
+      int position;
+      bool used;
+    } arrays[3] = {{a, p.desca, "A", 7, m > 0 && n > 0 && k > 0},
+                   {b, p.descb, "B", 11, m > 0 && n > 0 && k > 0},
+                   {c, p.descc, "C", 16, m > 0 && n > 0}};
     for (const auto& x : arrays) {
-      const std::int64_t stored =
-          relay::layout::local_rows(x.desc, grid->shape, grid->me.row) *
-          relay::layout::local_cols(x.desc, grid->shape, grid->me.col);
+      const std::int64_t stored = relay::layout::local_rows(x.desc, grid->shape, grid->me.row) *
+                                  relay::layout::local_cols(x.desc, grid->shape, grid->me.col);
       if (x.data == nullptr && x.used && stored > 0) {
         null_array = x.name;
         null_position = x.position;
@@ -155,18 +170,20 @@ relay_status_t relay_gemm(char transa, char transb, long long m, long long n, lo
                 bad_type ? "" : " on some process");
   }
   if (any_flags[1]) {
-    return fail(RELAY_ERR_OPTIONS, "relay_gemm: {}",
-                option_status != RELAY_SUCCESS ? option_error
-                                               : "invalid options on another process");
+    return fail(
+        RELAY_ERR_OPTIONS, "relay_gemm: {}",
+        option_status != RELAY_SUCCESS ? option_error : "invalid options on another process");
   }
   if (any_flags[2]) {
     if (null_array == nullptr) {
-      return fail(RELAY_ERR_BUFFER, "relay_gemm: a matrix's local array is NULL on another "
+      return fail(RELAY_ERR_BUFFER,
+                  "relay_gemm: a matrix's local array is NULL on another "
                   "process of the grid");
     }
-    return fail(RELAY_ERR_BUFFER, "relay_gemm: argument {} ({}) is NULL on process ({}, {}), "
-                "which stores part of {}", null_position, null_array, grid->me.row,
-                grid->me.col, null_array);
+    return fail(RELAY_ERR_BUFFER,
+                "relay_gemm: argument {} ({}) is NULL on process ({}, {}), "
+                "which stores part of {}",
+                null_position, null_array, grid->me.row, grid->me.col, null_array);
   }
   if (!relay::gemm::agree_on_fingerprint(relay::gemm::problem_fingerprint(p, resolved), *grid)) {
     return fail(RELAY_ERR_MISMATCH,
@@ -177,7 +194,8 @@ relay_status_t relay_gemm(char transa, char transb, long long m, long long n, lo
   }
   relay_gemm_stats_t local_stats;
   std::string error;
-  relay_status_t st = relay::gemm::multiply(p, *grid, resolved, stats ? *stats : local_stats, error);
+  relay_status_t st =
+      relay::gemm::multiply(p, *grid, resolved, stats ? *stats : local_stats, error);
   if (st != RELAY_SUCCESS) return fail(st, "relay_gemm: {}", error);
   return RELAY_SUCCESS;
 }

@@ -46,15 +46,18 @@ struct Args {
 // Argument positions in each C signature (0: no such argument); the buffers are always 1
 // (sendbuf, or bcast's buffer) and 2 (recvbuf).
 struct Positions {
-  int count, datatype, op, root, comm, bcast_root, bcast_comm, n_dup,
-      coll_options, bcast_options;
+  int count, datatype, op, root, comm, bcast_root, bcast_comm, n_dup, coll_options, bcast_options;
 };
 Positions positions(Kind k) {
   switch (k) {
-    case Kind::bcast: return {2, 3, 0, 0, 0, 4, 5, 6, 0, 7};
-    case Kind::reduce: return {3, 4, 5, 6, 7, 0, 0, 8, 9, 0};
-    case Kind::allreduce: return {3, 4, 5, 0, 6, 0, 0, 7, 8, 0};
-    case Kind::reduce_bcast: return {3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+    case Kind::bcast:
+      return {2, 3, 0, 0, 0, 4, 5, 6, 0, 7};
+    case Kind::reduce:
+      return {3, 4, 5, 6, 7, 0, 0, 8, 9, 0};
+    case Kind::allreduce:
+      return {3, 4, 5, 0, 6, 0, 0, 7, 8, 0};
+    case Kind::reduce_bcast:
+      return {3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
   }
   return {};
 }
@@ -69,14 +72,16 @@ struct Layout {
   relay::api::TypeInfo type;
   MPI_Aint extent = 0;
   bool commutative = true;
-  int size = 0, rank = 0;            // in comm (reductions)
+  int size = 0, rank = 0;              // in comm (reductions)
   int bcast_size = 0, bcast_rank = 0;  // in bcast_comm (broadcasts)
 };
 
 relay_status_t check_root(const char* fn, int position, const char* name, int root, int size) {
   if (root >= 0 && root < size) return RELAY_SUCCESS;
-  return fail(RELAY_ERR_ROOT, "{}: argument {} ({} = {}) is not a rank of the communicator "
-              "(size {})", fn, position, name, root, size);
+  return fail(RELAY_ERR_ROOT,
+              "{}: argument {} ({} = {}) is not a rank of the communicator "
+              "(size {})",
+              fn, position, name, root, size);
 }
 
 relay_status_t check_buffers(const char* fn, const Args& a, const Layout& l) {
@@ -95,8 +100,7 @@ relay_status_t check_buffers(const char* fn, const Args& a, const Layout& l) {
 }
 
 // The options must be valid for every part size (at most two: count / n_dup and one more).
-relay_status_t check_options(const char* fn, const Args& a, const Positions& pos,
-                             const Layout& l) {
+relay_status_t check_options(const char* fn, const Args& a, const Positions& pos, const Layout& l) {
   const std::int64_t elem = std::max<std::int64_t>(1, l.type.size);
   const relay::core::RelayEnvironment env;
   for (int c : {0, a.n_dup - 1}) {
@@ -105,8 +109,8 @@ relay_status_t check_options(const char* fn, const Args& a, const Positions& pos
     if (a.kind != Kind::bcast) {
       relay::coll::Config config;
       const relay::coll::Call call{collective(a.kind), l.size, bytes, elem, l.commutative};
-      if (auto st = relay::coll::resolve(env, a.coll_options, call, fn, pos.coll_options,
-                                         pos.op, config);
+      if (auto st =
+              relay::coll::resolve(env, a.coll_options, call, fn, pos.coll_options, pos.op, config);
           st != RELAY_SUCCESS) {
         return st;
       }
@@ -115,15 +119,15 @@ relay_status_t check_options(const char* fn, const Args& a, const Positions& pos
     if (a.kind == Kind::bcast || a.kind == Kind::reduce_bcast) {
       relay::coll::Config config;
       const relay::coll::Call call{relay::coll::Collective::bcast, l.bcast_size, bytes, elem};
-      if (auto st = relay::coll::resolve(env, a.bcast_options, call, fn, pos.bcast_options,
-                                         config);
+      if (auto st = relay::coll::resolve(env, a.bcast_options, call, fn, pos.bcast_options, config);
           st != RELAY_SUCCESS) {
         return st;
       }
       schedule = schedule || config.algorithm->build != nullptr;
     }
     if (schedule && !l.type.contiguous) {
-      return fail(RELAY_ERR_DATATYPE, "{}: argument {} (datatype) is not contiguous; relay's "
+      return fail(RELAY_ERR_DATATYPE,
+                  "{}: argument {} (datatype) is not contiguous; relay's "
                   "schedules move contiguous bytes (use algorithm mpi, or a contiguous type)",
                   fn, pos.datatype);
     }
@@ -160,8 +164,8 @@ relay_status_t check_arguments(const char* fn, const Args& a, Layout& l) {
     }
   }
   if (a.kind == Kind::bcast || a.kind == Kind::reduce_bcast) {
-    if (auto st = relay::api::check_comm(fn, pos.bcast_comm, a.bcast_comm, l.bcast_size,
-                                         l.bcast_rank);
+    if (auto st =
+            relay::api::check_comm(fn, pos.bcast_comm, a.bcast_comm, l.bcast_size, l.bcast_rank);
         st != RELAY_SUCCESS) {
       return st;
     }
@@ -173,9 +177,11 @@ relay_status_t check_arguments(const char* fn, const Args& a, Layout& l) {
   }
   if (auto st = check_buffers(fn, a, l); st != RELAY_SUCCESS) return st;
   if (a.kind == Kind::reduce_bcast && l.bcast_rank == a.bcast_root && l.rank != a.root) {
-    return fail(RELAY_ERR_ROOT, "{}: argument 8 (bcast_root = {}) is this rank, but it is rank "
+    return fail(RELAY_ERR_ROOT,
+                "{}: argument 8 (bcast_root = {}) is this rank, but it is rank "
                 "{} of reduce_comm, not reduce_root ({}): it would broadcast data it has not "
-                "reduced", fn, a.bcast_root, l.rank, a.root);
+                "reduced",
+                fn, a.bcast_root, l.rank, a.root);
   }
   if (a.n_dup < 1 || a.n_dup > RELAY_OVERLAP_MAX_DUP) {
     return fail(RELAY_ERR_NDUP, "{}: argument {} (n_dup = {}) is not in 1..{}", fn, pos.n_dup,
@@ -218,8 +224,7 @@ relay_status_t run_plain(const Args& a, double t0) {
   relay_status_t st = RELAY_SUCCESS;
   switch (a.kind) {
     case Kind::bcast:
-      st = relay_bcast(a.recvbuf, a.count, a.datatype, a.bcast_root, a.bcast_comm,
-                       a.bcast_options);
+      st = relay_bcast(a.recvbuf, a.count, a.datatype, a.bcast_root, a.bcast_comm, a.bcast_options);
       break;
     case Kind::reduce:
     case Kind::reduce_bcast:
@@ -227,15 +232,13 @@ relay_status_t run_plain(const Args& a, double t0) {
                         a.coll_options);
       break;
     case Kind::allreduce:
-      st = relay_allreduce(a.sendbuf, a.recvbuf, a.count, a.datatype, a.op, a.comm,
-                           a.coll_options);
+      st = relay_allreduce(a.sendbuf, a.recvbuf, a.count, a.datatype, a.op, a.comm, a.coll_options);
       break;
   }
   t.posted_s = t.first_done_s = t.done_s = now();
   if (st == RELAY_SUCCESS && a.kind == Kind::reduce_bcast) {
     t.second_post_start_s = t.done_s;
-    st = relay_bcast(a.recvbuf, a.count, a.datatype, a.bcast_root, a.bcast_comm,
-                     a.bcast_options);
+    st = relay_bcast(a.recvbuf, a.count, a.datatype, a.bcast_root, a.bcast_comm, a.bcast_options);
     t.second_posted_s = t.done_s = now();
   }
   if (a.times != nullptr) *a.times = t;
@@ -256,8 +259,8 @@ Options part_options(const Options* given) {
 relay_status_t add_parts(const char* fn, const Args& a, const Layout& l,
                          relay::overlap::Overlap& overlap) {
   std::string error;
-  const bool reduces = a.kind != Kind::bcast, bcasts = a.kind != Kind::reduce &&
-                                                       a.kind != Kind::allreduce;
+  const bool reduces = a.kind != Kind::bcast,
+             bcasts = a.kind != Kind::reduce && a.kind != Kind::allreduce;
   if ((reduces && relay::overlap::prepare_dups(a.comm, a.n_dup, error) != RELAY_SUCCESS) ||
       (bcasts && relay::overlap::prepare_dups(a.bcast_comm, a.n_dup, error) != RELAY_SUCCESS)) {
     return fail(RELAY_ERR_MPI, "{}: duplicating the communicator: {}", fn, error);
@@ -284,14 +287,20 @@ relay_status_t add_parts(const char* fn, const Args& a, const Layout& l,
       return relay_ireduce(send, recv, n, type, op, root, comm, &co, req);
     };
     switch (a.kind) {
-      case Kind::bcast: overlap.add_part(n, bcast_dup, bcast); break;
-      case Kind::reduce: overlap.add_part(n, dup, reduce); break;
+      case Kind::bcast:
+        overlap.add_part(n, bcast_dup, bcast);
+        break;
+      case Kind::reduce:
+        overlap.add_part(n, dup, reduce);
+        break;
       case Kind::allreduce:
         overlap.add_part(n, dup, [=](MPI_Comm comm, relay_request_t* req) {
           return relay_iallreduce(send, recv, n, type, op, comm, &co, req);
         });
         break;
-      case Kind::reduce_bcast: overlap.add_part(n, dup, reduce, bcast_dup, bcast); break;
+      case Kind::reduce_bcast:
+        overlap.add_part(n, dup, reduce, bcast_dup, bcast);
+        break;
     }
   }
   return RELAY_SUCCESS;
@@ -327,18 +336,17 @@ relay_status_t start(const char* fn, const Args& a, relay_request_t* request, in
   return RELAY_SUCCESS;
 }
 
-Args bcast_args(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
-                int n_dup, const relay_bcast_options_t* options,
-                relay_overlap_part_times_t* times) {
-  return {Kind::bcast, nullptr, buffer, count, datatype, MPI_OP_NULL, 0, MPI_COMM_NULL,
-          root, comm, n_dup, nullptr, options, times};
+Args bcast_args(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, int n_dup,
+                const relay_bcast_options_t* options, relay_overlap_part_times_t* times) {
+  return {Kind::bcast,   nullptr, buffer, count, datatype, MPI_OP_NULL, 0,
+          MPI_COMM_NULL, root,    comm,   n_dup, nullptr,  options,     times};
 }
 
-Args reduction_args(Kind kind, const void* sendbuf, void* recvbuf, int count,
-                    MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, int n_dup,
+Args reduction_args(Kind kind, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                    MPI_Op op, int root, MPI_Comm comm, int n_dup,
                     const relay_coll_options_t* options, relay_overlap_part_times_t* times) {
-  return {kind, sendbuf, recvbuf, count, datatype, op, root, comm, 0, MPI_COMM_NULL, n_dup,
-          options, nullptr, times};
+  return {kind, sendbuf, recvbuf,       count, datatype, op,      root,
+          comm, 0,       MPI_COMM_NULL, n_dup, options,  nullptr, times};
 }
 
 }  // namespace
@@ -363,37 +371,31 @@ relay_status_t relay_overlap_prepare(MPI_Comm comm, int n_dup) {
 }
 
 relay_status_t relay_overlap_bcast(void* buffer, int count, MPI_Datatype datatype, int root,
-                                   MPI_Comm comm, int n_dup,
-                                   const relay_bcast_options_t* options,
+                                   MPI_Comm comm, int n_dup, const relay_bcast_options_t* options,
                                    relay_overlap_part_times_t* times) {
   return run("relay_overlap_bcast",
              bcast_args(buffer, count, datatype, root, comm, n_dup, options, times));
 }
 
 relay_status_t relay_overlap_ibcast(void* buffer, int count, MPI_Datatype datatype, int root,
-                                    MPI_Comm comm, int n_dup,
-                                    const relay_bcast_options_t* options,
-                                    relay_overlap_part_times_t* times,
-                                    relay_request_t* request) {
+                                    MPI_Comm comm, int n_dup, const relay_bcast_options_t* options,
+                                    relay_overlap_part_times_t* times, relay_request_t* request) {
   return start("relay_overlap_ibcast",
-               bcast_args(buffer, count, datatype, root, comm, n_dup, options, times), request,
-               9);
+               bcast_args(buffer, count, datatype, root, comm, n_dup, options, times), request, 9);
 }
 
 relay_status_t relay_overlap_reduce(const void* sendbuf, void* recvbuf, int count,
                                     MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
                                     int n_dup, const relay_coll_options_t* options,
                                     relay_overlap_part_times_t* times) {
-  return run("relay_overlap_reduce", reduction_args(Kind::reduce, sendbuf, recvbuf, count,
-                                                    datatype, op, root, comm, n_dup, options,
-                                                    times));
+  return run("relay_overlap_reduce", reduction_args(Kind::reduce, sendbuf, recvbuf, count, datatype,
+                                                    op, root, comm, n_dup, options, times));
 }
 
 relay_status_t relay_overlap_ireduce(const void* sendbuf, void* recvbuf, int count,
                                      MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
                                      int n_dup, const relay_coll_options_t* options,
-                                     relay_overlap_part_times_t* times,
-                                     relay_request_t* request) {
+                                     relay_overlap_part_times_t* times, relay_request_t* request) {
   return start("relay_overlap_ireduce",
                reduction_args(Kind::reduce, sendbuf, recvbuf, count, datatype, op, root, comm,
                               n_dup, options, times),
@@ -401,17 +403,17 @@ relay_status_t relay_overlap_ireduce(const void* sendbuf, void* recvbuf, int cou
 }
 
 relay_status_t relay_overlap_allreduce(const void* sendbuf, void* recvbuf, int count,
-                                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                                       int n_dup, const relay_coll_options_t* options,
+                                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, int n_dup,
+                                       const relay_coll_options_t* options,
                                        relay_overlap_part_times_t* times) {
-  return run("relay_overlap_allreduce", reduction_args(Kind::allreduce, sendbuf, recvbuf, count,
-                                                       datatype, op, 0, comm, n_dup, options,
-                                                       times));
+  return run("relay_overlap_allreduce",
+             reduction_args(Kind::allreduce, sendbuf, recvbuf, count, datatype, op, 0, comm, n_dup,
+                            options, times));
 }
 
 relay_status_t relay_overlap_iallreduce(const void* sendbuf, void* recvbuf, int count,
-                                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                                        int n_dup, const relay_coll_options_t* options,
+                                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, int n_dup,
+                                        const relay_coll_options_t* options,
                                         relay_overlap_part_times_t* times,
                                         relay_request_t* request) {
   return start("relay_overlap_iallreduce",
@@ -420,15 +422,16 @@ relay_status_t relay_overlap_iallreduce(const void* sendbuf, void* recvbuf, int 
                request, 10);
 }
 
-relay_status_t relay_overlap_reduce_bcast(
-    const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-    int reduce_root, MPI_Comm reduce_comm, int bcast_root, MPI_Comm bcast_comm, int n_dup,
-    const relay_coll_options_t* reduce_options, const relay_bcast_options_t* bcast_options,
-    relay_overlap_part_times_t* times) {
-  return run("relay_overlap_reduce_bcast",
-             Args{Kind::reduce_bcast, sendbuf, recvbuf, count, datatype, op, reduce_root,
-                  reduce_comm, bcast_root, bcast_comm, n_dup, reduce_options, bcast_options,
-                  times});
+relay_status_t relay_overlap_reduce_bcast(const void* sendbuf, void* recvbuf, int count,
+                                          MPI_Datatype datatype, MPI_Op op, int reduce_root,
+                                          MPI_Comm reduce_comm, int bcast_root, MPI_Comm bcast_comm,
+                                          int n_dup, const relay_coll_options_t* reduce_options,
+                                          const relay_bcast_options_t* bcast_options,
+                                          relay_overlap_part_times_t* times) {
+  return run(
+      "relay_overlap_reduce_bcast",
+      Args{Kind::reduce_bcast, sendbuf, recvbuf, count, datatype, op, reduce_root, reduce_comm,
+           bcast_root, bcast_comm, n_dup, reduce_options, bcast_options, times});
 }
 
 relay_status_t relay_overlap_ireduce_bcast(
@@ -436,11 +439,11 @@ relay_status_t relay_overlap_ireduce_bcast(
     int reduce_root, MPI_Comm reduce_comm, int bcast_root, MPI_Comm bcast_comm, int n_dup,
     const relay_coll_options_t* reduce_options, const relay_bcast_options_t* bcast_options,
     relay_overlap_part_times_t* times, relay_request_t* request) {
-  return start("relay_overlap_ireduce_bcast",
-               Args{Kind::reduce_bcast, sendbuf, recvbuf, count, datatype, op, reduce_root,
-                    reduce_comm, bcast_root, bcast_comm, n_dup, reduce_options, bcast_options,
-                    times},
-               request, 14);
+  return start(
+      "relay_overlap_ireduce_bcast",
+      Args{Kind::reduce_bcast, sendbuf, recvbuf, count, datatype, op, reduce_root, reduce_comm,
+           bcast_root, bcast_comm, n_dup, reduce_options, bcast_options, times},
+      request, 14);
 }
 
 }  // extern "C"

@@ -96,7 +96,8 @@ relay_status_t advance(relay_request* request, bool& done, const char* fn) {
   if (request->kind == relay_request::Kind::overlap) return request->overlap->progress(done);
   if (request->kind == relay_request::Kind::mpi) {
     int flag = 1;
-    if (!request->mpi_done && MPI_Test(&request->mpi_request, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+    if (!request->mpi_done &&
+        MPI_Test(&request->mpi_request, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
       return fail(RELAY_ERR_MPI, "{}: MPI_Test failed", fn);
     }
     request->mpi_done = request->mpi_done || flag != 0;
@@ -179,9 +180,12 @@ relay_status_t relay_bcast_algorithm_from_name(const char* name,
 
 const char* relay_policy_name(relay_policy_t policy) {
   switch (policy) {
-    case RELAY_POLICY_DEFAULT: return "default";
-    case RELAY_POLICY_BLOCKING: return "blocking";
-    case RELAY_POLICY_NONBLOCKING: return "nonblocking";
+    case RELAY_POLICY_DEFAULT:
+      return "default";
+    case RELAY_POLICY_BLOCKING:
+      return "blocking";
+    case RELAY_POLICY_NONBLOCKING:
+      return "nonblocking";
   }
   return nullptr;
 }
@@ -201,27 +205,48 @@ relay_status_t relay_policy_from_name(const char* name, relay_policy_t* policy) 
 
 const char* relay_status_string(relay_status_t status) {
   switch (status) {
-    case RELAY_SUCCESS: return "success";
-    case RELAY_ERR_BUFFER: return "invalid buffer";
-    case RELAY_ERR_COUNT: return "invalid count";
-    case RELAY_ERR_DATATYPE: return "invalid datatype";
-    case RELAY_ERR_ROOT: return "invalid root";
-    case RELAY_ERR_COMM: return "invalid communicator";
-    case RELAY_ERR_ALGORITHM: return "unknown algorithm";
-    case RELAY_ERR_POLICY: return "unknown policy";
-    case RELAY_ERR_SEGMENT: return "invalid segment size";
-    case RELAY_ERR_FANOUT: return "invalid fanout";
-    case RELAY_ERR_WINDOW: return "invalid max_requests";
-    case RELAY_ERR_OPTIONS: return "invalid options or environment";
-    case RELAY_ERR_MISMATCH: return "ranks passed different arguments";
-    case RELAY_ERR_REQUEST: return "invalid request";
-    case RELAY_ERR_MPI: return "MPI error";
-    case RELAY_ERR_NOMEM: return "out of memory";
-    case RELAY_ERR_INTERNAL: return "internal error";
-    case RELAY_ERR_ARGUMENT: return "invalid argument (PBLAS INFO)";
-    case RELAY_ERR_TUNING: return "tuning table cannot be used";
-    case RELAY_ERR_OP: return "invalid or unsupported reduction operation";
-    case RELAY_ERR_NDUP: return "invalid n_dup (number of overlapped parts)";
+    case RELAY_SUCCESS:
+      return "success";
+    case RELAY_ERR_BUFFER:
+      return "invalid buffer";
+    case RELAY_ERR_COUNT:
+      return "invalid count";
+    case RELAY_ERR_DATATYPE:
+      return "invalid datatype";
+    case RELAY_ERR_ROOT:
+      return "invalid root";
+    case RELAY_ERR_COMM:
+      return "invalid communicator";
+    case RELAY_ERR_ALGORITHM:
+      return "unknown algorithm";
+    case RELAY_ERR_POLICY:
+      return "unknown policy";
+    case RELAY_ERR_SEGMENT:
+      return "invalid segment size";
+    case RELAY_ERR_FANOUT:
+      return "invalid fanout";
+    case RELAY_ERR_WINDOW:
+      return "invalid max_requests";
+    case RELAY_ERR_OPTIONS:
+      return "invalid options or environment";
+    case RELAY_ERR_MISMATCH:
+      return "ranks passed different arguments";
+    case RELAY_ERR_REQUEST:
+      return "invalid request";
+    case RELAY_ERR_MPI:
+      return "MPI error";
+    case RELAY_ERR_NOMEM:
+      return "out of memory";
+    case RELAY_ERR_INTERNAL:
+      return "internal error";
+    case RELAY_ERR_ARGUMENT:
+      return "invalid argument (PBLAS INFO)";
+    case RELAY_ERR_TUNING:
+      return "tuning table cannot be used";
+    case RELAY_ERR_OP:
+      return "invalid or unsupported reduction operation";
+    case RELAY_ERR_NDUP:
+      return "invalid n_dup (number of overlapped parts)";
   }
   return "unknown status";
 }

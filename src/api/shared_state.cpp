@@ -6,11 +6,11 @@
 #include <string_view>
 #include <vector>
 
+#include "coll/active_table.hpp"
 #include "core/fingerprint.hpp"
 #include "core/settings.hpp"
 #include "core/status.hpp"
 #include "exec/executor.hpp"
-#include "coll/active_table.hpp"
 
 extern char** environ;
 

@@ -7,10 +7,10 @@
 // An iteration is barrier-separated and its time is the maximum over ranks.
 #include <mpi.h>
 
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
-#include <fmt/format.h>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -23,8 +23,8 @@
 #include "cli/model_tools.hpp"
 #include "cli/results.hpp"
 #include "cli/sweep.hpp"
-#include "coll/registry.hpp"
 #include "coll/options.hpp"
+#include "coll/registry.hpp"
 #include "core/units.hpp"
 #include "measure/stats.hpp"
 #include "model/params.hpp"
@@ -53,8 +53,11 @@ void hand_loop(char* buf, std::int64_t bytes, std::int64_t segment, int max_requ
   const int prev = (rank - 1 + size) % size, next = (rank + 1) % size;
   if (segment <= 0 || segment > bytes) segment = bytes;
   const std::int64_t n = (bytes + segment - 1) / segment;
-  auto len = [&](std::int64_t j) { return static_cast<int>(std::min(segment, bytes - j * segment)); };
-  std::vector<MPI_Request> rreq(max_requests, MPI_REQUEST_NULL), sreq(max_requests, MPI_REQUEST_NULL);
+  auto len = [&](std::int64_t j) {
+    return static_cast<int>(std::min(segment, bytes - j * segment));
+  };
+  std::vector<MPI_Request> rreq(max_requests, MPI_REQUEST_NULL),
+      sreq(max_requests, MPI_REQUEST_NULL);
   if (v != 0) {
     for (std::int64_t j = 0; j < std::min<std::int64_t>(max_requests, n); ++j) {
       MPI_Irecv(buf + j * segment, len(j), MPI_BYTE, prev, 7, comm, &rreq[j % max_requests]);
@@ -65,7 +68,8 @@ void hand_loop(char* buf, std::int64_t bytes, std::int64_t segment, int max_requ
     if (v != 0) {
       MPI_Wait(&rreq[w], MPI_STATUS_IGNORE);
       if (j + max_requests < n) {
-        MPI_Irecv(buf + (j + max_requests) * segment, len(j + max_requests), MPI_BYTE, prev, 7, comm, &rreq[w]);
+        MPI_Irecv(buf + (j + max_requests) * segment, len(j + max_requests), MPI_BYTE, prev, 7,
+                  comm, &rreq[w]);
       }
     }
     if (v != size - 1) {
@@ -83,7 +87,8 @@ void p2p(char* buf, std::int64_t bytes, int root, MPI_Comm comm) {
   if (size == 1) return;
   const int peer = (root + 1) % size;
   if (rank == root) MPI_Send(buf, static_cast<int>(bytes), MPI_BYTE, peer, 8, comm);
-  if (rank == peer) MPI_Recv(buf, static_cast<int>(bytes), MPI_BYTE, root, 8, comm, MPI_STATUS_IGNORE);
+  if (rank == peer)
+    MPI_Recv(buf, static_cast<int>(bytes), MPI_BYTE, root, 8, comm, MPI_STATUS_IGNORE);
 }
 
 unsigned char pattern(std::int64_t i) { return static_cast<unsigned char>((i * 131 + 17) & 0xff); }
@@ -118,10 +123,16 @@ relay_bcast_options_t Bench::options(const Config& c) const {
 
 std::function<relay_status_t()> Bench::operation(const Config& c, char* buf, std::int64_t bytes) {
   if (c.algorithm == "hand_loop") {
-    return [=] { hand_loop(buf, bytes, c.segment_bytes, a_.max_requests, a_.root, comm_); return RELAY_SUCCESS; };
+    return [=] {
+      hand_loop(buf, bytes, c.segment_bytes, a_.max_requests, a_.root, comm_);
+      return RELAY_SUCCESS;
+    };
   }
   if (c.algorithm == "p2p") {
-    return [=] { p2p(buf, bytes, a_.root, comm_); return RELAY_SUCCESS; };
+    return [=] {
+      p2p(buf, bytes, a_.root, comm_);
+      return RELAY_SUCCESS;
+    };
   }
   const relay_bcast_options_t o = options(c);
   const int count = static_cast<int>(bytes);
@@ -130,7 +141,8 @@ std::function<relay_status_t()> Bench::operation(const Config& c, char* buf, std
 
 // One broadcast of a known pattern; every rank checks what it got.
 bool Bench::verify(const Config& c, std::int64_t bytes, std::string& error) {
-  for (std::int64_t i = 0; i < bytes; ++i) buffer_[i] = static_cast<char>(rank_ == a_.root ? pattern(i) : 0);
+  for (std::int64_t i = 0; i < bytes; ++i)
+    buffer_[i] = static_cast<char>(rank_ == a_.root ? pattern(i) : 0);
   const relay_status_t st = operation(c, buffer_.data(), bytes)();
   int ok = st == RELAY_SUCCESS;
   if (!ok) error = relay_last_error();
@@ -148,9 +160,11 @@ bool Bench::verify(const Config& c, std::int64_t bytes, std::string& error) {
 }
 
 nlohmann::json Bench::measure(const Config& c, std::int64_t bytes) {
-  nlohmann::json row = {{"operation", "bcast"}, {"algorithm", c.algorithm}, {"policy", c.policy},
-                        {"segment_bytes", c.segment_bytes}, {"ranks", size_}, {"root", a_.root},
-                        {"size_bytes", bytes}, {"max_requests", a_.max_requests}, {"fanout", a_.fanout}};
+  nlohmann::json row = {{"operation", "bcast"}, {"algorithm", c.algorithm},
+                        {"policy", c.policy},   {"segment_bytes", c.segment_bytes},
+                        {"ranks", size_},       {"root", a_.root},
+                        {"size_bytes", bytes},  {"max_requests", a_.max_requests},
+                        {"fanout", a_.fanout}};
   if (c.algorithm != "hand_loop" && c.algorithm != "p2p") {
     const relay_bcast_options_t o = options(c);
     char text[256] = {};
@@ -183,8 +197,9 @@ void Bench::add_prediction(nlohmann::json& row) const {
     segment = std::stoll("0" + field("segment_bytes"));
     fanout = std::stoi("0" + field("fanout"));
   }
-  const double t = tune::predict_bcast(*machine_, algorithm, policy, size_, a_.root,
-                                 row["size_bytes"].get<std::int64_t>(), segment, a_.max_requests, fanout);
+  const double t =
+      tune::predict_bcast(*machine_, algorithm, policy, size_, a_.root,
+                          row["size_bytes"].get<std::int64_t>(), segment, a_.max_requests, fanout);
   if (t < 0) return;
   row["predicted_us"] = t * 1e6;
   row["predicted_over_measured"] = t * 1e6 / row["avg_us"].get<double>();
@@ -192,7 +207,8 @@ void Bench::add_prediction(nlohmann::json& row) const {
 
 int Bench::run() {
   std::vector<std::string> relay_names = {"auto"};
-  for (const auto& alg : coll::algorithms(coll::Collective::bcast)) relay_names.emplace_back(alg.name);
+  for (const auto& alg : coll::algorithms(coll::Collective::bcast))
+    relay_names.emplace_back(alg.name);
   const auto sizes = parse_size_list(a_.sizes);
   const auto names = parse_name_list(a_.algorithms, relay_names, "broadcast algorithm");
   const auto policies = parse_name_list(a_.policies, {"blocking", "nonblocking"}, "policy");
@@ -224,19 +240,21 @@ int Bench::run() {
   }
   const std::int64_t largest = *std::max_element(sizes.begin(), sizes.end());
   if (largest > std::numeric_limits<int>::max()) {  // relay_bcast and MPI count bytes in an int
-    throw std::invalid_argument(fmt::format("--sizes: {} is more bytes than an MPI count holds (at most {})",
-                                            core::format_bytes(largest), std::numeric_limits<int>::max()));
+    throw std::invalid_argument(
+        fmt::format("--sizes: {} is more bytes than an MPI count holds (at most {})",
+                    core::format_bytes(largest), std::numeric_limits<int>::max()));
   }
   require_memory(comm_, static_cast<double>(largest),
-                 fmt::format("relay bench bcast (a buffer of the largest size, {})", core::format_bytes(largest)));
+                 fmt::format("relay bench bcast (a buffer of the largest size, {})",
+                             core::format_bytes(largest)));
   buffer_.assign(static_cast<std::size_t>(largest), 0);
   nlohmann::json doc = {{"schema", "relay.bench.bcast/1"}, {"machine", machine_description(comm_)}};
   doc["rows"] = nlohmann::json::array();
   const long failed = sweep(
       configs, sizes,
       [this](const Config& c) {
-        return fmt::format("# bcast {} ranks={} root={} max_requests={} rounds={}", label(c), size_, a_.root,
-                           a_.max_requests, a_.rounds);
+        return fmt::format("# bcast {} ranks={} root={} max_requests={} rounds={}", label(c), size_,
+                           a_.root, a_.max_requests, a_.rounds);
       },
       doc);
   model_accuracy(configs, sizes, doc, [](const Config& c) {
@@ -250,20 +268,27 @@ int Bench::run() {
 
 void add_bench_bcast(CLI::App& bench, int& exit_code) {
   auto args = std::make_shared<Args>();
-  CLI::App* cmd = bench.add_subcommand("bcast", "Time broadcasts: sizes x algorithms x policies x segments, with baselines");
+  CLI::App* cmd = bench.add_subcommand(
+      "bcast", "Time broadcasts: sizes x algorithms x policies x segments, with baselines");
   cmd->footer(
       "Run under mpirun, e.g.\n"
       "  mpirun -np 4 relay bench bcast --sizes 8MiB --algorithms all --segments 8KiB,64KiB\n"
-      "Each configuration prints an OSU-style table; an iteration is barrier-separated and timed as\n"
+      "Each configuration prints an OSU-style table; an iteration is barrier-separated and timed "
+      "as\n"
       "the maximum over ranks. Baselines: hand_loop = plain MPI_Isend/MPI_Irecv chain pipeline\n"
-      "with the same segments and max_requests; p2p = one MPI_Send of the whole message to one rank.");
-  add_sweep_axes(cmd, *args, "message sizes: list and/or power-of-two ranges", "relay algorithms (or auto), or all");
-  cmd->add_option("--baselines", args->baselines, "hand_loop, p2p, all or none")->capture_default_str();
-  cmd->add_option("--fanout", args->fanout, "fanout for chain/kary (0 = default)")->check(CLI::Range(0, coll::kMaxFanout));
+      "with the same segments and max_requests; p2p = one MPI_Send of the whole message to one "
+      "rank.");
+  add_sweep_axes(cmd, *args, "message sizes: list and/or power-of-two ranges",
+                 "relay algorithms (or auto), or all");
+  cmd->add_option("--baselines", args->baselines, "hand_loop, p2p, all or none")
+      ->capture_default_str();
+  cmd->add_option("--fanout", args->fanout, "fanout for chain/kary (0 = default)")
+      ->check(CLI::Range(0, coll::kMaxFanout));
   add_sweep_timing(cmd, *args);
-  add_sweep_output(cmd, *args,
-                   "parameter file from relay model measure: print the model's time next to each row, and "
-                   "per algorithm the segment it predicts best against the fastest measured");
+  add_sweep_output(
+      cmd, *args,
+      "parameter file from relay model measure: print the model's time next to each row, and "
+      "per algorithm the segment it predicts best against the fastest measured");
   set_sweep_callback<Bench>(cmd, args, exit_code);
 }
 

@@ -6,11 +6,11 @@
 // on the same inputs. An iteration is barrier-separated and its time is the maximum over ranks.
 #include <mpi.h>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <limits>
 #include <memory>
 #include <stdexcept>
@@ -42,7 +42,9 @@ struct Args : SweepArgs {
 // Small integers (0..16): every sum over ranks is exact in any order; ranks' inputs differ at
 // every index and consecutive elements differ, so a block from the wrong rank or at the wrong
 // offset shows.
-double input_value(int rank, std::size_t i) { return static_cast<double>((rank * 5 + static_cast<int>(i % 4096) * 3) % 17); }
+double input_value(int rank, std::size_t i) {
+  return static_cast<double>((rank * 5 + static_cast<int>(i % 4096) * 3) % 17);
+}
 
 class Bench : public SweepBench {
  public:
@@ -91,11 +93,13 @@ std::vector<std::string> Bench::algorithm_names(nlohmann::json& left_out) const 
           owners.emplace_back(coll::to_string(c));
         }
       }
-      if (coll::find_algorithm(coll::Collective::bcast, item) != nullptr) owners.emplace_back("bcast");
+      if (coll::find_algorithm(coll::Collective::bcast, item) != nullptr)
+        owners.emplace_back("bcast");
       if (!owners.empty()) {
-        throw std::invalid_argument(fmt::format("--algorithms: '{}' is an algorithm of {}, not of {} ({} "
-                                                "algorithms: {}, all)", item, fmt::join(owners, ", "), name_,
-                                                name_, fmt::join(own, ", ")));
+        throw std::invalid_argument(
+            fmt::format("--algorithms: '{}' is an algorithm of {}, not of {} ({} "
+                        "algorithms: {}, all)",
+                        item, fmt::join(owners, ", "), name_, name_, fmt::join(own, ", ")));
       }
     }
     if (item != "all") explicit_names.push_back(item);
@@ -108,16 +112,21 @@ std::vector<std::string> Bench::algorithm_names(nlohmann::json& left_out) const 
     const auto* alg = coll::find_algorithm(op_, name);
     if (alg != nullptr && !alg->runs_on(size_)) {
       const std::string fallback(coll::find_algorithm(op_, alg->fallback)->name);
-      const bool named = std::find(explicit_names.begin(), explicit_names.end(), name) != explicit_names.end();
+      const bool named =
+          std::find(explicit_names.begin(), explicit_names.end(), name) != explicit_names.end();
       if (rank_ == 0) {
         if (named) {
-          std::printf("# %s %s needs a power-of-two process count: on %d ranks relay runs %s instead; timed "
-                      "because it was named (its rows measure %s; see their resolved field)\n",
-                      name_.c_str(), name.c_str(), size_, fallback.c_str(), fallback.c_str());
+          std::printf(
+              "# %s %s needs a power-of-two process count: on %d ranks relay runs %s instead; "
+              "timed "
+              "because it was named (its rows measure %s; see their resolved field)\n",
+              name_.c_str(), name.c_str(), size_, fallback.c_str(), fallback.c_str());
         } else {
-          std::printf("# %s %s needs a power-of-two process count: left out on %d ranks (relay would run %s "
-                      "instead; name it in --algorithms to time that)\n",
-                      name_.c_str(), name.c_str(), size_, fallback.c_str());
+          std::printf(
+              "# %s %s needs a power-of-two process count: left out on %d ranks (relay would run "
+              "%s "
+              "instead; name it in --algorithms to time that)\n",
+              name_.c_str(), name.c_str(), size_, fallback.c_str());
         }
       }
       if (!named) {
@@ -127,14 +136,16 @@ std::vector<std::string> Bench::algorithm_names(nlohmann::json& left_out) const 
     }
     names.push_back(name);
   }
-  if (names.empty()) throw std::invalid_argument(fmt::format("--algorithms: none of them runs on {} ranks", size_));
+  if (names.empty())
+    throw std::invalid_argument(fmt::format("--algorithms: none of them runs on {} ranks", size_));
   return names;
 }
 
 relay_coll_options_t Bench::options(const BenchConfig& c) const {
   relay_coll_options_t o;
   relay_coll_options_init(&o);
-  relay_coll_algorithm_from_name(static_cast<relay_collective_t>(op_), c.algorithm.c_str(), &o.algorithm);
+  relay_coll_algorithm_from_name(static_cast<relay_collective_t>(op_), c.algorithm.c_str(),
+                                 &o.algorithm);
   if (c.policy != "-") relay_policy_from_name(c.policy.c_str(), &o.policy);
   o.segment_bytes = c.algorithm == "auto" ? RELAY_SEGMENT_DEFAULT : c.segment_bytes;
   o.max_requests = a_.max_requests;
@@ -151,16 +162,21 @@ int Bench::elements(std::int64_t bytes) const {
 std::size_t Bench::result_elements(int n) const {
   const auto one = static_cast<std::size_t>(n), all = one * static_cast<std::size_t>(size_);
   switch (op_) {
-    case Collective::reduce: return rank_ == a_.root ? one : 0;
-    case Collective::gather: return rank_ == a_.root ? all : 0;
+    case Collective::reduce:
+      return rank_ == a_.root ? one : 0;
+    case Collective::gather:
+      return rank_ == a_.root ? all : 0;
     case Collective::allreduce:
     case Collective::reduce_scatter_block:
-    case Collective::scatter: return one;
+    case Collective::scatter:
+      return one;
     case Collective::allgather:
     case Collective::alltoall:
-    case Collective::allgatherv: return all;
+    case Collective::allgatherv:
+      return all;
     case Collective::barrier:
-    case Collective::bcast: return 0;  // bcast: relay bench bcast's
+    case Collective::bcast:
+      return 0;  // bcast: relay bench bcast's
   }
   return 0;
 }
@@ -202,13 +218,15 @@ bool Bench::verify(const BenchConfig& c, std::int64_t bytes, std::string& error)
   const relay_status_t st = call_relay(options(c), n, recv_.data());
   int ok = st == RELAY_SUCCESS;
   if (!ok) error = relay_last_error();
-  for (std::size_t i = 0; i < send_.size(); ++i) send_[i] = input_value(rank_, i);  // as MPI gets them
+  for (std::size_t i = 0; i < send_.size(); ++i)
+    send_[i] = input_value(rank_, i);  // as MPI gets them
   call_mpi(n, reference_.data());
   const std::size_t check = result_elements(n);
   for (std::size_t i = 0; ok && i < check; ++i) {
     if (recv_[i] != reference_[i]) {
       ok = 0;
-      error = fmt::format("rank {} element {} is {}, MPI's {} gives {}", rank_, i, recv_[i], name_, reference_[i]);
+      error = fmt::format("rank {} element {} is {}, MPI's {} gives {}", rank_, i, recv_[i], name_,
+                          reference_[i]);
     }
   }
   int all = 0;
@@ -226,14 +244,19 @@ bool Bench::verify(const BenchConfig& c, std::int64_t bytes, std::string& error)
 
 nlohmann::json Bench::measure(const BenchConfig& c, std::int64_t bytes) {
   const int n = elements(bytes);
-  nlohmann::json row = {{"operation", name_}, {"algorithm", c.algorithm}, {"policy", c.policy},
-                        {"segment_bytes", c.segment_bytes}, {"ranks", size_},
+  nlohmann::json row = {{"operation", name_},
+                        {"algorithm", c.algorithm},
+                        {"policy", c.policy},
+                        {"segment_bytes", c.segment_bytes},
+                        {"ranks", size_},
                         {"root", coll::has_root(op_) ? nlohmann::json(a_.root) : nlohmann::json()},
-                        {"size_bytes", bytes}, {"count", n}, {"max_requests", a_.max_requests}};
+                        {"size_bytes", bytes},
+                        {"count", n},
+                        {"max_requests", a_.max_requests}};
   const relay_coll_options_t o = options(c);
   char text[256] = {};
-  if (relay_coll_describe(static_cast<relay_collective_t>(op_), n, MPI_DOUBLE, MPI_SUM, a_.root, comm_, &o, text,
-                          sizeof text) == RELAY_SUCCESS) {
+  if (relay_coll_describe(static_cast<relay_collective_t>(op_), n, MPI_DOUBLE, MPI_SUM, a_.root,
+                          comm_, &o, text, sizeof text) == RELAY_SUCCESS) {
     row["resolved"] = text;
   }
   if (op_ == Collective::allgatherv) set_counts(n);
@@ -256,9 +279,10 @@ void Bench::add_prediction(nlohmann::json& row) const {
   const auto* alg = coll::find_algorithm(op_, algorithm);
   if (alg == nullptr || alg->build == nullptr || !alg->runs_on(size_)) return;
   const std::int64_t bytes = op_ == Collective::barrier ? 1 : row["size_bytes"].get<std::int64_t>();
-  const double t = tune::predict_coll(*machine_, op_, algorithm, resolved_field(text, "policy"), size_, a_.root, bytes, 8,
-                                std::stoll("0" + resolved_field(text, "segment_bytes")), a_.max_requests,
-                                std::stoi("0" + resolved_field(text, "fanout")));
+  const double t =
+      tune::predict_coll(*machine_, op_, algorithm, resolved_field(text, "policy"), size_, a_.root,
+                         bytes, 8, std::stoll("0" + resolved_field(text, "segment_bytes")),
+                         a_.max_requests, std::stoi("0" + resolved_field(text, "fanout")));
   if (t < 0) return;
   row["predicted_us"] = t * 1e6;
   row["predicted_over_measured"] = t * 1e6 / row["avg_us"].get<double>();
@@ -266,7 +290,8 @@ void Bench::add_prediction(nlohmann::json& row) const {
 
 int Bench::run() {
   if (a_.operation == "bcast") {
-    throw std::invalid_argument("--operation bcast: broadcasts have their own benchmark, relay bench bcast");
+    throw std::invalid_argument(
+        "--operation bcast: broadcasts have their own benchmark, relay bench bcast");
   }
   try {
     op_ = *parse_operation(a_.operation);  // not bcast: a collective or an exception
@@ -276,8 +301,9 @@ int Bench::run() {
     for (auto c : coll::kCollectives) {
       if (c != coll::Collective::bcast) names.emplace_back(coll::to_string(c));
     }
-    throw std::invalid_argument(fmt::format("--operation {} is not one of {} (broadcasts: relay bench bcast)",
-                                            a_.operation, fmt::join(names, ", ")));
+    throw std::invalid_argument(
+        fmt::format("--operation {} is not one of {} (broadcasts: relay bench bcast)", a_.operation,
+                    fmt::join(names, ", ")));
   }
   name_ = std::string(coll::to_string(op_));
   if (a_.root < 0 || a_.root >= size_) {
@@ -289,7 +315,8 @@ int Bench::run() {
   auto segments = parse_size_list(a_.segments);
   for (auto s : segments) {
     if (s % 8 != 0) {
-      throw std::invalid_argument(fmt::format("--segments: {} bytes is not a whole number of doubles (8 bytes)", s));
+      throw std::invalid_argument(
+          fmt::format("--segments: {} bytes is not a whole number of doubles (8 bytes)", s));
     }
   }
   std::vector<std::int64_t> sizes;
@@ -297,7 +324,10 @@ int Bench::run() {
     // A barrier moves no data: one row per configuration, and segments change nothing.
     sizes = {0};
     segments = {0};
-    if (rank_ == 0) std::printf("# barrier moves no data: one row per configuration (size 0; --sizes and --segments are not used)\n");
+    if (rank_ == 0)
+      std::printf(
+          "# barrier moves no data: one row per configuration (size 0; --sizes and --segments are "
+          "not used)\n");
   } else {
     // As tables count a call (relay tune, relay model predict): the vector (reduce, allreduce)
     // or all ranks' blocks together, in whole doubles (whole blocks).
@@ -305,8 +335,9 @@ int Bench::run() {
     for (auto b : parse_size_list(a_.sizes)) {
       const auto used = tune::coll_call_bytes(op_, size_, b, 8);
       if (used / 8 > std::numeric_limits<int>::max()) {
-        throw std::invalid_argument(fmt::format("--sizes: {} is more doubles than an MPI count holds (at most {})",
-                                                core::format_bytes(b), std::numeric_limits<int>::max()));
+        throw std::invalid_argument(
+            fmt::format("--sizes: {} is more doubles than an MPI count holds (at most {})",
+                        core::format_bytes(b), std::numeric_limits<int>::max()));
       }
       if (used != b) rounded.push_back(fmt::format("{} -> {}", b, used));
       sizes.push_back(used);
@@ -314,9 +345,12 @@ int Bench::run() {
     std::sort(sizes.begin(), sizes.end());
     sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
     if (rank_ == 0) {
-      std::printf("# sizes: the data a call moves, as relay's tables count it: %s, in whole doubles%s\n",
-                  coll::has_blocks(op_) ? fmt::format("all {} ranks' blocks together", size_).c_str() : "the vector",
-                  rounded.empty() ? "" : fmt::format(" (rounded: {} bytes)", fmt::join(rounded, ", ")).c_str());
+      std::printf(
+          "# sizes: the data a call moves, as relay's tables count it: %s, in whole doubles%s\n",
+          coll::has_blocks(op_) ? fmt::format("all {} ranks' blocks together", size_).c_str()
+                                : "the vector",
+          rounded.empty() ? ""
+                          : fmt::format(" (rounded: {} bytes)", fmt::join(rounded, ", ")).c_str());
     }
   }
   std::vector<BenchConfig> configs;
@@ -333,18 +367,22 @@ int Bench::run() {
   }
   const auto largest = static_cast<std::size_t>(sizes.back() / 8 + 1);
   require_memory(comm_, 3.0 * static_cast<double>(largest) * 8,
-                 fmt::format("relay bench coll (3 buffers of the largest size, {})", core::format_bytes(sizes.back())));
+                 fmt::format("relay bench coll (3 buffers of the largest size, {})",
+                             core::format_bytes(sizes.back())));
   send_.assign(largest, 0.0);
   recv_.assign(largest, 0.0);
   reference_.assign(largest, 0.0);
-  nlohmann::json doc = {{"schema", "relay.bench.coll/1"}, {"operation", name_}, {"machine", machine_description(comm_)}};
+  nlohmann::json doc = {{"schema", "relay.bench.coll/1"},
+                        {"operation", name_},
+                        {"machine", machine_description(comm_)}};
   doc["left_out"] = left_out;
   doc["rows"] = nlohmann::json::array();
   const long failed = sweep(
       configs, sizes,
       [this](const BenchConfig& c) {
         return fmt::format("# {} {} ranks={}{} max_requests={} rounds={}", name_, label(c), size_,
-                           coll::has_root(op_) ? fmt::format(" root={}", a_.root) : "", a_.max_requests, a_.rounds);
+                           coll::has_root(op_) ? fmt::format(" root={}", a_.root) : "",
+                           a_.max_requests, a_.rounds);
       },
       doc);
   model_accuracy(configs, sizes, doc, [this](const BenchConfig& c) {
@@ -358,29 +396,37 @@ int Bench::run() {
 
 void add_bench_coll(CLI::App& bench, int& exit_code) {
   auto args = std::make_shared<Args>();
-  CLI::App* cmd = bench.add_subcommand(
-      "coll", "Time a collective other than broadcast (--operation): sizes x algorithms x policies x segments, "
-              "checked against the MPI library's");
+  CLI::App* cmd = bench.add_subcommand("coll",
+                                       "Time a collective other than broadcast (--operation): "
+                                       "sizes x algorithms x policies x segments, "
+                                       "checked against the MPI library's");
   cmd->footer(
       "Run under mpirun, e.g.\n"
       "  mpirun -np 4 relay bench coll --operation allreduce --sizes 64KiB,1MiB --algorithms all\n"
       "Doubles with MPI_SUM. Sizes are the data a call moves as relay's tables count it: the\n"
-      "vector (reduce, allreduce) or all ranks' blocks together (the others), rounded down to whole\n"
+      "vector (reduce, allreduce) or all ranks' blocks together (the others), rounded down to "
+      "whole\n"
       "blocks of doubles; a barrier has one row per configuration. Each configuration is checked\n"
-      "against the MPI library's collective first, then prints an OSU-style table; an iteration is\n"
+      "against the MPI library's collective first, then prints an OSU-style table; an iteration "
+      "is\n"
       "barrier-separated and timed as the maximum over ranks. mpi = the MPI library's collective.");
   cmd->add_option("--operation", args->operation,
-                  "reduce, allreduce, allgather, reduce_scatter_block, gather, scatter, alltoall, barrier or "
+                  "reduce, allreduce, allgather, reduce_scatter_block, gather, scatter, alltoall, "
+                  "barrier or "
                   "allgatherv (broadcasts: relay bench bcast)")
       ->required();
-  add_sweep_axes(cmd, *args, "data a call moves (the vector, or all ranks' blocks): list and/or power-of-two ranges",
-                 "the operation's algorithms (relay algorithms), auto, mpi, or all (all leaves out those that need "
-                 "a power-of-two process count on other counts)");
+  add_sweep_axes(
+      cmd, *args,
+      "data a call moves (the vector, or all ranks' blocks): list and/or power-of-two ranges",
+      "the operation's algorithms (relay algorithms), auto, mpi, or all (all leaves out those that "
+      "need "
+      "a power-of-two process count on other counts)");
   add_sweep_timing(cmd, *args);
-  add_sweep_output(cmd, *args,
-                   "parameter file from relay model measure: print the model's time next to each row, per "
-                   "algorithm the segment it predicts best against the fastest measured, and its choice "
-                   "among all against the fastest");
+  add_sweep_output(
+      cmd, *args,
+      "parameter file from relay model measure: print the model's time next to each row, per "
+      "algorithm the segment it predicts best against the fastest measured, and its choice "
+      "among all against the fastest");
   set_sweep_callback<Bench>(cmd, args, exit_code);
 }
 

@@ -1,8 +1,8 @@
 #include "cli/bench_common.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cstdio>
-#include <fmt/format.h>
 #include <numeric>
 #include <optional>
 #include <random>
@@ -25,31 +25,53 @@ void add_sweep_axes(CLI::App* cmd, SweepArgs& a, const std::string& sizes_help,
   cmd->add_option("--sizes", a.sizes, sizes_help + kSizesHelpUnits)->capture_default_str();
   cmd->add_option("--algorithms", a.algorithms, algorithms_help)->capture_default_str();
   cmd->add_option("--policies", a.policies, "blocking, nonblocking, or all")->capture_default_str();
-  cmd->add_option("--segments", a.segments, "segment sizes; 0 = unsegmented")->capture_default_str();
+  cmd->add_option("--segments", a.segments, "segment sizes; 0 = unsegmented")
+      ->capture_default_str();
 }
 
 void add_sweep_timing(CLI::App* cmd, SweepArgs& a) {
-  add_max_requests_option(cmd, a.max_requests, coll::kMaxMaxRequests, "max requests in flight per direction");
-  cmd->add_option("--root", a.root, "root rank")->check(CLI::NonNegativeNumber)->capture_default_str();
+  add_max_requests_option(cmd, a.max_requests, coll::kMaxMaxRequests,
+                          "max requests in flight per direction");
+  cmd->add_option("--root", a.root, "root rank")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   add_iteration_options(cmd, a.timing);
-  cmd->add_option("--confirm", a.confirm, "after the sweep, measure its fastest N configurations per size (and auto) again, head to head")->check(CLI::NonNegativeNumber)->capture_default_str();
-  cmd->add_option("--confirm-rounds", a.confirm_rounds, "rounds of the confirmation")->check(CLI::Range(1, kMaxRounds))->capture_default_str();
+  cmd->add_option("--confirm", a.confirm,
+                  "after the sweep, measure its fastest N configurations per size (and auto) "
+                  "again, head to head")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--confirm-rounds", a.confirm_rounds, "rounds of the confirmation")
+      ->check(CLI::Range(1, kMaxRounds))
+      ->capture_default_str();
 }
 
 void add_iteration_options(CLI::App* cmd, measure::IterationArgs& t) {
-  cmd->add_option("--iterations", t.iterations, "timed iterations (0 = enough for --min-time)")->check(CLI::Range(0, measure::kMaxIterations));
-  cmd->add_option("--warmup", t.warmup, "untimed iterations first")->check(CLI::NonNegativeNumber)->capture_default_str();
-  cmd->add_option("--min-time", t.min_time_s, "seconds of timed iterations per row when --iterations is 0")->check(finite_in(0.0))->capture_default_str();
-  cmd->add_option("--max-iterations", t.max_iterations, "cap on automatic iterations")->check(CLI::Range(1, measure::kMaxIterations))->capture_default_str();
+  cmd->add_option("--iterations", t.iterations, "timed iterations (0 = enough for --min-time)")
+      ->check(CLI::Range(0, measure::kMaxIterations));
+  cmd->add_option("--warmup", t.warmup, "untimed iterations first")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--min-time", t.min_time_s,
+                  "seconds of timed iterations per row when --iterations is 0")
+      ->check(finite_in(0.0))
+      ->capture_default_str();
+  cmd->add_option("--max-iterations", t.max_iterations, "cap on automatic iterations")
+      ->check(CLI::Range(1, measure::kMaxIterations))
+      ->capture_default_str();
 }
 
 void add_sweep_output(CLI::App* cmd, SweepArgs& a, const std::string& model_help) {
-  cmd->add_option("--rounds", a.rounds, "measure every configuration this many times, interleaved; report the median")->check(CLI::Range(1, kMaxRounds))->capture_default_str();
+  cmd->add_option("--rounds", a.rounds,
+                  "measure every configuration this many times, interleaved; report the median")
+      ->check(CLI::Range(1, kMaxRounds))
+      ->capture_default_str();
   cmd->add_option("--json", a.json_path, "write rows as JSON here");
   cmd->add_option("--plot", a.plot_path, "draw a PNG here (needs --json and matplotlib)");
   cmd->add_option("--model", a.model_path, model_help)->check(CLI::ExistingFile);
   cmd->add_option("--model-confirm", a.model_confirm,
-                  "with --model: the model's picks and the N fastest beside each measured again head to head, "
+                  "with --model: the model's picks and the N fastest beside each measured again "
+                  "head to head, "
                   "--confirm-rounds rounds (0: no confirmation)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
@@ -96,8 +118,8 @@ void print_summary(const nlohmann::json& rows) {
     }
   }
   std::printf("# Summary: every combination, fastest first (x best = time / fastest time)\n");
-  std::printf("%-12s %-18s %-12s %-9s %12s %10s %8s %12s\n", "# Size", "Algorithm", "Policy", "Segment",
-              "Avg(us)", "MB/s", "x best", "Model(us)");
+  std::printf("%-12s %-18s %-12s %-9s %12s %10s %8s %12s\n", "# Size", "Algorithm", "Policy",
+              "Segment", "Avg(us)", "MB/s", "x best", "Model(us)");
   for (auto size : sizes) {
     std::vector<const nlohmann::json*> list;
     for (const auto& r : rows) {
@@ -108,12 +130,15 @@ void print_summary(const nlohmann::json& rows) {
     });
     for (const auto* r : list) {
       const auto seg = (*r)["segment_bytes"].get<std::int64_t>();
-      std::printf("%-12lld %-18s %-12s %-9s %12.2f %10.2f %8.3f %12s\n", static_cast<long long>(size),
-                  (*r)["algorithm"].get<std::string>().c_str(), (*r)["policy"].get<std::string>().c_str(),
+      std::printf("%-12lld %-18s %-12s %-9s %12.2f %10.2f %8.3f %12s\n",
+                  static_cast<long long>(size), (*r)["algorithm"].get<std::string>().c_str(),
+                  (*r)["policy"].get<std::string>().c_str(),
                   seg > 0 ? core::format_bytes(seg).c_str() : "none", (*r)["avg_us"].get<double>(),
                   (*r)["bandwidth_MBps"].get<double>(),
                   (*r)["avg_us"].get<double>() / (*list.front())["avg_us"].get<double>(),
-                  r->contains("predicted_us") ? fmt::format("{:.2f}", (*r)["predicted_us"].get<double>()).c_str() : "-");
+                  r->contains("predicted_us")
+                      ? fmt::format("{:.2f}", (*r)["predicted_us"].get<double>()).c_str()
+                      : "-");
     }
   }
 }
@@ -146,7 +171,8 @@ std::vector<std::vector<nlohmann::json>> measure_sweep(MPI_Comm comm, const Swee
                                                        const MeasureRow& measure) {
   // Rounds: every configuration is measured once per round, so slow drifts of the machine
   // affect all of them alike; a row reports the median over rounds of each round's average.
-  measure::Progress progress(comm, a.quiet, "", configs.size() * sizes.size() * static_cast<std::size_t>(a.rounds));
+  measure::Progress progress(comm, a.quiet, "",
+                             configs.size() * sizes.size() * static_cast<std::size_t>(a.rounds));
   std::vector<std::vector<nlohmann::json>> measured(configs.size() * sizes.size());
   // Each round visits the configurations in its own order (the same on every rank: a fixed
   // seed per round), so that no configuration always runs right after the same neighbour or
@@ -155,7 +181,8 @@ std::vector<std::vector<nlohmann::json>> measure_sweep(MPI_Comm comm, const Swee
   std::vector<std::size_t> order(configs.size());
   for (int round = 0; round < a.rounds; ++round) {
     std::iota(order.begin(), order.end(), std::size_t{0});
-    if (a.rounds > 1) std::shuffle(order.begin(), order.end(), std::mt19937(static_cast<unsigned>(round) + 1));
+    if (a.rounds > 1)
+      std::shuffle(order.begin(), order.end(), std::mt19937(static_cast<unsigned>(round) + 1));
     for (std::size_t ci : order) {
       for (std::size_t si = 0; si < sizes.size(); ++si) {
         measured[ci * sizes.size() + si].push_back(measure(configs[ci], sizes[si]));
@@ -186,14 +213,17 @@ long print_tables(MPI_Comm comm, const std::vector<BenchConfig>& configs,
       doc["rows"].push_back(row);
       if (rank != 0) continue;
       if (row.contains("error")) {
-        std::printf("%-12lld ERROR: %s\n", static_cast<long long>(bytes), row["error"].get<std::string>().c_str());
+        std::printf("%-12lld ERROR: %s\n", static_cast<long long>(bytes),
+                    row["error"].get<std::string>().c_str());
         continue;
       }
       std::printf("%-12lld %12.2f %12.2f %12.2f %11d %10.2f", static_cast<long long>(bytes),
-                  row["avg_us"].get<double>(), row["min_us"].get<double>(), row["max_us"].get<double>(),
-                  row["iterations"].get<int>(), row["bandwidth_MBps"].get<double>());
+                  row["avg_us"].get<double>(), row["min_us"].get<double>(),
+                  row["max_us"].get<double>(), row["iterations"].get<int>(),
+                  row["bandwidth_MBps"].get<double>());
       if (row.contains("predicted_us")) {
-        std::printf(" %12.2f %10.3f", row["predicted_us"].get<double>(), row["predicted_over_measured"].get<double>());
+        std::printf(" %12.2f %10.3f", row["predicted_us"].get<double>(),
+                    row["predicted_over_measured"].get<double>());
       } else if (with_model) {
         std::printf(" %12s %10s", "-", "-");
       }
@@ -202,8 +232,9 @@ long print_tables(MPI_Comm comm, const std::vector<BenchConfig>& configs,
     if (rank == 0) std::printf("\n");
   }
   // Every rank knows which rows failed (verification agrees over all ranks).
-  return static_cast<long>(std::count_if(doc["rows"].begin(), doc["rows"].end(),
-                                         [](const nlohmann::json& r) { return r.contains("error"); }));
+  return static_cast<long>(
+      std::count_if(doc["rows"].begin(), doc["rows"].end(),
+                    [](const nlohmann::json& r) { return r.contains("error"); }));
 }
 
 // Confirmation (--confirm N): the fastest row of a sweep of many noisy rows is faster than its
@@ -226,21 +257,24 @@ void confirm_fastest(MPI_Comm comm, const SweepArgs& a, const std::vector<BenchC
     for (std::size_t ci = 0; ci < configs.size(); ++ci) {
       const nlohmann::json row = combine_rounds(measured[ci * sizes.size() + si]);
       if (configs[ci].algorithm == "auto") auto_index = static_cast<int>(ci);
-      if (row.contains("avg_us")) ranked.emplace_back(row["avg_us"].get<double>(), static_cast<int>(ci));
+      if (row.contains("avg_us"))
+        ranked.emplace_back(row["avg_us"].get<double>(), static_cast<int>(ci));
     }
     std::sort(ranked.begin(), ranked.end());
     std::vector<int> pick;
     for (const auto& r : ranked) {
       if (static_cast<int>(pick.size()) < a.confirm) pick.push_back(r.second);
     }
-    if (auto_index >= 0 && std::find(pick.begin(), pick.end(), auto_index) == pick.end()) pick.push_back(auto_index);
+    if (auto_index >= 0 && std::find(pick.begin(), pick.end(), auto_index) == pick.end())
+      pick.push_back(auto_index);
     int n = static_cast<int>(pick.size());
     MPI_Bcast(&n, 1, MPI_INT, 0, comm);
     pick.resize(static_cast<std::size_t>(n));
     MPI_Bcast(pick.data(), n, MPI_INT, 0, comm);
     std::vector<std::vector<nlohmann::json>> again(pick.size());
-    measure::Progress progress(comm, a.quiet, "confirmation, " + core::format_bytes(sizes[si]) + " ",
-                      pick.size() * static_cast<std::size_t>(a.confirm_rounds));
+    measure::Progress progress(comm, a.quiet,
+                               "confirmation, " + core::format_bytes(sizes[si]) + " ",
+                               pick.size() * static_cast<std::size_t>(a.confirm_rounds));
     measure::interleaved_rounds(pick.size(), a.confirm_rounds, 1001, [&](std::size_t i) {
       again[i].push_back(measure(configs[pick[i]], sizes[si]));
       progress.step();
@@ -253,10 +287,13 @@ void confirm_fastest(MPI_Comm comm, const SweepArgs& a, const std::vector<BenchC
     std::vector<std::vector<double>> times;
     for (std::size_t i = 0; i < pick.size(); ++i) {
       nlohmann::json row = combine_rounds(again[i]);
-      row["sweep_avg_us"] = combine_rounds(measured[static_cast<std::size_t>(pick[i]) * sizes.size() + si]).value("avg_us", 0.0);
+      row["sweep_avg_us"] =
+          combine_rounds(measured[static_cast<std::size_t>(pick[i]) * sizes.size() + si])
+              .value("avg_us", 0.0);
       if (row.contains("avg_us")) {
-        times.push_back(row.contains("round_avg_us") ? row["round_avg_us"].get<std::vector<double>>()
-                                                     : std::vector<double>{row["avg_us"].get<double>()});
+        times.push_back(row.contains("round_avg_us")
+                            ? row["round_avg_us"].get<std::vector<double>>()
+                            : std::vector<double>{row["avg_us"].get<double>()});
       }
       rows.push_back(row);
     }
@@ -271,19 +308,22 @@ void confirm_fastest(MPI_Comm comm, const SweepArgs& a, const std::vector<BenchC
       return x.value("avg_us", 1e300) < y.value("avg_us", 1e300);
     });
     std::printf("\n# Confirmation, %s: the sweep's fastest %d%s measured again, %d rounds\n",
-                core::format_bytes(sizes[si]).c_str(), a.confirm, auto_index >= 0 ? " and auto" : "",
-                a.confirm_rounds);
-    std::printf("# Confirmed = median over rounds of the time / the round's median over these rows,\n"
-                "# times the median round (a drift between rounds slows all rows of a round alike)\n");
+                core::format_bytes(sizes[si]).c_str(), a.confirm,
+                auto_index >= 0 ? " and auto" : "", a.confirm_rounds);
+    std::printf(
+        "# Confirmed = median over rounds of the time / the round's median over these rows,\n"
+        "# times the median round (a drift between rounds slows all rows of a round alike)\n");
     std::printf("%-18s %-12s %-9s %12s %14s %8s\n", "# Algorithm", "Policy", "Segment", "Sweep(us)",
                 "Confirmed(us)", "x best");
     const double best = rows.front().value("avg_us", 0.0);
     for (auto& row : rows) {
       if (!row.contains("avg_us")) continue;
       const auto seg = row["segment_bytes"].get<std::int64_t>();
-      std::printf("%-18s %-12s %-9s %12.2f %14.2f %8.3f\n", row["algorithm"].get<std::string>().c_str(),
-                  row["policy"].get<std::string>().c_str(), seg > 0 ? core::format_bytes(seg).c_str() : "none",
-                  row["sweep_avg_us"].get<double>(), row["avg_us"].get<double>(), row["avg_us"].get<double>() / best);
+      std::printf(
+          "%-18s %-12s %-9s %12.2f %14.2f %8.3f\n", row["algorithm"].get<std::string>().c_str(),
+          row["policy"].get<std::string>().c_str(),
+          seg > 0 ? core::format_bytes(seg).c_str() : "none", row["sweep_avg_us"].get<double>(),
+          row["avg_us"].get<double>(), row["avg_us"].get<double>() / best);
       row["x_best"] = row["avg_us"].get<double>() / best;
       doc["confirmation"].push_back(row);
     }
@@ -301,20 +341,27 @@ SweepBench::SweepBench(const SweepArgs& a) : sweep_args_(a) {
 
 SweepBench::~SweepBench() { MPI_Comm_free(&comm_); }
 
-void SweepBench::add_timing(nlohmann::json& row, std::int64_t bytes, const std::function<void(bool)>& op) const {
+void SweepBench::add_timing(nlohmann::json& row, std::int64_t bytes,
+                            const std::function<void(bool)>& op) const {
   add_times(row, measure::time_iterations(comm_, sweep_args_.timing, op).times_s);
   const double avg = row["avg_us"].get<double>() * 1e-6;
   row["bandwidth_MBps"] = avg > 0 ? static_cast<double>(bytes) / avg / 1e6 : 0.0;
 }
 
-long SweepBench::sweep(const std::vector<BenchConfig>& configs, const std::vector<std::int64_t>& sizes,
-                       const std::function<std::string(const BenchConfig&)>& header, nlohmann::json& doc) {
-  const MeasureRow measure_row = [this](const BenchConfig& c, std::int64_t bytes) { return measure(c, bytes); };
+long SweepBench::sweep(const std::vector<BenchConfig>& configs,
+                       const std::vector<std::int64_t>& sizes,
+                       const std::function<std::string(const BenchConfig&)>& header,
+                       nlohmann::json& doc) {
+  const MeasureRow measure_row = [this](const BenchConfig& c, std::int64_t bytes) {
+    return measure(c, bytes);
+  };
   const auto measured = measure_sweep(comm_, sweep_args_, configs, sizes, measure_row);
-  const long failed = print_tables(comm_, configs, sizes, measured, machine_.has_value(), header,
-                                   [this](nlohmann::json& row) { add_prediction(row); }, doc);
+  const long failed = print_tables(
+      comm_, configs, sizes, measured, machine_.has_value(), header,
+      [this](nlohmann::json& row) { add_prediction(row); }, doc);
   if (rank_ == 0) print_summary(doc["rows"]);
-  if (sweep_args_.confirm > 0) confirm_fastest(comm_, sweep_args_, configs, sizes, measured, measure_row, doc);
+  if (sweep_args_.confirm > 0)
+    confirm_fastest(comm_, sweep_args_, configs, sizes, measured, measure_row, doc);
   return failed;
 }
 
@@ -325,11 +372,13 @@ long SweepBench::sweep(const std::vector<BenchConfig>& configs, const std::vecto
 // relay tune --methods model would choose) against the fastest of them. With --model-confirm N,
 // each pick and the N fastest beside it are measured again head to head for --confirm-rounds
 // rounds and compared round by round, so that the verdict is not the sweep's luckiest row.
-void SweepBench::model_accuracy(const std::vector<BenchConfig>& configs, const std::vector<std::int64_t>& sizes,
-                                nlohmann::json& doc, const std::function<bool(const BenchConfig&)>& modelled) {
+void SweepBench::model_accuracy(const std::vector<BenchConfig>& configs,
+                                const std::vector<std::int64_t>& sizes, nlohmann::json& doc,
+                                const std::function<bool(const BenchConfig&)>& modelled) {
   if (!machine_) return;
   if (doc["rows"].size() != configs.size() * sizes.size()) {
-    throw std::logic_error("model_accuracy: expected the sweep's rows, one per configuration and size");
+    throw std::logic_error(
+        "model_accuracy: expected the sweep's rows, one per configuration and size");
   }
   doc["model_accuracy"] = nlohmann::json::array();
   doc["model_choice"] = nlohmann::json::array();
@@ -339,19 +388,24 @@ void SweepBench::model_accuracy(const std::vector<BenchConfig>& configs, const s
       std::string algorithm, policy;  // "" for the choice among all configurations
       std::vector<int> rows;          // config indices
       int pick = -1, fastest = -1;
-      std::vector<int> again;         // config indices measured head to head, the pick first
+      std::vector<int> again;  // config indices measured head to head, the pick first
     };
     std::vector<Curve> curves;
     Curve overall;
     // The rows print_tables combined and costed, configuration-major as measured (the replay
     // is not run a second time).
     const auto& table_rows = doc["rows"];
-    auto row = [&](int ci) -> const nlohmann::json& { return table_rows[static_cast<std::size_t>(ci) * sizes.size() + si]; };
+    auto row = [&](int ci) -> const nlohmann::json& {
+      return table_rows[static_cast<std::size_t>(ci) * sizes.size() + si];
+    };
     for (std::size_t ci = 0; ci < configs.size(); ++ci) {
       const BenchConfig& c = configs[ci];
       if (!modelled(c) || !row(static_cast<int>(ci)).contains("predicted_us")) continue;
-      auto it = std::find_if(curves.begin(), curves.end(), [&](const Curve& k) { return k.algorithm == c.algorithm && k.policy == c.policy; });
-      if (it == curves.end()) it = curves.insert(curves.end(), Curve{c.algorithm, c.policy, {}, -1, -1, {}});
+      auto it = std::find_if(curves.begin(), curves.end(), [&](const Curve& k) {
+        return k.algorithm == c.algorithm && k.policy == c.policy;
+      });
+      if (it == curves.end())
+        it = curves.insert(curves.end(), Curve{c.algorithm, c.policy, {}, -1, -1, {}});
       it->rows.push_back(static_cast<int>(ci));
       overall.rows.push_back(static_cast<int>(ci));
     }
@@ -365,7 +419,8 @@ void SweepBench::model_accuracy(const std::vector<BenchConfig>& configs, const s
     auto choose_again = [&](Curve& k) {
       if (confirm_n <= 0) return;
       std::vector<int> by_time = k.rows;
-      std::stable_sort(by_time.begin(), by_time.end(), [&](int x, int y) { return time(x) < time(y); });
+      std::stable_sort(by_time.begin(), by_time.end(),
+                       [&](int x, int y) { return time(x) < time(y); });
       k.again.push_back(k.pick);
       for (int ci : by_time) {
         if (static_cast<int>(k.again.size()) > confirm_n) break;
@@ -374,12 +429,15 @@ void SweepBench::model_accuracy(const std::vector<BenchConfig>& configs, const s
     };
     // The choice among all needs two algorithm-policy pairs; a curve needs two segments.
     const bool choice = overall.rows.size() >= 2 && curves.size() >= 2;
-    curves.erase(std::remove_if(curves.begin(), curves.end(), [](const Curve& k) { return k.rows.size() < 2; }), curves.end());
+    curves.erase(std::remove_if(curves.begin(), curves.end(),
+                                [](const Curve& k) { return k.rows.size() < 2; }),
+                 curves.end());
     for (auto& k : curves) {
       double best_pred = 1e300;
       for (int ci : k.rows) best_pred = std::min(best_pred, pred(ci));
       for (int ci : k.rows) {
-        if (pred(ci) <= best_pred * 1.01 && (k.pick < 0 || effective(ci) > effective(k.pick))) k.pick = ci;
+        if (pred(ci) <= best_pred * 1.01 && (k.pick < 0 || effective(ci) > effective(k.pick)))
+          k.pick = ci;
         if (k.fastest < 0 || time(ci) < time(k.fastest)) k.fastest = ci;
       }
       choose_again(k);
@@ -401,18 +459,22 @@ void SweepBench::model_accuracy(const std::vector<BenchConfig>& configs, const s
     MPI_Bcast(&n, 1, MPI_INT, 0, comm_);
     all_again.resize(static_cast<std::size_t>(n));
     MPI_Bcast(all_again.data(), n, MPI_INT, 0, comm_);
-    measure::Progress progress(comm_, sweep_args_.quiet, "model confirmation, " + core::format_bytes(sizes[si]) + " ",
-                      all_again.size() * static_cast<std::size_t>(sweep_args_.confirm_rounds));
-    const auto round_times = measure::interleaved_rounds(all_again.size(), n > 0 ? sweep_args_.confirm_rounds : 0, 2003, [&](std::size_t i) {
-      const double us = measure(configs[static_cast<std::size_t>(all_again[i])], sizes[si]).value("avg_us", 0.0);
-      progress.step();
-      return us;
-    });
+    measure::Progress progress(
+        comm_, sweep_args_.quiet, "model confirmation, " + core::format_bytes(sizes[si]) + " ",
+        all_again.size() * static_cast<std::size_t>(sweep_args_.confirm_rounds));
+    const auto round_times = measure::interleaved_rounds(
+        all_again.size(), n > 0 ? sweep_args_.confirm_rounds : 0, 2003, [&](std::size_t i) {
+          const double us = measure(configs[static_cast<std::size_t>(all_again[i])], sizes[si])
+                                .value("avg_us", 0.0);
+          progress.step();
+          return us;
+        });
     if (rank_ != 0 || (curves.empty() && !choice)) continue;
     std::size_t at = 0;
     auto config_json = [&](int ci) {
       const BenchConfig& c = configs[static_cast<std::size_t>(ci)];
-      return nlohmann::json{{"algorithm", c.algorithm}, {"policy", c.policy}, {"segment_bytes", c.segment_bytes}};
+      return nlohmann::json{
+          {"algorithm", c.algorithm}, {"policy", c.policy}, {"segment_bytes", c.segment_bytes}};
     };
     // The pick's time relative to the fastest of its head-to-head group, round by round; and
     // the same for the sweep's own fastest (in the group by construction): how well the
@@ -422,8 +484,9 @@ void SweepBench::model_accuracy(const std::vector<BenchConfig>& configs, const s
     };
     auto confirm = [&](const Curve& k, nlohmann::json& j) -> std::optional<Confirmed> {
       if (k.again.empty()) return std::nullopt;
-      std::vector<std::vector<double>> t(round_times.begin() + static_cast<long>(at),
-                                         round_times.begin() + static_cast<long>(at + k.again.size()));
+      std::vector<std::vector<double>> t(
+          round_times.begin() + static_cast<long>(at),
+          round_times.begin() + static_cast<long>(at + k.again.size()));
       at += k.again.size();
       const auto rel = measure::paired_relative(t).relative;
       const double best = *std::min_element(rel.begin(), rel.end());
@@ -436,7 +499,8 @@ void SweepBench::model_accuracy(const std::vector<BenchConfig>& configs, const s
         again.push_back(entry);
         if (k.again[i] == k.fastest) c.fastest = rel[i] / best;
       }
-      if (c.fastest <= 0) throw std::logic_error("model_accuracy: the sweep's fastest was not confirmed");
+      if (c.fastest <= 0)
+        throw std::logic_error("model_accuracy: the sweep's fastest was not confirmed");
       j["confirmed_x_best"] = c.pick;
       j["fastest_confirmed_x_best"] = c.fastest;
       j["confirmation"] = again;
@@ -447,25 +511,39 @@ void SweepBench::model_accuracy(const std::vector<BenchConfig>& configs, const s
       return s > 0 ? core::format_bytes(s) : std::string("none");
     };
     if (!curves.empty()) {
-      std::printf("\n# Model accuracy, %s: per algorithm and policy, the segment the model predicts best "
-                  "against the fastest measured (x best = the model's pick / the fastest)%s\n",
-                  core::format_bytes(sizes[si]).c_str(),
-                  n > 0 ? fmt::format(";\n# confirmed: the pick and the curve's fastest {} measured again "
-                                      "head to head, {} rounds, compared round by round (Fastest conf. = the sweep's fastest "
-                                      "confirmed the same way: how far the sweep itself reproduces)", confirm_n, sweep_args_.confirm_rounds).c_str() : "");
-      std::printf("%-18s %-12s %-13s %12s %12s %-13s %12s %8s%s\n", "# Algorithm", "Policy", "Model's pick",
-                  "Predicted", "Measured", "Fastest", "Measured", "x best", n > 0 ? "  Confirmed  Fastest conf." : "");
+      std::printf(
+          "\n# Model accuracy, %s: per algorithm and policy, the segment the model predicts best "
+          "against the fastest measured (x best = the model's pick / the fastest)%s\n",
+          core::format_bytes(sizes[si]).c_str(),
+          n > 0 ? fmt::format(";\n# confirmed: the pick and the curve's fastest {} measured again "
+                              "head to head, {} rounds, compared round by round (Fastest conf. = "
+                              "the sweep's fastest "
+                              "confirmed the same way: how far the sweep itself reproduces)",
+                              confirm_n, sweep_args_.confirm_rounds)
+                      .c_str()
+                : "");
+      std::printf("%-18s %-12s %-13s %12s %12s %-13s %12s %8s%s\n", "# Algorithm", "Policy",
+                  "Model's pick", "Predicted", "Measured", "Fastest", "Measured", "x best",
+                  n > 0 ? "  Confirmed  Fastest conf." : "");
       for (const auto& k : curves) {
-        nlohmann::json j = {{"size_bytes", sizes[si]}, {"algorithm", k.algorithm}, {"policy", k.policy},
-                            {"model_segment_bytes", configs[static_cast<std::size_t>(k.pick)].segment_bytes},
-                            {"model_predicted_us", pred(k.pick)}, {"model_measured_us", time(k.pick)},
-                            {"fastest_segment_bytes", configs[static_cast<std::size_t>(k.fastest)].segment_bytes},
-                            {"fastest_us", time(k.fastest)}, {"x_best", time(k.pick) / time(k.fastest)}};
+        nlohmann::json j = {
+            {"size_bytes", sizes[si]},
+            {"algorithm", k.algorithm},
+            {"policy", k.policy},
+            {"model_segment_bytes", configs[static_cast<std::size_t>(k.pick)].segment_bytes},
+            {"model_predicted_us", pred(k.pick)},
+            {"model_measured_us", time(k.pick)},
+            {"fastest_segment_bytes", configs[static_cast<std::size_t>(k.fastest)].segment_bytes},
+            {"fastest_us", time(k.fastest)},
+            {"x_best", time(k.pick) / time(k.fastest)}};
         const auto confirmed = confirm(k, j);
-        std::printf("%-18s %-12s %-13s %12.2f %12.2f %-13s %12.2f %8.3f%s\n", k.algorithm.c_str(), k.policy.c_str(),
-                    seg_text(k.pick).c_str(), pred(k.pick), time(k.pick), seg_text(k.fastest).c_str(),
-                    time(k.fastest), time(k.pick) / time(k.fastest),
-                    confirmed ? fmt::format("  {:9.3f}  {:13.3f}", confirmed->pick, confirmed->fastest).c_str() : "");
+        std::printf(
+            "%-18s %-12s %-13s %12.2f %12.2f %-13s %12.2f %8.3f%s\n", k.algorithm.c_str(),
+            k.policy.c_str(), seg_text(k.pick).c_str(), pred(k.pick), time(k.pick),
+            seg_text(k.fastest).c_str(), time(k.fastest), time(k.pick) / time(k.fastest),
+            confirmed
+                ? fmt::format("  {:9.3f}  {:13.3f}", confirmed->pick, confirmed->fastest).c_str()
+                : "");
         doc["model_accuracy"].push_back(j);
       }
     }
@@ -478,14 +556,22 @@ void SweepBench::model_accuracy(const std::vector<BenchConfig>& configs, const s
     model["predicted_us"] = pred(overall.pick);
     model["measured_us"] = time(overall.pick);
     fastest["measured_us"] = time(overall.fastest);
-    nlohmann::json j = {{"size_bytes", sizes[si]}, {"model", model}, {"fastest", fastest},
+    nlohmann::json j = {{"size_bytes", sizes[si]},
+                        {"model", model},
+                        {"fastest", fastest},
                         {"x_best", time(overall.pick) / time(overall.fastest)}};
     const auto confirmed = confirm(overall, j);
-    std::printf("%s# The model's choice among all %zu configurations: %s, predicted %.2f us, measured %.2f us; the fastest: %s, "
-                "%.2f us; x best %.3f%s\n",
-                curves.empty() ? "\n" : "", overall.rows.size(), name(overall.pick).c_str(), pred(overall.pick), time(overall.pick),
-                name(overall.fastest).c_str(), time(overall.fastest), time(overall.pick) / time(overall.fastest),
-                confirmed ? fmt::format(", confirmed {:.3f} (the fastest: {:.3f})", confirmed->pick, confirmed->fastest).c_str() : "");
+    std::printf(
+        "%s# The model's choice among all %zu configurations: %s, predicted %.2f us, measured %.2f "
+        "us; the fastest: %s, "
+        "%.2f us; x best %.3f%s\n",
+        curves.empty() ? "\n" : "", overall.rows.size(), name(overall.pick).c_str(),
+        pred(overall.pick), time(overall.pick), name(overall.fastest).c_str(),
+        time(overall.fastest), time(overall.pick) / time(overall.fastest),
+        confirmed ? fmt::format(", confirmed {:.3f} (the fastest: {:.3f})", confirmed->pick,
+                                confirmed->fastest)
+                        .c_str()
+                  : "");
     doc["model_choice"].push_back(j);
   }
 }
@@ -495,9 +581,11 @@ int SweepBench::finish(const nlohmann::json& doc, long failed, const std::string
   const int rc = failed > 0 ? 1 : 0;
   if (rank_ != 0) return rc;
   if (failed > 0) {
-    std::fprintf(stderr, "%s: %d configurations failed (ERROR rows above)\n", command.c_str(), static_cast<int>(failed));
+    std::fprintf(stderr, "%s: %d configurations failed (ERROR rows above)\n", command.c_str(),
+                 static_cast<int>(failed));
   }
-  return std::max(rc, write_results(doc, sweep_args_.json_path, sweep_args_.plot_path, script, command));
+  return std::max(
+      rc, write_results(doc, sweep_args_.json_path, sweep_args_.plot_path, script, command));
 }
 
 }  // namespace relay::cli

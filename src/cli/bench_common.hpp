@@ -54,8 +54,8 @@ void add_iteration_options(CLI::App* cmd, measure::IterationArgs& t);
 
 /// avg_us, min_us, max_us and iterations of the times (seconds) into row.
 void add_times(nlohmann::json& row, const std::vector<double>& times_s);
-/// --rounds, --json, --plot, --model, --model-confirm, --quiet and --cluster (listed for --help; main.cpp
-/// relaunches `relay bench <what> --cluster` before parsing).
+/// --rounds, --json, --plot, --model, --model-confirm, --quiet and --cluster (listed for --help;
+/// main.cpp relaunches `relay bench <what> --cluster` before parsing).
 void add_sweep_output(CLI::App* cmd, SweepArgs& a, const std::string& model_help);
 /// Throws CLI::ValidationError for --plot without --json.
 void check_sweep_args(const SweepArgs& a);
@@ -137,7 +137,8 @@ class SweepBench {
 
   /// Times op (time_iterations) into row: avg_us, min_us, max_us, iterations, bandwidth_MBps
   /// (bytes / avg).
-  void add_timing(nlohmann::json& row, std::int64_t bytes, const std::function<void(bool)>& op) const;
+  void add_timing(nlohmann::json& row, std::int64_t bytes,
+                  const std::function<void(bool)>& op) const;
   /// measure_sweep, print_tables (a table per configuration under `header`), print_summary
   /// and, with --confirm, confirm_fastest; fills doc (doc["rows"]: configuration-major, each
   /// configuration's sizes in order); returns the failed rows.
@@ -149,8 +150,9 @@ class SweepBench {
   /// them against the fastest of all; with --model-confirm N, each pick and the N fastest beside
   /// it measured again head to head. Rank 0 prints; doc["model_accuracy"] and
   /// doc["model_choice"]. Collective over comm_.
-  void model_accuracy(const std::vector<BenchConfig>& configs, const std::vector<std::int64_t>& sizes,
-                      nlohmann::json& doc, const std::function<bool(const BenchConfig&)>& modelled);
+  void model_accuracy(const std::vector<BenchConfig>& configs,
+                      const std::vector<std::int64_t>& sizes, nlohmann::json& doc,
+                      const std::function<bool(const BenchConfig&)>& modelled);
   /// The exit code: 1 on every rank when rows failed (said on stderr), else what writing
   /// the JSON and the plot (python/<script>) returned on rank 0.
   int finish(const nlohmann::json& doc, long failed, const std::string& command,

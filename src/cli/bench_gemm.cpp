@@ -11,12 +11,12 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdio>
-#include <fmt/format.h>
 #include <limits>
 #include <new>
 #include <random>
@@ -72,8 +72,8 @@ struct Scheme {
 // (for example scatter_allgather:nonblocking) also works.
 std::vector<Scheme> parse_schemes(const std::string& text, long long segment) {
   std::vector<std::string> names;
-  const std::vector<std::string> table4 = {"binomial", "pipeline-blocking",
-                                           "pipeline-nonblocking", "mpi"};
+  const std::vector<std::string> table4 = {"binomial", "pipeline-blocking", "pipeline-nonblocking",
+                                           "mpi"};
   std::string item;
   for (std::size_t i = 0; i <= text.size(); ++i) {
     if (i == text.size() || text[i] == ',') {
@@ -119,7 +119,9 @@ std::vector<int> parse_int_list(const std::string& text, const char* what, int m
   for (std::size_t i = 0; i <= text.size(); ++i) {
     if (i == text.size() || text[i] == ',') {
       const auto v = core::parse_integer(item, min, max);
-      if (!v) throw std::invalid_argument(fmt::format("{}: '{}' is not an integer in [{}, {}]", what, item, min, max));
+      if (!v)
+        throw std::invalid_argument(
+            fmt::format("{}: '{}' is not an integer in [{}, {}]", what, item, min, max));
       out.push_back(static_cast<int>(*v));
       item.clear();
     } else {
@@ -129,14 +131,36 @@ std::vector<int> parse_int_list(const std::string& text, const char* what, int m
   return out;
 }
 
-template <class T> MPI_Datatype mpi_type();
-template <> MPI_Datatype mpi_type<float>() { return MPI_FLOAT; }
-template <> MPI_Datatype mpi_type<double>() { return MPI_DOUBLE; }
-template <> MPI_Datatype mpi_type<std::complex<float>>() { return MPI_C_FLOAT_COMPLEX; }
-template <> MPI_Datatype mpi_type<std::complex<double>>() { return MPI_C_DOUBLE_COMPLEX; }
-template <class T> constexpr double flops_per_fma() { return 2.0; }
-template <> constexpr double flops_per_fma<std::complex<float>>() { return 8.0; }
-template <> constexpr double flops_per_fma<std::complex<double>>() { return 8.0; }
+template <class T>
+MPI_Datatype mpi_type();
+template <>
+MPI_Datatype mpi_type<float>() {
+  return MPI_FLOAT;
+}
+template <>
+MPI_Datatype mpi_type<double>() {
+  return MPI_DOUBLE;
+}
+template <>
+MPI_Datatype mpi_type<std::complex<float>>() {
+  return MPI_C_FLOAT_COMPLEX;
+}
+template <>
+MPI_Datatype mpi_type<std::complex<double>>() {
+  return MPI_C_DOUBLE_COMPLEX;
+}
+template <class T>
+constexpr double flops_per_fma() {
+  return 2.0;
+}
+template <>
+constexpr double flops_per_fma<std::complex<float>>() {
+  return 8.0;
+}
+template <>
+constexpr double flops_per_fma<std::complex<double>>() {
+  return 8.0;
+}
 
 // One core's BLAS rate for this precision: the best of three n^3 GEMMs on rank 0 while the
 // other ranks wait. GFLOP/s.
@@ -152,13 +176,17 @@ double local_peak(long long size, MPI_Comm comm) {
     for (int r = 0; r < 3; ++r) {
       const double t0 = MPI_Wtime();
       if constexpr (std::is_same_v<T, float>) {
-        cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c.data(), n);
+        cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(),
+                    n, 0.0f, c.data(), n);
       } else if constexpr (std::is_same_v<T, double>) {
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, a.data(), n, b.data(), n, 0.0, c.data(), n);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, a.data(), n, b.data(),
+                    n, 0.0, c.data(), n);
       } else if constexpr (std::is_same_v<T, std::complex<float>>) {
-        cblas_cgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, &one, a.data(), n, b.data(), n, &zero, c.data(), n);
+        cblas_cgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, &one, a.data(), n, b.data(),
+                    n, &zero, c.data(), n);
       } else {
-        cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, &one, a.data(), n, b.data(), n, &zero, c.data(), n);
+        cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, &one, a.data(), n, b.data(),
+                    n, &zero, c.data(), n);
       }
       const double t = MPI_Wtime() - t0;
       best = std::max(best, flops_per_fma<T>() * static_cast<double>(n) * n * n / t / 1e9);
@@ -219,8 +247,10 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
     const long long blocks = len / nb, extra = len % nb;
     long long c = (blocks / np) * nb;
     const long long rest = blocks % np;
-    if (p < rest) c += nb;
-    else if (p == rest) c += extra;
+    if (p < rest)
+      c += nb;
+    else if (p == rest)
+      c += extra;
     return c;
   };
   const long long mloc = local_count(n, myrow, rows_), nloc = local_count(n, mycol, cols_);
@@ -236,8 +266,10 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
     C.assign(elems, T(0));
     C2.assign(elems, T(0));
   } catch (const std::bad_alloc&) {
-    throw std::runtime_error(fmt::format("relay bench gemm: cannot allocate the 4 local matrices of n={} on rank {} "
-                                         "({}; std::bad_alloc)", n, rank_, human_bytes(4.0 * static_cast<double>(elems) * static_cast<double>(sizeof(T)))));
+    throw std::runtime_error(fmt::format(
+        "relay bench gemm: cannot allocate the 4 local matrices of n={} on rank {} "
+        "({}; std::bad_alloc)",
+        n, rank_, human_bytes(4.0 * static_cast<double>(elems) * static_cast<double>(sizeof(T)))));
   }
   for (auto& x : A) x = T(static_cast<float>(u(rng)));
   for (auto& x : B) x = T(static_cast<float>(u(rng)));
@@ -264,7 +296,8 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
   std::vector<double> scalapack_times;
   const bool with_scalapack = ctxt_ >= 0;
   const int total_runs = a_.reps * static_cast<int>(series.size() + (with_scalapack ? 1 : 0));
-  measure::Progress reporter(rank_ == 0 && !a_.quiet, fmt::format("n={} ", n), static_cast<std::size_t>(total_runs));
+  measure::Progress reporter(rank_ == 0 && !a_.quiet, fmt::format("n={} ", n),
+                             static_cast<std::size_t>(total_runs));
   auto progress = [&](const std::string& what, double seconds) {
     reporter.step(fmt::format("{} {:.3f} s", what, seconds));
   };
@@ -274,12 +307,14 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
     if (with_scalapack) {
       const int ni = static_cast<int>(n), nbi = static_cast<int>(nb), one = 1;
       const int d[9] = {1, ctxt_, ni, ni, nbi, nbi, 0, 0, static_cast<int>(lld)};
-      relay_pgemm_fn fn = std::is_same_v<T, float> ? psgemm_ : std::is_same_v<T, double> ? pdgemm_
-                  : std::is_same_v<T, std::complex<float>> ? pcgemm_ : pzgemm_;
+      relay_pgemm_fn fn = std::is_same_v<T, float>                 ? psgemm_
+                          : std::is_same_v<T, double>              ? pdgemm_
+                          : std::is_same_v<T, std::complex<float>> ? pcgemm_
+                                                                   : pzgemm_;
       MPI_Barrier(MPI_COMM_WORLD);
       const double t0 = MPI_Wtime();
-      fn("N", "N", &ni, &ni, &ni, &alpha, A.data(), &one, &one, d, B.data(), &one, &one, d,
-         &beta, C2.data(), &one, &one, d);
+      fn("N", "N", &ni, &ni, &ni, &alpha, A.data(), &one, &one, d, B.data(), &one, &one, d, &beta,
+         C2.data(), &one, &one, d);
       double t = MPI_Wtime() - t0;
       MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
       scalapack_time = t;
@@ -307,8 +342,8 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
         MPI_Barrier(MPI_COMM_WORLD);
         const double t0 = MPI_Wtime();
         const relay_status_t rc =
-            relay_gemm('N', 'N', n, n, n, mpi_type<T>(), &alpha, A.data(), 0, 0, &desc, B.data(),
-                       0, 0, &desc, &beta, C.data(), 0, 0, &desc, grid_, &o, &info, &st);
+            relay_gemm('N', 'N', n, n, n, mpi_type<T>(), &alpha, A.data(), 0, 0, &desc, B.data(), 0,
+                       0, &desc, &beta, C.data(), 0, 0, &desc, grid_, &o, &info, &st);
         double t = MPI_Wtime() - t0;
         if (rc != RELAY_SUCCESS) throw std::runtime_error(relay_last_error());
         double parts[4] = {t, st.bcast_s, st.compute_s, st.wait_s};
@@ -353,10 +388,11 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
     }
   };
   if (rank_ == 0) {
-    std::printf("\n# n=%lld grid %dx%d block %lld panel %s precision %s, %d reps (medians); "
-                "peak: %.2f GFLOP/s per core x %d cores = %.2f GFLOP/s\n",
-                n, rows_, cols_, nb, a_.panel > 0 ? std::to_string(a_.panel).c_str() : "default",
-                a_.precision.c_str(), a_.reps, peak_core_, cores_, peak_total);
+    std::printf(
+        "\n# n=%lld grid %dx%d block %lld panel %s precision %s, %d reps (medians); "
+        "peak: %.2f GFLOP/s per core x %d cores = %.2f GFLOP/s\n",
+        n, rows_, cols_, nb, a_.panel > 0 ? std::to_string(a_.panel).c_str() : "default",
+        a_.precision.c_str(), a_.reps, peak_core_, cores_, peak_total);
     std::printf("%-24s %3s %10s %9s %8s %9s %9s %9s %9s\n", "scheme", "L", "time_s", "GFLOP/s",
                 "%peak", "bcast_s", "gemm_s", "wait_s", "vs_scalapack");
   }
@@ -365,8 +401,8 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
     emit("scalapack", 0, t, 0, 0, 0, 1.0, 0);
   }
   for (const auto& s : series) {
-    emit(s.scheme, s.lookahead, median(s.time), median(s.bcast), median(s.compute),
-         median(s.wait), s.ratio.empty() ? 0.0 : median(s.ratio), s.workspace);
+    emit(s.scheme, s.lookahead, median(s.time), median(s.bcast), median(s.compute), median(s.wait),
+         s.ratio.empty() ? 0.0 : median(s.ratio), s.workspace);
   }
   if (rank_ == 0) {
     const auto& last = series.back();
@@ -395,35 +431,42 @@ void Bench::check_memory(const std::vector<long long>& sizes) {
       const double blocks = static_cast<double>(n / nb), extra = static_cast<double>(n % nb);
       double c = std::floor(blocks / np) * static_cast<double>(nb);
       const double rest = std::fmod(blocks, np);
-      if (p < rest) c += static_cast<double>(nb);
-      else if (p == rest) c += extra;
+      if (p < rest)
+        c += static_cast<double>(nb);
+      else if (p == rest)
+        c += extra;
       return c;
     };
     const double mloc = local(myrow, rows_), nloc = local(mycol, cols_);
-    const double width = static_cast<double>(
-        std::min(n, a_.panel > 0 ? a_.panel : nb * ((256 + nb - 1) / nb)));
+    const double width =
+        static_cast<double>(std::min(n, a_.panel > 0 ? a_.panel : nb * ((256 + nb - 1) / nb)));
     const double bytes = (4 * std::max(1.0, mloc) * std::max(1.0, nloc) +
-                          (max_lookahead + 1) * width * (mloc + nloc)) * elem;
+                          (max_lookahead + 1) * width * (mloc + nloc)) *
+                         elem;
     if (bytes > need) {
       need = bytes;
       worst_n = n;
     }
   }
   if (rank_ == 0) {
-    const double peak_n = static_cast<double>(std::max(256LL, std::min<long long>(2048, *std::max_element(sizes.begin(), sizes.end()))));
+    const double peak_n = static_cast<double>(
+        std::max(256LL, std::min<long long>(2048, *std::max_element(sizes.begin(), sizes.end()))));
     need += 3 * peak_n * peak_n * elem;
   }
   double most = 0;
   MPI_Allreduce(&need, &most, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   if (rank_ == 0) {
     const std::int64_t available = available_memory_bytes();
-    std::printf("# memory: up to %s per rank (n=%lld: A, B, C and a copy of C, 4 n^2 / %d elements, and the panels "
-                "in flight); %s available on this node\n",
-                human_bytes(most).c_str(), worst_n, size_,
-                available >= 0 ? human_bytes(static_cast<double>(available)).c_str() : "unknown");
+    std::printf(
+        "# memory: up to %s per rank (n=%lld: A, B, C and a copy of C, 4 n^2 / %d elements, and "
+        "the panels "
+        "in flight); %s available on this node\n",
+        human_bytes(most).c_str(), worst_n, size_,
+        available >= 0 ? human_bytes(static_cast<double>(available)).c_str() : "unknown");
     std::fflush(stdout);
   }
-  require_memory(MPI_COMM_WORLD, need, fmt::format("relay bench gemm --n {} on a {}x{} grid", worst_n, rows_, cols_));
+  require_memory(MPI_COMM_WORLD, need,
+                 fmt::format("relay bench gemm --n {} on a {}x{} grid", worst_n, rows_, cols_));
 }
 
 int Bench::run() {
@@ -447,9 +490,12 @@ int Bench::run() {
   }
   if (a_.block < 1) throw std::invalid_argument("--block must be >= 1");
   std::vector<long long> sizes;
-  for (int v : parse_int_list(a_.sizes, "--n", 1, std::numeric_limits<int>::max())) sizes.push_back(v);
+  for (int v : parse_int_list(a_.sizes, "--n", 1, std::numeric_limits<int>::max()))
+    sizes.push_back(v);
   const auto seg = core::parse_bytes(a_.segment);
-  if (!seg) throw std::invalid_argument("--segment '" + a_.segment + "' is not a size like 128KiB (" + core::kByteUnitsHelp + ")");
+  if (!seg)
+    throw std::invalid_argument("--segment '" + a_.segment + "' is not a size like 128KiB (" +
+                                core::kByteUnitsHelp + ")");
   schemes_ = parse_schemes(a_.schemes, *seg);
   lookaheads_ = parse_int_list(a_.lookaheads, "--lookahead", 0, kMaxLookahead);
   if (a_.precision != "s" && a_.precision != "d" && a_.precision != "c" && a_.precision != "z") {
@@ -503,18 +549,33 @@ void add_bench_gemm(CLI::App& bench, int& exit_code) {
       "elements for the panels (printed as 'workspace'), plus, for a transposed or differently\n"
       "blocked operand, its redistribution buffers of the same order. The benchmark itself\n"
       "holds A, B, C and a copy of C for ScaLAPACK: 4 n^2 / P elements per rank.");
-  cmd->add_option("--n", args->sizes, "matrix sizes n (M = N = K), comma-separated")->capture_default_str();
+  cmd->add_option("--n", args->sizes, "matrix sizes n (M = N = K), comma-separated")
+      ->capture_default_str();
   cmd->add_option("--grid", args->grid, "process grid RxC (default: the squarest for the ranks)");
-  cmd->add_option("--block", args->block, "block size MB = NB")->check(CLI::Range(1LL, kMaxPanel))->capture_default_str();
-  cmd->add_option("--panel", args->panel, "panel width in k indices (0 = the default: a multiple of the block >= 256)")->check(CLI::Range(0LL, kMaxPanel))->capture_default_str();
+  cmd->add_option("--block", args->block, "block size MB = NB")
+      ->check(CLI::Range(1LL, kMaxPanel))
+      ->capture_default_str();
+  cmd->add_option("--panel", args->panel,
+                  "panel width in k indices (0 = the default: a multiple of the block >= 256)")
+      ->check(CLI::Range(0LL, kMaxPanel))
+      ->capture_default_str();
   cmd->add_option("--schemes", args->schemes,
                   "panel broadcasts: binomial, pipeline-blocking, pipeline-nonblocking, mpi, any "
-                  "algorithm[:policy]; 'all' = the first four")->capture_default_str();
+                  "algorithm[:policy]; 'all' = the first four")
+      ->capture_default_str();
   cmd->add_option("--segment", args->segment, "pipeline segment size")->capture_default_str();
-  cmd->add_option("--lookahead", args->lookaheads, "look-ahead depths, comma-separated (0.." + std::to_string(kMaxLookahead) + ")")->capture_default_str();
-  cmd->add_option("--pieces", args->pieces, "local update pieces per panel (0 = default)")->check(CLI::Range(0, kMaxPieces))->capture_default_str();
-  cmd->add_option("--precision", args->precision, "s, d, c or z")->check(CLI::IsMember({"s", "d", "c", "z"}))->capture_default_str();
-  cmd->add_option("--reps", args->reps, "repetitions (interleaved; medians reported)")->check(CLI::Range(1, 1000))->capture_default_str();
+  cmd->add_option("--lookahead", args->lookaheads,
+                  "look-ahead depths, comma-separated (0.." + std::to_string(kMaxLookahead) + ")")
+      ->capture_default_str();
+  cmd->add_option("--pieces", args->pieces, "local update pieces per panel (0 = default)")
+      ->check(CLI::Range(0, kMaxPieces))
+      ->capture_default_str();
+  cmd->add_option("--precision", args->precision, "s, d, c or z")
+      ->check(CLI::IsMember({"s", "d", "c", "z"}))
+      ->capture_default_str();
+  cmd->add_option("--reps", args->reps, "repetitions (interleaved; medians reported)")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
   cmd->add_flag("--no-scalapack", args->no_scalapack, "skip ScaLAPACK's p?gemm baseline");
   cmd->add_option("--json", args->json_path, "write the rows as JSON here");
   cmd->add_option("--plot", args->plot_path, "draw a PNG here (needs --json)");
@@ -527,7 +588,8 @@ void add_bench_gemm(CLI::App& bench, int& exit_code) {
   // Errors go to main: bad arguments exit 2, failures 1 (a failure on some ranks only stops
   // the launch).
   cmd->callback([args, &exit_code] {
-    if (!args->plot_path.empty() && args->json_path.empty()) throw CLI::ValidationError("--plot", "needs --json");
+    if (!args->plot_path.empty() && args->json_path.empty())
+      throw CLI::ValidationError("--plot", "needs --json");
     exit_code = Bench(*args).run();
   });
 }

@@ -19,12 +19,12 @@
 // each part was posted and completed, their Fig. 6) are averaged over the timed iterations.
 #include <mpi.h>
 
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <limits>
-#include <fmt/format.h>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -154,31 +154,30 @@ relay_status_t Bench::run_op(const Config& c, int count, relay_overlap_part_time
     relay_bcast_options_t o;
     relay_bcast_options_init(&o);
     relay_bcast_algorithm_from_name(mpi ? "mpi" : a_.bcast_algorithm.c_str(), &o.algorithm);
-    st = nonblocking
-             ? relay_overlap_ibcast(recv_.get(), count, type_, 0, comm, c.n_dup, &o, times,
-                                    nonblocking)
-             : relay_overlap_bcast(recv_.get(), count, type_, 0, comm, c.n_dup, &o, times);
+    st = nonblocking ? relay_overlap_ibcast(recv_.get(), count, type_, 0, comm, c.n_dup, &o, times,
+                                            nonblocking)
+                     : relay_overlap_bcast(recv_.get(), count, type_, 0, comm, c.n_dup, &o, times);
   } else {
     const bool reduce = c.operation == "reduce";
     relay_coll_options_t o;
     relay_coll_options_init(&o);
     relay_coll_algorithm_from_name(reduce ? RELAY_COLL_REDUCE : RELAY_COLL_ALLREDUCE,
-                                   mpi ? "mpi"
+                                   mpi      ? "mpi"
                                    : reduce ? a_.reduce_algorithm.c_str()
                                             : a_.allreduce_algorithm.c_str(),
                                    &o.algorithm);
     const void* in = send_.get();
     void* out = recv_.get();
     if (reduce) {
-      st = nonblocking ? relay_overlap_ireduce(in, out, count, type_, MPI_SUM, 0, comm, c.n_dup,
-                                               &o, times, nonblocking)
-                       : relay_overlap_reduce(in, out, count, type_, MPI_SUM, 0, comm, c.n_dup,
-                                              &o, times);
+      st = nonblocking
+               ? relay_overlap_ireduce(in, out, count, type_, MPI_SUM, 0, comm, c.n_dup, &o, times,
+                                       nonblocking)
+               : relay_overlap_reduce(in, out, count, type_, MPI_SUM, 0, comm, c.n_dup, &o, times);
     } else {
-      st = nonblocking ? relay_overlap_iallreduce(in, out, count, type_, MPI_SUM, comm, c.n_dup,
-                                                  &o, times, nonblocking)
-                       : relay_overlap_allreduce(in, out, count, type_, MPI_SUM, comm, c.n_dup,
-                                                 &o, times);
+      st = nonblocking
+               ? relay_overlap_iallreduce(in, out, count, type_, MPI_SUM, comm, c.n_dup, &o, times,
+                                          nonblocking)
+               : relay_overlap_allreduce(in, out, count, type_, MPI_SUM, comm, c.n_dup, &o, times);
     }
   }
   if (st == RELAY_SUCCESS && nonblocking) st = relay_wait(nonblocking);
@@ -214,8 +213,8 @@ bool Bench::check(const Config& c, std::int64_t bytes, std::string& error) {
     const std::int64_t g = first + i;
     const T want = static_cast<T>(bcast ? g % 251 : p * (g % 13) + p * (p - 1) / 2);
     if (recv[i] != want) {
-      error = fmt::format("rank {} element {} is {}, not {}", rank_, g, static_cast<double>(recv[i]),
-                          static_cast<double>(want));
+      error = fmt::format("rank {} element {} is {}, not {}", rank_, g,
+                          static_cast<double>(recv[i]), static_cast<double>(want));
       return false;
     }
   }
@@ -259,9 +258,9 @@ nlohmann::json Bench::measure(const Config& c, std::int64_t bytes) {
   std::int64_t first = 0;
   share(c, bytes, count, first);
   const int k = c.mode == "ppn" ? k_ : 1;
-  nlohmann::json row = {{"operation", c.operation}, {"mode", c.mode}, {"parts", c.parts},
-                        {"n_dup", c.n_dup}, {"ranks_per_node", k}, {"nodes", nodes_},
-                        {"ranks", size_}, {"size_bytes", bytes}, {"count", count},
+  nlohmann::json row = {{"operation", c.operation}, {"mode", c.mode},      {"parts", c.parts},
+                        {"n_dup", c.n_dup},         {"ranks_per_node", k}, {"nodes", nodes_},
+                        {"ranks", size_},           {"size_bytes", bytes}, {"count", count},
                         {"datatype", a_.datatype}};
   if (rank_ == 0) row["resolved"] = resolved(c, count);
   std::string error;
@@ -315,26 +314,32 @@ void Bench::check_placement(nlohmann::json& doc) {
   MPI_Gather(host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
              0, world_);
   if (rank_ != 0) return;
-  auto host_of = [&](int r) { return std::string(&all[static_cast<std::size_t>(r) * MPI_MAX_PROCESSOR_NAME]); };
+  auto host_of = [&](int r) {
+    return std::string(&all[static_cast<std::size_t>(r) * MPI_MAX_PROCESSOR_NAME]);
+  };
   std::string problem;
   for (int r = 0; r < size_ && problem.empty(); ++r) {
     const bool same_node = r / k_ == 0, same_host = host_of(r) == host_of(0);
     if (same_node != same_host) {
-      problem = fmt::format("rank {} is on {} and rank 0 on {}, but --ranks-per-node {} puts them "
-                            "on {} nodes", r, host_of(r), host_of(0), k_,
-                            same_node ? "the same" : "different");
+      problem = fmt::format(
+          "rank {} is on {} and rank 0 on {}, but --ranks-per-node {} puts them "
+          "on {} nodes",
+          r, host_of(r), host_of(0), k_, same_node ? "the same" : "different");
     }
   }
   doc["placement_matches_ranks_per_node"] = problem.empty();
   if (!problem.empty() && !a_.quiet) {
-    std::fprintf(stderr, "relay bench overlap: note: %s (on one machine every \"node\" shares "
-                 "its memory; run on the emulated cluster for a network)\n", problem.c_str());
+    std::fprintf(stderr,
+                 "relay bench overlap: note: %s (on one machine every \"node\" shares "
+                 "its memory; run on the emulated cluster for a network)\n",
+                 problem.c_str());
   }
 }
 
 void print_summary(const nlohmann::json& rows, const std::vector<std::int64_t>& sizes) {
-  std::printf("# Summary: fastest first; x blocking = time of the blocking call with the same "
-              "kind of parts / time\n");
+  std::printf(
+      "# Summary: fastest first; x blocking = time of the blocking call with the same "
+      "kind of parts / time\n");
   std::printf("%-10s %-10s %-11s %-6s %6s %4s %12s %10s %10s %11s\n", "# Op", "Size", "Mode",
               "Parts", "n_dup", "PPN", "Avg(us)", "MB/s", "BW(MB/s)", "x blocking");
   for (const std::string op : {"bcast", "reduce", "allreduce"}) {
@@ -361,8 +366,9 @@ void print_summary(const nlohmann::json& rows, const std::vector<std::int64_t>& 
                     (*r)["parts"].get<std::string>().c_str(), (*r)["n_dup"].get<int>(),
                     (*r)["ranks_per_node"].get<int>(), (*r)["avg_us"].get<double>(),
                     (*r)["bandwidth_MBps"].get<double>(), (*r)["bus_bandwidth_MBps"].get<double>(),
-                    blocking > 0 ? fmt::format("{:.3f}", blocking / (*r)["avg_us"].get<double>()).c_str()
-                                 : "-");
+                    blocking > 0
+                        ? fmt::format("{:.3f}", blocking / (*r)["avg_us"].get<double>()).c_str()
+                        : "-");
       }
     }
   }
@@ -370,8 +376,10 @@ void print_summary(const nlohmann::json& rows, const std::vector<std::int64_t>& 
 
 // Rank 0's parts at the largest size, in microseconds since the call began (their Fig. 6).
 void print_timelines(const nlohmann::json& rows, std::int64_t size) {
-  std::printf("\n# Per-part times on rank 0 at %s (mean over iterations, us since the call began): "
-              "part: posted [start-returned] done\n", core::format_bytes(size).c_str());
+  std::printf(
+      "\n# Per-part times on rank 0 at %s (mean over iterations, us since the call began): "
+      "part: posted [start-returned] done\n",
+      core::format_bytes(size).c_str());
   for (const auto& r : rows) {
     if (r["size_bytes"].get<std::int64_t>() != size || !r.contains("part_times")) continue;
     std::printf("%s %s parts=%s n_dup=%d ppn=%d:", r["operation"].get<std::string>().c_str(),
@@ -390,7 +398,8 @@ void print_timelines(const nlohmann::json& rows, std::int64_t size) {
 
 int Bench::run() {
   const auto sizes = parse_size_list(a_.sizes);
-  const auto operations = parse_name_list(a_.operations, {"bcast", "reduce", "allreduce"}, "operation");
+  const auto operations =
+      parse_name_list(a_.operations, {"bcast", "reduce", "allreduce"}, "operation");
   const auto parts = parse_name_list(a_.parts, {"mpi", "relay"}, "kind of parts");
   const auto n_dups = parse_int_list(a_.n_dups, 2, RELAY_OVERLAP_MAX_DUP, "--n-dup value");
   relay_bcast_algorithm_t b;
@@ -415,12 +424,14 @@ int Bench::run() {
   }
   const std::int64_t largest = *std::max_element(sizes.begin(), sizes.end());
   if (largest / elem_ > std::numeric_limits<int>::max()) {  // MPI counts are ints
-    throw std::invalid_argument(fmt::format("--sizes: {} is more {}s than an MPI count holds (at most {})",
-                                            core::format_bytes(largest), a_.datatype, std::numeric_limits<int>::max()));
+    throw std::invalid_argument(
+        fmt::format("--sizes: {} is more {}s than an MPI count holds (at most {})",
+                    core::format_bytes(largest), a_.datatype, std::numeric_limits<int>::max()));
   }
   const auto doubles = static_cast<std::size_t>(largest / 8 + 1);
   require_memory(world_, 2.0 * static_cast<double>(doubles) * 8,
-                 fmt::format("relay bench overlap (2 buffers of the largest size, {})", core::format_bytes(largest)));
+                 fmt::format("relay bench overlap (2 buffers of the largest size, {})",
+                             core::format_bytes(largest)));
   send_.reset(new double[doubles]());
   recv_.reset(new double[doubles]());
   for (MPI_Comm c : {leaders_, column_}) {  // duplicates made now, not inside a timing
@@ -428,7 +439,8 @@ int Bench::run() {
       if (c != MPI_COMM_NULL) relay_overlap_prepare(c, n);
     }
   }
-  nlohmann::json doc = {{"schema", "relay.bench.overlap/1"}, {"machine", machine_description(world_)}};
+  nlohmann::json doc = {{"schema", "relay.bench.overlap/1"},
+                        {"machine", machine_description(world_)}};
   check_placement(doc);
   doc["ranks_per_node"] = k_;
   doc["nodes"] = nodes_;
@@ -474,17 +486,19 @@ int Bench::run() {
   if (rank_ != 0) return rc;
   print_summary(doc["rows"], sizes);
   print_timelines(doc["rows"], largest);
-  if (failed > 0) std::fprintf(stderr, "relay bench overlap: %d rows failed (ERROR above)\n", failed);
-  return std::max(rc, write_results(doc, a_.json_path, a_.plot_path, "plot_overlap.py",
-                                     "relay bench overlap"));
+  if (failed > 0)
+    std::fprintf(stderr, "relay bench overlap: %d rows failed (ERROR above)\n", failed);
+  return std::max(
+      rc, write_results(doc, a_.json_path, a_.plot_path, "plot_overlap.py", "relay bench overlap"));
 }
 
 }  // namespace
 
 void add_bench_overlap(CLI::App& bench, int& exit_code) {
   auto args = std::make_shared<Args>();
-  CLI::App* cmd = bench.add_subcommand(
-      "overlap", "huang2018's overlap micro-benchmark: blocking vs n_dup overlapped parts vs K ranks per node");
+  CLI::App* cmd = bench.add_subcommand("overlap",
+                                       "huang2018's overlap micro-benchmark: blocking vs n_dup "
+                                       "overlapped parts vs K ranks per node");
   cmd->footer(
       "Run under mpirun, e.g.\n"
       "  mpirun -np 4 relay bench overlap --sizes 1MiB,8MiB --n-dup 2,4,8\n"
@@ -498,22 +512,34 @@ void add_bench_overlap(CLI::App& bench, int& exit_code) {
       "parts, each a nonblocking collective on its own duplicated communicator; ppn (with\n"
       "--ranks-per-node K > 1) = rank l of every node in column l, every column on 1/K of the\n"
       "message at once, with n_dup 1 and the --n-dup values. Parts: mpi = MPI_Ibcast/MPI_Ireduce,\n"
-      "relay = relay's schedules. BW = 2 (p - 1) / p * size / time over p nodes (huang2018 Fig. 5);\n"
+      "relay = relay's schedules. BW = 2 (p - 1) / p * size / time over p nodes (huang2018 Fig. "
+      "5);\n"
       "rank 0's per-part times at the largest size are printed at the end (their Fig. 6).");
-  cmd->add_option("--sizes", args->sizes, std::string("message sizes: list and/or power-of-two ranges") + kSizesHelpUnits)->capture_default_str();
-  cmd->add_option("--operations", args->operations, "bcast, reduce, allreduce, or all")->capture_default_str();
+  cmd->add_option("--sizes", args->sizes,
+                  std::string("message sizes: list and/or power-of-two ranges") + kSizesHelpUnits)
+      ->capture_default_str();
+  cmd->add_option("--operations", args->operations, "bcast, reduce, allreduce, or all")
+      ->capture_default_str();
   cmd->add_option("--n-dup", args->n_dups, "overlapped part counts (2..64)")->capture_default_str();
   cmd->add_option("--parts", args->parts, "mpi, relay, or all")->capture_default_str();
-  cmd->add_option("--bcast-algorithm", args->bcast_algorithm, "relay parts' broadcast algorithm")->capture_default_str();
-  cmd->add_option("--reduce-algorithm", args->reduce_algorithm, "relay parts' reduce algorithm")->capture_default_str();
-  cmd->add_option("--allreduce-algorithm", args->allreduce_algorithm, "relay parts' allreduce algorithm")->capture_default_str();
-  cmd->add_option("--datatype", args->datatype, "float, double or int (reductions: MPI_SUM)")->capture_default_str();
+  cmd->add_option("--bcast-algorithm", args->bcast_algorithm, "relay parts' broadcast algorithm")
+      ->capture_default_str();
+  cmd->add_option("--reduce-algorithm", args->reduce_algorithm, "relay parts' reduce algorithm")
+      ->capture_default_str();
+  cmd->add_option("--allreduce-algorithm", args->allreduce_algorithm,
+                  "relay parts' allreduce algorithm")
+      ->capture_default_str();
+  cmd->add_option("--datatype", args->datatype, "float, double or int (reductions: MPI_SUM)")
+      ->capture_default_str();
   cmd->add_option("--ranks-per-node", args->ranks_per_node,
-                  "K consecutive ranks per node (relay cluster up --ranks-per-node K); K > 1 adds the ppn rows")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+                  "K consecutive ranks per node (relay cluster up --ranks-per-node K); K > 1 adds "
+                  "the ppn rows")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   add_iteration_options(cmd, args->timing);
   cmd->add_option("--json", args->json_path, "write rows as JSON here (atomically)");
-  cmd->add_option("--plot", args->plot_path, "draw a PNG here like huang2018 Figs. 5 and 6 (needs --json and matplotlib)");
+  cmd->add_option("--plot", args->plot_path,
+                  "draw a PNG here like huang2018 Figs. 5 and 6 (needs --json and matplotlib)");
   cmd->add_flag("--quiet", args->quiet, "no progress on stderr");
   cmd->add_flag("--cluster",
                 "run on the emulated cluster (relay cluster up first): relaunches this command "

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -9,7 +10,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fmt/format.h>
 #include <fstream>
 #include <sstream>
 #include <vector>
@@ -26,7 +26,8 @@ const std::string kFiniteValidator = "finite";  // finite_in's name, found by ad
 
 CLI::Validator finite_in(double min, double max) {
   const bool bounded = std::isfinite(max);
-  const std::string range = bounded ? fmt::format("in [{}, {}]", min, max) : fmt::format(">= {}", min);
+  const std::string range =
+      bounded ? fmt::format("in [{}, {}]", min, max) : fmt::format(">= {}", min);
   return CLI::Validator(
       [min, max, range](std::string& text) -> std::string {
         const char* begin = text.c_str();
@@ -45,14 +46,19 @@ CLI::Validator finite_in(double min, double max) {
 }
 
 void add_max_requests_option(CLI::App* cmd, int& max_requests, int max, const std::string& help) {
-  cmd->add_option("--max-requests", max_requests, help)->check(CLI::Range(1, max))->capture_default_str();
+  cmd->add_option("--max-requests", max_requests, help)
+      ->check(CLI::Range(1, max))
+      ->capture_default_str();
   // Checked here, not by a validator: CLI11 leaves a hidden option's name out of its errors.
   cmd->add_option_function<std::string>(
          "--window",
          [&max_requests, max](const std::string& text) {
            const auto value = core::parse_integer(text, 1, max);
-           if (!value) throw CLI::ValidationError("--window", fmt::format("'{}' is not an integer in 1..{}", text, max));
-           if (launcher_rank() == 0) std::fprintf(stderr, "relay: --window is deprecated; it is --max-requests now\n");
+           if (!value)
+             throw CLI::ValidationError("--window",
+                                        fmt::format("'{}' is not an integer in 1..{}", text, max));
+           if (launcher_rank() == 0)
+             std::fprintf(stderr, "relay: --window is deprecated; it is --max-requests now\n");
            max_requests = static_cast<int>(*value);
          },
          "deprecated: --max-requests")
@@ -70,12 +76,15 @@ CLI::Validator output_file() {
         }
         const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
         if (!fs::exists(dir, ec)) {
-          return fmt::format("directory '{}' does not exist (relay does not create directories: "
-                             "make it first, e.g. mkdir -p '{}')", dir.string(), dir.string());
+          return fmt::format(
+              "directory '{}' does not exist (relay does not create directories: "
+              "make it first, e.g. mkdir -p '{}')",
+              dir.string(), dir.string());
         }
         if (!fs::is_directory(dir, ec)) return fmt::format("'{}' is not a directory", dir.string());
         if (access(dir.c_str(), W_OK | X_OK) != 0) {
-          return fmt::format("cannot write in directory '{}': {}", dir.string(), std::strerror(errno));
+          return fmt::format("cannot write in directory '{}': {}", dir.string(),
+                             std::strerror(errno));
         }
         return std::string();
       },
@@ -101,7 +110,8 @@ void add_shared_checks(CLI::App& app) {
     // "FLOAT", or "FLOAT:<the descriptions of its validators>" once it has some; an option
     // with its own finite_in keeps its narrower range.
     const std::string type = opt->get_type_name();
-    if (type.rfind("FLOAT", 0) == 0 && !has_validator(*opt, kFiniteValidator)) opt->check(finite_in(0.0));
+    if (type.rfind("FLOAT", 0) == 0 && !has_validator(*opt, kFiniteValidator))
+      opt->check(finite_in(0.0));
     for (const auto& name : opt->get_lnames()) {
       if (std::find(outputs.begin(), outputs.end(), name) != outputs.end()) {
         opt->check(output_file());
@@ -143,12 +153,13 @@ std::int64_t cgroup_room() {
     const std::string path = line.substr(second + 1);
     if (controllers.empty()) {  // cgroup v2
       for (const fs::path& dir : {fs::path("/sys/fs/cgroup") / fs::path(path).relative_path(),
-                                 fs::path("/sys/fs/cgroup")}) {
+                                  fs::path("/sys/fs/cgroup")}) {
         consider(dir / "memory.max", dir / "memory.current");
       }
     } else if (("," + controllers + ",").find(",memory,") != std::string::npos) {  // v1
-      for (const fs::path& dir : {fs::path("/sys/fs/cgroup/memory") / fs::path(path).relative_path(),
-                                 fs::path("/sys/fs/cgroup/memory")}) {
+      for (const fs::path& dir :
+           {fs::path("/sys/fs/cgroup/memory") / fs::path(path).relative_path(),
+            fs::path("/sys/fs/cgroup/memory")}) {
         consider(dir / "memory.limit_in_bytes", dir / "memory.usage_in_bytes");
       }
     }
@@ -209,10 +220,11 @@ void require_memory(MPI_Comm comm, double bytes, const std::string& what) {
   MPI_Get_processor_name(host, &length);
   std::string message;
   if (rank == worst) {
-    message = fmt::format("{} needs {} per rank ({} for the {} rank{} on {} together), but {} has "
-                          "{} available: use smaller sizes, fewer ranks per node or more nodes",
-                          what, human_bytes(most), human_bytes(on_node), node_size,
-                          node_size == 1 ? "" : "s", host, host, human_bytes(available));
+    message = fmt::format(
+        "{} needs {} per rank ({} for the {} rank{} on {} together), but {} has "
+        "{} available: use smaller sizes, fewer ranks per node or more nodes",
+        what, human_bytes(most), human_bytes(on_node), node_size, node_size == 1 ? "" : "s", host,
+        host, human_bytes(available));
   }
   int size = static_cast<int>(message.size());
   MPI_Bcast(&size, 1, MPI_INT, worst, comm);

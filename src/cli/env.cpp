@@ -37,11 +37,13 @@ bool known_variable(std::string_view name, const std::vector<std::string_view>& 
 
 void print_table(const std::vector<std::string_view>& ops) {
   std::string op_list;
-  for (const std::string_view op : ops) op_list += fmt::format("{}{}", op_list.empty() ? "" : ", ", op);
-  std::printf("relay reads these environment variables (docs/environment.md); <OP> is one of %s.\n"
-              "Empty counts as unset. \"same value\": every rank of a communicator must give it "
-              "the same value.\n\n",
-              op_list.c_str());
+  for (const std::string_view op : ops)
+    op_list += fmt::format("{}{}", op_list.empty() ? "" : ", ", op);
+  std::printf(
+      "relay reads these environment variables (docs/environment.md); <OP> is one of %s.\n"
+      "Empty counts as unset. \"same value\": every rank of a communicator must give it "
+      "the same value.\n\n",
+      op_list.c_str());
   for (auto s = core::settings_begin(); s != core::settings_end(); ++s) {
     std::printf("%s\n    type: %s; default: %s; read by: %s; ranks: %s\n    %s\n",
                 std::string(s->name).c_str(), std::string(s->type).c_str(),
@@ -64,8 +66,9 @@ void print_set_variables(const std::vector<std::string_view>& ops) {
     const bool known = known_variable(name, ops);
     std::printf("  %s%s\n", std::string(entry).c_str(), known ? "" : "   (unknown)");
     if (!known) {
-      std::fprintf(stderr, "relay: warning: %s is set but relay reads no such variable (a "
-                           "misspelt name? relay env lists them)\n",
+      std::fprintf(stderr,
+                   "relay: warning: %s is set but relay reads no such variable (a "
+                   "misspelt name? relay env lists them)\n",
                    std::string(name).c_str());
     }
   }

@@ -36,7 +36,8 @@ int launcher_rank() {
 void add_algorithms(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand("algorithms", "List the registered algorithms");
   cmd->callback([&exit_code] {
-    std::printf("bcast algorithms (use these names in options, RELAY_BCAST_ALGORITHM, --algorithms):\n");
+    std::printf(
+        "bcast algorithms (use these names in options, RELAY_BCAST_ALGORITHM, --algorithms):\n");
     std::printf("  %-18s %s\n", "auto", "relay chooses by message size and ranks (docs/bcast.md)");
     for (const auto& a : coll::algorithms(coll::Collective::bcast)) {
       std::printf("  %-18s %s%s\n", std::string(a.name).c_str(), std::string(a.summary).c_str(),
@@ -45,7 +46,8 @@ void add_algorithms(CLI::App& app, int& exit_code) {
     for (coll::Collective c : coll::kCollectives) {
       if (c == coll::Collective::bcast) continue;  // listed above
       std::printf("\n%s algorithms (options, RELAY_%s_ALGORITHM):\n",
-                  std::string(coll::to_string(c)).c_str(), std::string(coll::env_prefix(c)).c_str());
+                  std::string(coll::to_string(c)).c_str(),
+                  std::string(coll::env_prefix(c)).c_str());
       std::printf("  %-18s %s\n", "auto", "relay chooses (docs/collectives.md)");
       for (const auto& a : coll::algorithms(c)) {
         std::printf("  %-18s %s%s\n", std::string(a.name).c_str(), std::string(a.summary).c_str(),
@@ -117,15 +119,18 @@ int rerun_on_cluster(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   if (const int rc = relay::cli::rerun_on_cluster(argc, argv); rc >= 0) return rc;
-  CLI::App app{"relay: fast collectives on MPI point-to-point for distributed dense linear algebra"};
+  CLI::App app{
+      "relay: fast collectives on MPI point-to-point for distributed dense linear algebra"};
   app.require_subcommand(1);
   app.set_version_flag("--version", relay_version());
-  app.footer(std::string("Sizes (--sizes, --segments, RELAY_*_SEGMENT_BYTES ...) in bytes; ") +
-             relay::core::kByteUnitsHelp + ".\n"
-             "Exit status: 0 success, 1 a failure, 2 a usage error (an option or argument refused).\n"
-             "Environment: RELAY_<OP>_ALGORITHM, _POLICY, _SEGMENT_BYTES, _FANOUT, _MAX_REQUESTS\n"
-             "override the library's options; RELAY_CHECK=collective makes argument checks\n"
-             "collective; RELAY_LOG=1 logs choices. relay env lists every RELAY_* variable.");
+  app.footer(
+      std::string("Sizes (--sizes, --segments, RELAY_*_SEGMENT_BYTES ...) in bytes; ") +
+      relay::core::kByteUnitsHelp +
+      ".\n"
+      "Exit status: 0 success, 1 a failure, 2 a usage error (an option or argument refused).\n"
+      "Environment: RELAY_<OP>_ALGORITHM, _POLICY, _SEGMENT_BYTES, _FANOUT, _MAX_REQUESTS\n"
+      "override the library's options; RELAY_CHECK=collective makes argument checks\n"
+      "collective; RELAY_LOG=1 logs choices. relay env lists every RELAY_* variable.");
   int exit_code = 0;
   CLI::App* bench = app.add_subcommand("bench", "Benchmarks (run under mpirun)");
   bench->require_subcommand(1);
@@ -141,13 +146,13 @@ int main(int argc, char** argv) {
   // directories: added here, after every command is registered.
   relay::cli::add_shared_checks(app);
   CLI::App* cluster = app.add_subcommand(
-      "cluster", "Emulated cluster on this machine: up, run, check, status, down (needs root; "
-                 "relay cluster --help, docs/cluster.md)");
+      "cluster",
+      "Emulated cluster on this machine: up, run, check, status, down (needs root; "
+      "relay cluster --help, docs/cluster.md)");
   cluster->prefix_command();
   cluster->set_help_flag();  // --help goes to the script
-  cluster->callback([cluster, &exit_code] {
-    exit_code = relay::cli::run_cluster(cluster->remaining());
-  });
+  cluster->callback(
+      [cluster, &exit_code] { exit_code = relay::cli::run_cluster(cluster->remaining()); });
   const bool quiet = relay::cli::launcher_rank() != 0;
   try {
     app.parse(argc, argv);

@@ -30,8 +30,8 @@ nlohmann::json machine_description(MPI_Comm comm) {
   int length = 0;
   MPI_Get_processor_name(host, &length);
   std::vector<char> all(static_cast<std::size_t>(size) * MPI_MAX_PROCESSOR_NAME);
-  MPI_Gather(host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME,
-             MPI_CHAR, 0, comm);
+  MPI_Gather(host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
+             0, comm);
   nlohmann::json m;
   if (rank != 0) return m;
   std::map<std::string, int> per_host;
@@ -102,14 +102,16 @@ void write_json_atomic(const std::string& path, const nlohmann::json& doc) {
   // Written and flushed to the disk before the rename: a run killed (or a machine that stops)
   // at any point leaves the old file or the whole new one, never a truncated one.
   FILE* out = std::fopen(temp.c_str(), "w");
-  if (out == nullptr) throw std::runtime_error("cannot write " + temp.string() + ": " + std::strerror(errno));
-  const bool ok = std::fwrite(text.data(), 1, text.size(), out) == text.size() && std::fflush(out) == 0 &&
-                  fsync(fileno(out)) == 0;
+  if (out == nullptr)
+    throw std::runtime_error("cannot write " + temp.string() + ": " + std::strerror(errno));
+  const bool ok = std::fwrite(text.data(), 1, text.size(), out) == text.size() &&
+                  std::fflush(out) == 0 && fsync(fileno(out)) == 0;
   const int err = errno;
   if (std::fclose(out) != 0 || !ok) {
     std::error_code ec;
     fs::remove(temp, ec);
-    throw std::runtime_error("error writing " + temp.string() + ": " + std::strerror(ok ? errno : err));
+    throw std::runtime_error("error writing " + temp.string() + ": " +
+                             std::strerror(ok ? errno : err));
   }
   commit(temp, target);
 }
@@ -148,8 +150,8 @@ std::string run_plot_script(const std::string& script, const std::string& json_p
     // Drawn beside the target and renamed over it, as the JSON is written.
     try {
       const fs::path temp = temporary_beside(png_path);
-      const std::string cmd = "'" + python + "' '" + path + "' '" + json_path + "' -o '" +
-                              temp.string() + "'";
+      const std::string cmd =
+          "'" + python + "' '" + path + "' '" + json_path + "' -o '" + temp.string() + "'";
       const int rc = std::system(cmd.c_str());
       std::error_code ec;
       if (rc == 0 && fs::exists(temp, ec)) {

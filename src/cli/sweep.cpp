@@ -70,7 +70,8 @@ std::vector<std::string> parse_name_list(const std::string& text,
   return names;
 }
 
-std::vector<int> parse_int_list(const std::string& text, int min, int max, const std::string& what) {
+std::vector<int> parse_int_list(const std::string& text, int min, int max,
+                                const std::string& what) {
   std::vector<int> values;
   for (const auto& item : split(text, ',')) {
     const auto v = core::parse_integer(item, min, max);

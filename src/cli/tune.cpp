@@ -6,10 +6,10 @@
 // rules file and an MPICH collective selection JSON.
 #include <mpi.h>
 
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
-#include <fmt/format.h>
 #include <limits>
 #include <memory>
 #include <stdexcept>
@@ -20,11 +20,11 @@
 #include "cli/model_tools.hpp"
 #include "cli/results.hpp"
 #include "cli/sweep.hpp"
+#include "coll/table.hpp"
 #include "core/units.hpp"
 #include "model/params.hpp"
 #include "tune/export.hpp"
 #include "tune/session.hpp"
-#include "coll/table.hpp"
 
 namespace relay::cli {
 namespace {
@@ -69,11 +69,13 @@ tune::SessionOptions session_options(const TuneArgs& a, MPI_Comm comm) {
   o.policies = parse_name_list(a.policies, {"blocking", "nonblocking"}, "policy");
   o.sizes = parse_size_list(a.sizes);
   o.segments = parse_size_list(a.segments);
-  o.methods = parse_name_list(a.methods, {"exhaustive", "mgd", "smgd", "model", "guided"}, "method");
+  o.methods =
+      parse_name_list(a.methods, {"exhaustive", "mgd", "smgd", "model", "guided"}, "method");
   o.table_method = a.table_method;
   if (!a.predict_ranks.empty()) {
     for (auto r : parse_size_list(a.predict_ranks)) {
-      if (r < 1 || r > (1 << 20)) throw std::invalid_argument("--predict-ranks: a process count is out of range");
+      if (r < 1 || r > (1 << 20))
+        throw std::invalid_argument("--predict-ranks: a process count is out of range");
       o.predict_ranks.push_back(static_cast<int>(r));
     }
   }
@@ -94,7 +96,9 @@ tune::SessionOptions session_options(const TuneArgs& a, MPI_Comm comm) {
     o.machine = model::machine_from_json(model::read_params_file(a.params), true);
     o.machine_source = a.params;
   }
-  o.check_memory = [comm](double bytes, const std::string& what) { require_memory(comm, bytes, what); };
+  o.check_memory = [comm](double bytes, const std::string& what) {
+    require_memory(comm, bytes, what);
+  };
   return o;
 }
 
@@ -114,44 +118,52 @@ void print_size(const nlohmann::json& size_doc, const std::string& op, int ranks
     const auto policy = twin["policy"].get<std::string>();
     const auto as = twin["as"].get<std::string>();
     std::printf("# %s: %s %s runs the same schedules as %s %s on %d ranks: measured once, as %s\n",
-                core::format_bytes(bytes).c_str(), twin["algorithm"].get<std::string>().c_str(), policy.c_str(),
-                as.c_str(), policy.c_str(), ranks, as.c_str());
+                core::format_bytes(bytes).c_str(), twin["algorithm"].get<std::string>().c_str(),
+                policy.c_str(), as.c_str(), policy.c_str(), ranks, as.c_str());
   }
-  std::printf("# %s %s on %d ranks: tuning methods (x best = measured time of the choice / "
-              "exhaustive best; speed-up = exhaustive measurement seconds / the method's)\n",
-              op.c_str(), core::format_bytes(bytes).c_str(), ranks);
+  std::printf(
+      "# %s %s on %d ranks: tuning methods (x best = measured time of the choice / "
+      "exhaustive best; speed-up = exhaustive measurement seconds / the method's)\n",
+      op.c_str(), core::format_bytes(bytes).c_str(), ranks);
   std::printf("%-11s %11s %14s %-40s %12s %8s %9s\n", "# Method", "Experiments", "Measuring(s)",
               "Choice", "Time(us)", "x best", "Speed-up");
   const auto& methods = size_doc["methods"];
-  const auto exhaustive = std::find_if(methods.begin(), methods.end(),
-                                       [](const nlohmann::json& m) { return m["method"] == "exhaustive"; });
+  const auto exhaustive = std::find_if(methods.begin(), methods.end(), [](const nlohmann::json& m) {
+    return m["method"] == "exhaustive";
+  });
   const bool have_ex = exhaustive != methods.end();
   const double ex_cost = have_ex ? (*exhaustive)["measuring_s"].get<double>() : 0;
   for (const auto& m : methods) {
     const double cost_s = m["measuring_s"].get<double>();
     std::printf("%-11s %11d %14.2f %-40s %12.1f %8s %9s\n", m["method"].get<std::string>().c_str(),
-                m["experiments"].get<int>(), cost_s, describe(m).c_str(), m["time_us"].get<double>(),
+                m["experiments"].get<int>(), cost_s, describe(m).c_str(),
+                m["time_us"].get<double>(),
                 have_ex ? fmt::format("{:.3f}", m["x_best"].get<double>()).c_str() : "-",
                 have_ex && cost_s > 0 ? fmt::format("{:.1f}x", ex_cost / cost_s).c_str() : "-");
   }
   if (size_doc.contains("confirmation")) {
     const auto& c = size_doc["confirmation"];
     const auto& rows = c["rows"];
-    const auto fastest = static_cast<std::size_t>(
-        std::count_if(rows.begin(), rows.end(), [](const nlohmann::json& r) { return !r["rival"].get<bool>(); }));
+    const auto fastest = static_cast<std::size_t>(std::count_if(
+        rows.begin(), rows.end(), [](const nlohmann::json& r) { return !r["rival"].get<bool>(); }));
     // The table's: the first of the lowest (x best 1).
     std::size_t best = 0;
     for (std::size_t i = 1; i < rows.size(); ++i) {
       if (rows[i]["x_best"].get<double>() < rows[best]["x_best"].get<double>()) best = i;
     }
-    std::printf("# confirmation of %s's %zu fastest and %zu other algorithms' best (within 1.25x), head to head in %d "
-                "rounds (%.2f s, not in the speed-ups above)\n", c["method"].get<std::string>().c_str(), fastest,
-                rows.size() - fastest, c["rounds"].get<int>(), c["seconds"].get<double>());
-    std::printf("%-11s %-40s %12s %14s %8s\n", "# Place", "Configuration", "Search(us)", "Confirmed(us)", "x best");
+    std::printf(
+        "# confirmation of %s's %zu fastest and %zu other algorithms' best (within 1.25x), head to "
+        "head in %d "
+        "rounds (%.2f s, not in the speed-ups above)\n",
+        c["method"].get<std::string>().c_str(), fastest, rows.size() - fastest,
+        c["rounds"].get<int>(), c["seconds"].get<double>());
+    std::printf("%-11s %-40s %12s %14s %8s\n", "# Place", "Configuration", "Search(us)",
+                "Confirmed(us)", "x best");
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const auto& r = rows[i];
-      std::printf("%-11s %-40s %12.1f %14.1f %8.3f%s\n", i < fastest ? fmt::format("{}", i + 1).c_str() : "rival",
-                  describe(r).c_str(), r["search_us"].get<double>(), r["confirmed_us"].get<double>(),
+      std::printf("%-11s %-40s %12.1f %14.1f %8.3f%s\n",
+                  i < fastest ? fmt::format("{}", i + 1).c_str() : "rival", describe(r).c_str(),
+                  r["search_us"].get<double>(), r["confirmed_us"].get<double>(),
                   r["x_best"].get<double>(), i == best ? "  <- the table's" : "");
     }
   }
@@ -169,14 +181,19 @@ int run_tune(const TuneArgs& a) {
   const std::string op = tune::operation_name(o.collective);
   if (rank == 0) {
     events.skipped = [&](const std::string& name) {
-      std::printf("# %s %s needs a power-of-two process count: not tuned on %d ranks\n", op.c_str(), name.c_str(), size);
+      std::printf("# %s %s needs a power-of-two process count: not tuned on %d ranks\n", op.c_str(),
+                  name.c_str(), size);
     };
     events.measuring_model = [&] {
-      if (!a.quiet) std::fprintf(stderr, "relay tune: no --params: measuring point-to-point parameters first\n");
+      if (!a.quiet)
+        std::fprintf(stderr,
+                     "relay tune: no --params: measuring point-to-point parameters first\n");
     };
     events.model_measured = [](double seconds) {
-      std::printf("# model parameters measured in %.1f s (once; `relay model measure` + --params "
-                  "reuses them)\n", seconds);
+      std::printf(
+          "# model parameters measured in %.1f s (once; `relay model measure` + --params "
+          "reuses them)\n",
+          seconds);
     };
     events.size_done = [&](const nlohmann::json& size_doc) { print_size(size_doc, op, size); };
   }
@@ -200,70 +217,125 @@ struct TableArgs {
 
 void add_tune(CLI::App& app, int& exit_code) {
   auto a = std::make_shared<TuneArgs>();
-  CLI::App* cmd = app.add_subcommand("tune", "Find the best configuration of a collective (broadcast by default) per size on this communicator and write a decision table (run under mpirun)");
+  CLI::App* cmd =
+      app.add_subcommand("tune",
+                         "Find the best configuration of a collective (broadcast by default) per "
+                         "size on this communicator and write a decision table (run under mpirun)");
   cmd->footer(
       "Example: mpirun -np 4 relay tune --sizes 64KiB,1MiB,8MiB --output table.json\n"
-      "         mpirun -np 4 relay tune --operation allreduce --sizes 8KiB,1MiB --output table.json\n"
+      "         mpirun -np 4 relay tune --operation allreduce --sizes 8KiB,1MiB --output "
+      "table.json\n"
       "Methods: exhaustive (every configuration), mgd and smgd (vadhiyar2004's modified and\n"
       "scanning gradient descents from the largest segment), model (the replay's best, measured\n"
       "once to report it), guided (measure the model's --top-k). The table takes --table-method's\n"
       "choice per size; sizes between grid points take the nearer one on a log scale. Use the\n"
-      "table with RELAY_TUNING_FILE=table.json (auto then follows it; RELAY_LOG=1 shows the rule).");
-  cmd->add_option("--operation", a->operation, "bcast, or a collective of `relay algorithms` (reduce, allreduce, allgather, ...; doubles, MPI_SUM)")->capture_default_str();
-  cmd->add_option("--sizes", a->sizes, "message sizes (grid points); other than bcast, the data a call moves: the vector (reduce, allreduce) or all ranks' blocks")->capture_default_str();
-  cmd->add_option("--algorithms", a->algorithms, "the operation's algorithms, or all")->capture_default_str();
+      "table with RELAY_TUNING_FILE=table.json (auto then follows it; RELAY_LOG=1 shows the "
+      "rule).");
+  cmd->add_option("--operation", a->operation,
+                  "bcast, or a collective of `relay algorithms` (reduce, allreduce, allgather, "
+                  "...; doubles, MPI_SUM)")
+      ->capture_default_str();
+  cmd->add_option("--sizes", a->sizes,
+                  "message sizes (grid points); other than bcast, the data a call moves: the "
+                  "vector (reduce, allreduce) or all ranks' blocks")
+      ->capture_default_str();
+  cmd->add_option("--algorithms", a->algorithms, "the operation's algorithms, or all")
+      ->capture_default_str();
   cmd->add_option("--policies", a->policies, "blocking, nonblocking or all")->capture_default_str();
-  cmd->add_option("--segments", a->segments, "candidate segment sizes (unsegmented is always one)")->capture_default_str();
-  cmd->add_option("--methods", a->methods, "exhaustive, mgd, smgd, model, guided (comma list)")->capture_default_str();
-  cmd->add_option("--table-method", a->table_method, "whose choices go into the table")->capture_default_str();
-  cmd->add_option("--params", a->params, "model parameters from relay model measure (else a quick measurement)")->check(CLI::ExistingFile);
-  cmd->add_option("--predict-ranks", a->predict_ranks, "process counts not measured: add the model's choices for them");
+  cmd->add_option("--segments", a->segments, "candidate segment sizes (unsegmented is always one)")
+      ->capture_default_str();
+  cmd->add_option("--methods", a->methods, "exhaustive, mgd, smgd, model, guided (comma list)")
+      ->capture_default_str();
+  cmd->add_option("--table-method", a->table_method, "whose choices go into the table")
+      ->capture_default_str();
+  cmd->add_option("--params", a->params,
+                  "model parameters from relay model measure (else a quick measurement)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--predict-ranks", a->predict_ranks,
+                  "process counts not measured: add the model's choices for them");
   cmd->add_option("--output,-o", a->output, "decision table to write")->capture_default_str();
   cmd->add_option("--json", a->json_path, "every measurement, prediction and search path as JSON");
-  cmd->add_option("--plot", a->plot_path, "PNG: measured vs predicted over segment sizes, search paths (needs --json)");
-  cmd->add_option("--min-time", a->min_time, "seconds of timed iterations per configuration")->capture_default_str();
+  cmd->add_option("--plot", a->plot_path,
+                  "PNG: measured vs predicted over segment sizes, search paths (needs --json)");
+  cmd->add_option("--min-time", a->min_time, "seconds of timed iterations per configuration")
+      ->capture_default_str();
   add_max_requests_option(cmd, a->max_requests, 65536, "requests in flight per rank");
   cmd->add_option("--root", a->root, "root rank")->capture_default_str();
-  cmd->add_option("--top-k", a->top_k, "guided: candidates measured")->check(CLI::PositiveNumber)->capture_default_str();
-  cmd->add_option("--threshold", a->threshold, "smgd: prune algorithms predicted worse than this x best, and stop measuring a configuration once it is")->check(CLI::Range(1.0, 100.0))->capture_default_str();
-  cmd->add_option("--noise", a->noise, "smgd: relative gains below this do not count as improvements")->check(CLI::Range(0.0, 0.5))->capture_default_str();
-  cmd->add_option("--variant-top", a->variant_top, "smgd: the best algorithms whose other policy is searched")->check(CLI::NonNegativeNumber)->capture_default_str();
-  cmd->add_option("--variant-within", a->variant_within, "smgd: ... and every other algorithm whose best is within this x the best")->check(CLI::Range(1.0, 100.0))->capture_default_str();
-  cmd->add_option("--confirm", a->confirm, "measure the table method's fastest N configurations per size, and up to N other algorithm/policy pairs' best within 1.25x of them, again, head to head, and take the best (0: take its choice as found)")->check(CLI::NonNegativeNumber)->capture_default_str();
-  cmd->add_option("--confirm-rounds", a->confirm_rounds, "rounds of that confirmation")->check(CLI::PositiveNumber)->capture_default_str();
-  cmd->add_flag("--smgd-gradient", a->smgd_gradient, "smgd: predict from measured rates of change only (vadhiyar2004), not from the model's curve shapes");
-  cmd->add_option("--patience", a->patience, "mgd/smgd: points past a minimum before stopping")->check(CLI::NonNegativeNumber)->capture_default_str();
+  cmd->add_option("--top-k", a->top_k, "guided: candidates measured")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--threshold", a->threshold,
+                  "smgd: prune algorithms predicted worse than this x best, and stop measuring a "
+                  "configuration once it is")
+      ->check(CLI::Range(1.0, 100.0))
+      ->capture_default_str();
+  cmd->add_option("--noise", a->noise,
+                  "smgd: relative gains below this do not count as improvements")
+      ->check(CLI::Range(0.0, 0.5))
+      ->capture_default_str();
+  cmd->add_option("--variant-top", a->variant_top,
+                  "smgd: the best algorithms whose other policy is searched")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--variant-within", a->variant_within,
+                  "smgd: ... and every other algorithm whose best is within this x the best")
+      ->check(CLI::Range(1.0, 100.0))
+      ->capture_default_str();
+  cmd->add_option("--confirm", a->confirm,
+                  "measure the table method's fastest N configurations per size, and up to N other "
+                  "algorithm/policy pairs' best within 1.25x of them, again, head to head, and "
+                  "take the best (0: take its choice as found)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--confirm-rounds", a->confirm_rounds, "rounds of that confirmation")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_flag("--smgd-gradient", a->smgd_gradient,
+                "smgd: predict from measured rates of change only (vadhiyar2004), not from the "
+                "model's curve shapes");
+  cmd->add_option("--patience", a->patience, "mgd/smgd: points past a minimum before stopping")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->add_flag("--quiet", a->quiet, "no progress on stderr");
   cmd->callback([a, &exit_code] {
-    if (!a->plot_path.empty() && a->json_path.empty()) throw CLI::ValidationError("--plot", "needs --json");
+    if (!a->plot_path.empty() && a->json_path.empty())
+      throw CLI::ValidationError("--plot", "needs --json");
     ensure_mpi();
     exit_code = run_tune(*a);
   });
 
   auto t = std::make_shared<TableArgs>();
-  CLI::App* table = app.add_subcommand("table", "Check a decision table, or export it for Open MPI and MPICH");
+  CLI::App* table =
+      app.add_subcommand("table", "Check a decision table, or export it for Open MPI and MPICH");
   table->add_option("file", t->file, "decision table (relay.tuning/1)")->required();
-  table->add_option("--openmpi", t->openmpi, "write an Open MPI coll/tuned dynamic rules file here");
+  table->add_option("--openmpi", t->openmpi,
+                    "write an Open MPI coll/tuned dynamic rules file here");
   table->add_option("--mpich", t->mpich, "write an MPICH collective selection JSON here");
-  table->add_option("--mpich-base", t->mpich_base, "MPICH JSON whose other collectives are kept (default: the installed MPICH's built-in one, if found)");
+  table->add_option("--mpich-base", t->mpich_base,
+                    "MPICH JSON whose other collectives are kept (default: the installed MPICH's "
+                    "built-in one, if found)");
   table->footer(
-      "Open MPI: mpirun --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename FILE\n"
+      "Open MPI: mpirun --mca coll_tuned_use_dynamic_rules 1 --mca "
+      "coll_tuned_dynamic_rules_filename FILE\n"
       "MPICH:    MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=FILE mpiexec ...\n"
       "Without --openmpi/--mpich, checks the table and prints its rules.");
   table->callback([t, &exit_code] {
     const auto tab = coll::Table::load(t->file);
     std::printf("%s: valid (%zu rules)\n", t->file.c_str(), tab.rules.size());
-    std::printf("%-10s %-14s %-26s %-18s %-12s %-10s %s\n", "# Op", "Ranks", "Bytes", "Algorithm", "Policy", "Segment", "Source");
+    std::printf("%-10s %-14s %-26s %-18s %-12s %-10s %s\n", "# Op", "Ranks", "Bytes", "Algorithm",
+                "Policy", "Segment", "Source");
     for (const auto& r : tab.rules) {
-      std::printf("%-10s %-14s %-26s %-18s %-12s %-10s %s\n", r.operation.c_str(),
-                  fmt::format("{}-{}", r.min_ranks, r.max_ranks).c_str(),
-                  fmt::format("{}-{}", r.min_bytes,
-                              r.max_bytes == std::numeric_limits<std::int64_t>::max()
-                                  ? std::string("max") : std::to_string(r.max_bytes)).c_str(),
-                  r.choice.algorithm.c_str(),
-                  r.choice.policy.c_str(),
-                  r.choice.segment_bytes > 0 ? core::format_bytes(r.choice.segment_bytes).c_str() : "none",
-                  r.source.c_str());
+      std::printf(
+          "%-10s %-14s %-26s %-18s %-12s %-10s %s\n", r.operation.c_str(),
+          fmt::format("{}-{}", r.min_ranks, r.max_ranks).c_str(),
+          fmt::format("{}-{}", r.min_bytes,
+                      r.max_bytes == std::numeric_limits<std::int64_t>::max()
+                          ? std::string("max")
+                          : std::to_string(r.max_bytes))
+              .c_str(),
+          r.choice.algorithm.c_str(), r.choice.policy.c_str(),
+          r.choice.segment_bytes > 0 ? core::format_bytes(r.choice.segment_bytes).c_str() : "none",
+          r.source.c_str());
     }
     if (!t->openmpi.empty()) {
       const auto notes = tune::export_openmpi(tab, t->openmpi);

@@ -32,12 +32,15 @@ relay_status_t active_table(ActiveTable& out) {
     const char* path = core::read_setting(core::Knob::tuning_file);
     if (env_error.empty() && path != nullptr && current == nullptr) {
       try {
-        current = std::make_shared<const coll::LoadedTable>(coll::LoadedTable{coll::Table::load(path), path});
+        current = std::make_shared<const coll::LoadedTable>(
+            coll::LoadedTable{coll::Table::load(path), path});
       } catch (const std::exception& e) {
         const std::string why = std::string("RELAY_TUNING_FILE: ") + e.what();
         if (on_error == OnTableError::defaults) {
-          std::fprintf(stderr, "relay: warning: %s; choosing by the model instead "
-                               "(RELAY_TUNING_ON_ERROR=defaults)\n", why.c_str());
+          std::fprintf(stderr,
+                       "relay: warning: %s; choosing by the model instead "
+                       "(RELAY_TUNING_ON_ERROR=defaults)\n",
+                       why.c_str());
         } else {
           env_error = why + " (fix or unset it; RELAY_TUNING_ON_ERROR=defaults goes on without it)";
         }
@@ -61,7 +64,8 @@ relay_status_t auto_rule(const std::string& operation, int size, std::int64_t by
 }
 
 std::string AutoRule::origin() const {
-  if (rule != nullptr) return fmt::format("table {} rule {}", table->path, rule - table->table.rules.data());
+  if (rule != nullptr)
+    return fmt::format("table {} rule {}", table->path, rule - table->table.rules.data());
   return table ? fmt::format("model, no rule in {}", table->path) : "model";
 }
 

@@ -7,8 +7,8 @@
 #include <memory>
 #include <string>
 
-#include "relay/relay.h"
 #include "coll/table.hpp"
+#include "relay/relay.h"
 
 namespace relay::coll {
 

@@ -3,8 +3,7 @@
 namespace relay::coll {
 
 relay_status_t invoke(Collective collective, const Buffers& b, MPI_Comm comm,
-                      const relay_bcast_options_t* bcast_options,
-                      const relay_coll_options_t* o) {
+                      const relay_bcast_options_t* bcast_options, const relay_coll_options_t* o) {
   const MPI_Datatype recvtype = b.recvtype != MPI_DATATYPE_NULL ? b.recvtype : b.type;
   switch (collective) {
     case Collective::bcast:
@@ -62,10 +61,10 @@ int invoke_mpi(Collective collective, const Buffers& b, MPI_Comm comm, MPI_Reque
     case Collective::barrier:
       return r ? MPI_Ibarrier(comm, r) : MPI_Barrier(comm);
     case Collective::allgatherv:
-      return r ? MPI_Iallgatherv(b.send, b.count, b.type, b.recv, b.recvcounts, b.displs,
-                                 recvtype, comm, r)
-               : MPI_Allgatherv(b.send, b.count, b.type, b.recv, b.recvcounts, b.displs,
-                                recvtype, comm);
+      return r ? MPI_Iallgatherv(b.send, b.count, b.type, b.recv, b.recvcounts, b.displs, recvtype,
+                                 comm, r)
+               : MPI_Allgatherv(b.send, b.count, b.type, b.recv, b.recvcounts, b.displs, recvtype,
+                                comm);
   }
   return MPI_ERR_OTHER;  // not reached: every collective is handled above
 }

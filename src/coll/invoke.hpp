@@ -19,8 +19,8 @@ struct Buffers {
   void* recv = nullptr;        ///< recvbuf; bcast: the one buffer
   int count = 0;               ///< as the C call takes it (per rank for the block collectives)
   MPI_Datatype type = MPI_BYTE;
-  MPI_Op op = MPI_OP_NULL;     ///< reductions
-  int root = 0;                ///< bcast, reduce, gather, scatter
+  MPI_Op op = MPI_OP_NULL;  ///< reductions
+  int root = 0;             ///< bcast, reduce, gather, scatter
   /// allgatherv: recvcounts, displs and recvtype (MPI_DATATYPE_NULL: `type`).
   const int* recvcounts = nullptr;
   const int* displs = nullptr;
@@ -35,7 +35,6 @@ relay_status_t invoke(Collective collective, const Buffers& buffers, MPI_Comm co
 
 /// MPI_<Collective>(...) with these buffers; nonblocking (MPI_I<collective>) when `request` is
 /// not NULL. Returns MPI's error code.
-int invoke_mpi(Collective collective, const Buffers& buffers, MPI_Comm comm,
-               MPI_Request* request);
+int invoke_mpi(Collective collective, const Buffers& buffers, MPI_Comm comm, MPI_Request* request);
 
 }  // namespace relay::coll

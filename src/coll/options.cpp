@@ -25,14 +25,16 @@ bool is_check(long long v) {
 template <class Options>
 relay_status_t validate_policy_and_check(const Options& o, const char* function, int position) {
   if (const long long policy = stored_value(o.policy); !is_policy(policy)) {
-    return core::fail(RELAY_ERR_POLICY, "{}: argument {} (options->policy = {}) is not a policy "
-                      "(RELAY_POLICY_DEFAULT, _BLOCKING or _NONBLOCKING)", function, position,
-                      policy);
+    return core::fail(RELAY_ERR_POLICY,
+                      "{}: argument {} (options->policy = {}) is not a policy "
+                      "(RELAY_POLICY_DEFAULT, _BLOCKING or _NONBLOCKING)",
+                      function, position, policy);
   }
   if (const long long check = stored_value(o.check); !is_check(check)) {
-    return core::fail(RELAY_ERR_OPTIONS, "{}: argument {} (options->check = {}) is not a check "
-                      "mode (RELAY_CHECK_DEFAULT, _LOCAL or _COLLECTIVE)", function, position,
-                      check);
+    return core::fail(RELAY_ERR_OPTIONS,
+                      "{}: argument {} (options->check = {}) is not a check "
+                      "mode (RELAY_CHECK_DEFAULT, _LOCAL or _COLLECTIVE)",
+                      function, position, check);
   }
   return RELAY_SUCCESS;
 }
@@ -57,9 +59,10 @@ relay_status_t validate_stored_enums(const relay_bcast_options_t& o, const char*
     known = known || algorithm == static_cast<long long>(a.id);
   }
   if (!known) {
-    return core::fail(RELAY_ERR_ALGORITHM, "{}: argument {} (options->algorithm = {}) is not a "
-                      "broadcast algorithm (relay algorithms lists them)", function, position,
-                      algorithm);
+    return core::fail(RELAY_ERR_ALGORITHM,
+                      "{}: argument {} (options->algorithm = {}) is not a "
+                      "broadcast algorithm (relay algorithms lists them)",
+                      function, position, algorithm);
   }
   return validate_policy_and_check(o, function, position);
 }
@@ -109,8 +112,8 @@ relay_status_t read_options_of(const Options* given, Options& out, const Options
   if (given == nullptr) return RELAY_SUCCESS;
   std::string why;
   if (!core::copy_sized_struct(given, out, first_bytes, why)) {
-    return core::fail(RELAY_ERR_OPTIONS, "{}: argument {} (options->struct_size = {}) {}",
-                      function, position, core::stored_struct_size(given), why);
+    return core::fail(RELAY_ERR_OPTIONS, "{}: argument {} (options->struct_size = {}) {}", function,
+                      position, core::stored_struct_size(given), why);
   }
   return validate_stored_enums(out, function, position);
 }
@@ -141,9 +144,8 @@ relay_status_t apply_environment(const core::RelayEnvironment& env, std::string_
   auto name = [prefix](core::Knob knob) { return core::setting_name(knob, prefix); };
   if (const char* v = env.get(core::Knob::op_policy, prefix)) {
     if (relay_policy_from_name(v, &o.policy) != RELAY_SUCCESS) {
-      return core::fail(RELAY_ERR_OPTIONS,
-                        "{}: {}='{}' is not blocking, nonblocking or default", function,
-                        name(core::Knob::op_policy), v);
+      return core::fail(RELAY_ERR_OPTIONS, "{}: {}='{}' is not blocking, nonblocking or default",
+                        function, name(core::Knob::op_policy), v);
     }
   }
   if (const char* v = env.get(core::Knob::op_segment_bytes, prefix)) {
@@ -154,7 +156,8 @@ relay_status_t apply_environment(const core::RelayEnvironment& env, std::string_
     } else {
       return core::fail(RELAY_ERR_OPTIONS,
                         "{}: {}='{}' is not a byte count (e.g. 65536, 64KiB, 0 for unsegmented, "
-                        "default)", function, name(core::Knob::op_segment_bytes), v);
+                        "default)",
+                        function, name(core::Knob::op_segment_bytes), v);
     }
   }
   if (const char* v = env.get(core::Knob::op_fanout, prefix)) {
@@ -194,29 +197,36 @@ relay_status_t validate(const CommonOptions& o, std::int64_t elem_bytes, const c
                       function, position, static_cast<int>(o.policy));
   }
   if (o.segment_bytes < RELAY_SEGMENT_DEFAULT) {
-    return core::fail(RELAY_ERR_SEGMENT, "{}: argument {} (options->segment_bytes = {}) is "
+    return core::fail(RELAY_ERR_SEGMENT,
+                      "{}: argument {} (options->segment_bytes = {}) is "
                       "negative (use 0 for unsegmented, -1 for the default)",
                       function, position, o.segment_bytes);
   }
   if (o.segment_bytes > 0 && elem_bytes > 0 && o.segment_bytes % elem_bytes != 0) {
-    return core::fail(RELAY_ERR_SEGMENT, "{}: argument {} (options->segment_bytes = {}) is not a "
-                      "whole number of {}-byte elements", function, position, o.segment_bytes,
-                      elem_bytes);
+    return core::fail(RELAY_ERR_SEGMENT,
+                      "{}: argument {} (options->segment_bytes = {}) is not a "
+                      "whole number of {}-byte elements",
+                      function, position, o.segment_bytes, elem_bytes);
   }
   // The same cap as RELAY_<OP>_FANOUT's.
   if (o.fanout < 0 || o.fanout > kMaxFanout) {
-    return core::fail(RELAY_ERR_FANOUT, "{}: argument {} (options->fanout = {}) is not in "
-                      "[0, {}] (0 = the algorithm's default)", function, position, o.fanout,
-                      kMaxFanout);
+    return core::fail(RELAY_ERR_FANOUT,
+                      "{}: argument {} (options->fanout = {}) is not in "
+                      "[0, {}] (0 = the algorithm's default)",
+                      function, position, o.fanout, kMaxFanout);
   }
   if (o.max_requests < 0 || o.max_requests > kMaxMaxRequests) {
-    return core::fail(RELAY_ERR_WINDOW, "{}: argument {} (options->max_requests = {}) is not in "
-                      "[0, {}]", function, position, o.max_requests, kMaxMaxRequests);
+    return core::fail(RELAY_ERR_WINDOW,
+                      "{}: argument {} (options->max_requests = {}) is not in "
+                      "[0, {}]",
+                      function, position, o.max_requests, kMaxMaxRequests);
   }
   if (o.check != RELAY_CHECK_DEFAULT && o.check != RELAY_CHECK_LOCAL &&
       o.check != RELAY_CHECK_COLLECTIVE) {
-    return core::fail(RELAY_ERR_OPTIONS, "{}: argument {} (options->check = {}) is not a check "
-                      "mode", function, position, static_cast<int>(o.check));
+    return core::fail(RELAY_ERR_OPTIONS,
+                      "{}: argument {} (options->check = {}) is not a check "
+                      "mode",
+                      function, position, static_cast<int>(o.check));
   }
   return RELAY_SUCCESS;
 }

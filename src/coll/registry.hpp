@@ -32,15 +32,21 @@ enum class Collective {
 };
 
 /// Every collective, broadcast first (the order `relay algorithms` lists them in).
-inline constexpr Collective kCollectives[] = {
-    Collective::bcast,   Collective::reduce,  Collective::allreduce,
-    Collective::allgather, Collective::reduce_scatter_block, Collective::gather,
-    Collective::scatter, Collective::alltoall, Collective::barrier, Collective::allgatherv};
+inline constexpr Collective kCollectives[] = {Collective::bcast,
+                                              Collective::reduce,
+                                              Collective::allreduce,
+                                              Collective::allgather,
+                                              Collective::reduce_scatter_block,
+                                              Collective::gather,
+                                              Collective::scatter,
+                                              Collective::alltoall,
+                                              Collective::barrier,
+                                              Collective::allgatherv};
 
 /// Everything a program depends on (the cache key, less the rank and the algorithm), in bytes.
 struct Shape {
-  int size = 1;                    ///< ranks in the communicator
-  int root = 0;                    ///< bcast, reduce, gather, scatter
+  int size = 1;  ///< ranks in the communicator
+  int root = 0;  ///< bcast, reduce, gather, scatter
   /// The vector (bcast, reduce, allreduce, barrier) or, with `blocks`, one rank's block.
   std::int64_t bytes = 0;
   /// The datatype's size: segments and blocks never split an element, and combines work on
@@ -59,8 +65,7 @@ struct Shape {
   std::int64_t elements() const { return bytes / elem_bytes; }
   /// Bytes of block i (blocks only).
   std::int64_t block_bytes(int i) const {
-    return block_counts.empty() ? bytes
-                                : block_counts[static_cast<std::size_t>(i)] * elem_bytes;
+    return block_counts.empty() ? bytes : block_counts[static_cast<std::size_t>(i)] * elem_bytes;
   }
   /// Byte offset of block i in the buffer (blocks only).
   std::int64_t block_offset(int i) const {
@@ -83,16 +88,16 @@ using Builder = schedule::RankProgram (*)(const Shape& shape, int rank);
 /// One registered algorithm. Rows are written with named fields (Row below).
 struct Algorithm {
   Collective collective = Collective::bcast;
-  int id = 0;                            ///< the C enum value (RELAY_BCAST_PIPELINE, ...)
-  std::string_view name;                 ///< canonical: API, CLI, JSON, logs, tests
-  std::string_view summary;              ///< one line for `relay algorithms` and docs
-  Builder build = nullptr;               ///< nullptr for `mpi` (runs the MPI library's call)
+  int id = 0;                              ///< the C enum value (RELAY_BCAST_PIPELINE, ...)
+  std::string_view name;                   ///< canonical: API, CLI, JSON, logs, tests
+  std::string_view summary;                ///< one line for `relay algorithms` and docs
+  Builder build = nullptr;                 ///< nullptr for `mpi` (runs the MPI library's call)
   std::int64_t default_segment_bytes = 0;  ///< when the caller leaves it to relay; 0 = none
-  bool uses_fanout = false;              ///< the caller's fanout applies
-  int default_fanout = 1;                ///< the fanout when the caller's does not apply or is 0
-  bool keeps_rank_order = true;          ///< accepts non-commutative ops
-  bool needs_power_of_two = false;       ///< otherwise runs `fallback` (logged)
-  int fallback = 0;                      ///< id run instead when a restriction fails
+  bool uses_fanout = false;                ///< the caller's fanout applies
+  int default_fanout = 1;                  ///< the fanout when the caller's does not apply or is 0
+  bool keeps_rank_order = true;            ///< accepts non-commutative ops
+  bool needs_power_of_two = false;         ///< otherwise runs `fallback` (logged)
+  int fallback = 0;                        ///< id run instead when a restriction fails
 
   /// Whether it runs itself on `size` ranks (else its `fallback` runs).
   bool runs_on(int size) const { return !needs_power_of_two || (size & (size - 1)) == 0; }
@@ -110,7 +115,9 @@ class Row {
     a_.name = name;
     a_.build = build;
   }
-  Row summary(std::string_view text) const { return with([&](Algorithm& a) { a.summary = text; }); }
+  Row summary(std::string_view text) const {
+    return with([&](Algorithm& a) { a.summary = text; });
+  }
   Row default_segment_bytes(std::int64_t bytes) const {
     return with([&](Algorithm& a) { a.default_segment_bytes = bytes; });
   }
@@ -126,7 +133,9 @@ class Row {
     });
   }
   /// Combines operands out of rank order: refuses non-commutative ops.
-  Row reorders_operands() const { return with([](Algorithm& a) { a.keeps_rank_order = false; }); }
+  Row reorders_operands() const {
+    return with([](Algorithm& a) { a.keeps_rank_order = false; });
+  }
   /// Runs on power-of-two sizes only; `fallback` (an id of the same collective) runs otherwise.
   Row power_of_two_else(int fallback) const {
     return with([&](Algorithm& a) {
@@ -159,9 +168,9 @@ struct RowsOf {
 struct Call {
   Collective collective = Collective::bcast;
   int size = 1;
-  std::int64_t bytes = 0;       ///< the data moved (all blocks; allgatherv: the sum of them)
+  std::int64_t bytes = 0;  ///< the data moved (all blocks; allgatherv: the sum of them)
   std::int64_t elem_bytes = 1;
-  bool commutative = true;      ///< the op's; true without one
+  bool commutative = true;  ///< the op's; true without one
 };
 
 /// What `auto` takes without a tuning-table rule: an algorithm and, when the closed form chose
@@ -185,7 +194,7 @@ struct Traits {
   bool has_root;                ///< bcast, reduce, gather, scatter
   bool has_blocks;              ///< the buffer is size blocks (Shape::blocks)
   ArgumentPositions positions;  ///< in relay_<name>
-  const std::vector<Algorithm>& (*algorithms)();  ///< its registry rows, in id order
+  const std::vector<Algorithm>& (*algorithms)();      ///< its registry rows, in id order
   ClosedFormChoice (*closed_form)(const Call& call);  ///< `auto` without a table rule
 };
 

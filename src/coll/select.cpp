@@ -32,9 +32,9 @@ struct Requested {
   CommonOptions common;
 };
 
-relay_status_t resolve_requested(const core::RelayEnvironment& env, Requested o,
-                                 const Call& call, const char* function, int position,
-                                 int op_position, Config& config) {
+relay_status_t resolve_requested(const core::RelayEnvironment& env, Requested o, const Call& call,
+                                 const char* function, int position, int op_position,
+                                 Config& config) {
   const std::string_view prefix = env_prefix(call.collective);
   if (const char* v = env.get(core::Knob::op_algorithm, prefix)) {
     const Algorithm* named = find_algorithm(call.collective, std::string_view(v));
@@ -54,8 +54,10 @@ relay_status_t resolve_requested(const core::RelayEnvironment& env, Requested o,
   CommonOptions& common = o.common;
   if (auto st = apply_environment(env, prefix, function, common); st != RELAY_SUCCESS) return st;
   if (o.algorithm != 0 && find_algorithm(call.collective, o.algorithm) == nullptr) {
-    return core::fail(RELAY_ERR_ALGORITHM, "{}: argument {} (options->algorithm = {}) is not a "
-                      "{} algorithm", function, position, o.algorithm, to_string(call.collective));
+    return core::fail(RELAY_ERR_ALGORITHM,
+                      "{}: argument {} (options->algorithm = {}) is not a "
+                      "{} algorithm",
+                      function, position, o.algorithm, to_string(call.collective));
   }
   if (auto st = validate(common, call.elem_bytes, function, position); st != RELAY_SUCCESS) {
     return st;
@@ -91,9 +93,10 @@ relay_status_t resolve_requested(const core::RelayEnvironment& env, Requested o,
     config.algorithm = find_algorithm(call.collective, o.algorithm);
   }
   if (!call.commutative && !config.algorithm->keeps_rank_order) {
-    return core::fail(RELAY_ERR_OP, "{}: argument {} (op) is not commutative and {} {} reorders "
-                      "operands (use one that keeps rank order, mpi, or auto)", function,
-                      op_position, to_string(call.collective), config.algorithm->name);
+    return core::fail(RELAY_ERR_OP,
+                      "{}: argument {} (op) is not commutative and {} {} reorders "
+                      "operands (use one that keeps rank order, mpi, or auto)",
+                      function, op_position, to_string(call.collective), config.algorithm->name);
   }
   if (!config.algorithm->runs_on(call.size)) {
     config.requested = config.algorithm;
@@ -103,7 +106,8 @@ relay_status_t resolve_requested(const core::RelayEnvironment& env, Requested o,
                                                          : schedule::Policy::nonblocking;
   if (common.segment_bytes == RELAY_SEGMENT_DEFAULT) {
     config.segment_bytes = chosen_segment != RELAY_SEGMENT_DEFAULT
-                               ? chosen_segment : config.algorithm->default_segment_bytes;
+                               ? chosen_segment
+                               : config.algorithm->default_segment_bytes;
     // Defaults must also be whole elements: round down, but never to zero.
     if (config.segment_bytes > 0) {
       config.segment_bytes =
@@ -117,19 +121,21 @@ relay_status_t resolve_requested(const core::RelayEnvironment& env, Requested o,
                       ? common.fanout
                       : config.algorithm->default_fanout;
   config.max_requests = common.max_requests > 0 ? common.max_requests : kDefaultMaxRequests;
-  config.check = common.check == RELAY_CHECK_COLLECTIVE ? RELAY_CHECK_COLLECTIVE
-                                                        : RELAY_CHECK_LOCAL;
+  config.check =
+      common.check == RELAY_CHECK_COLLECTIVE ? RELAY_CHECK_COLLECTIVE : RELAY_CHECK_LOCAL;
   if (config.algorithm->build == nullptr) {  // `mpi`: segments, fanout and policy do not apply
     config.segment_bytes = 0;
     config.fanout = 1;
   }
   if (config.segment_bytes > 0 &&
       (call.bytes - 1) / config.segment_bytes + 1 > schedule::kMaxSegments) {
-    return core::fail(RELAY_ERR_SEGMENT, "{}: segment_bytes = {} cuts {} bytes into {} segments; "
+    return core::fail(RELAY_ERR_SEGMENT,
+                      "{}: segment_bytes = {} cuts {} bytes into {} segments; "
                       "relay plans at most {} per call (each is a step of every rank's "
-                      "schedule): use segments of at least {} bytes", function,
-                      config.segment_bytes, call.bytes, (call.bytes - 1) / config.segment_bytes + 1,
-                      schedule::kMaxSegments, (call.bytes - 1) / schedule::kMaxSegments + 1);
+                      "schedule): use segments of at least {} bytes",
+                      function, config.segment_bytes, call.bytes,
+                      (call.bytes - 1) / config.segment_bytes + 1, schedule::kMaxSegments,
+                      (call.bytes - 1) / schedule::kMaxSegments + 1);
   }
   return RELAY_SUCCESS;
 }

@@ -8,11 +8,11 @@
 #include <cstdint>
 #include <string>
 
+#include "coll/active_table.hpp"
 #include "coll/options.hpp"
 #include "coll/registry.hpp"
 #include "relay/relay.h"
 #include "schedule/policy.hpp"
-#include "coll/active_table.hpp"
 
 namespace relay::coll {
 

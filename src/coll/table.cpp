@@ -89,7 +89,8 @@ std::string nesting_error() {
 std::string shown(const std::string& s) {
   constexpr std::size_t kMaxShown = 64;
   const bool cut = s.size() > kMaxShown;
-  return json(cut ? s.substr(0, kMaxShown) : s).dump(-1, ' ', false, json::error_handler_t::replace) +
+  return json(cut ? s.substr(0, kMaxShown) : s)
+             .dump(-1, ' ', false, json::error_handler_t::replace) +
          (cut ? "..." : "");
 }
 
@@ -262,8 +263,8 @@ bool any_overlap(const std::vector<Rule>& rules, std::size_t count) {
   std::vector<Event> events;
   events.reserve(2 * count);
   for (std::size_t i = 0; i < count; ++i) {
-    const int op = operations.emplace(rules[i].operation, static_cast<int>(operations.size()))
-                       .first->second;
+    const int op =
+        operations.emplace(rules[i].operation, static_cast<int>(operations.size())).first->second;
     events.push_back({op, rules[i].min_ranks, true, i});
     events.push_back({op, std::int64_t{rules[i].max_ranks} + 1, false, i});
   }
@@ -317,8 +318,8 @@ std::string join(const std::vector<std::string>& names) {
 using AlgorithmNames = std::map<std::string, std::vector<std::string>>;
 
 Rule parse_rule(const json& r, const std::string& where, AlgorithmNames& names) {
-  static const std::set<std::string> known = {"operation", "comm_size", "bytes", "algorithm",
-                                              "policy", "segment_bytes", "fanout", "source",
+  static const std::set<std::string> known = {"operation",  "comm_size",     "bytes",  "algorithm",
+                                              "policy",     "segment_bytes", "fanout", "source",
                                               "measured_s", "predicted_s"};
   if (!r.is_object()) bad(where, "expected an object");
   for (const auto& item : r.items()) {
@@ -355,7 +356,8 @@ Rule parse_rule(const json& r, const std::string& where, AlgorithmNames& names) 
     }
   }
   if (r.contains("segment_bytes")) {
-    rule.choice.segment_bytes = integer(r["segment_bytes"], where + ".segment_bytes", 0, kMaxSegment);
+    rule.choice.segment_bytes =
+        integer(r["segment_bytes"], where + ".segment_bytes", 0, kMaxSegment);
   }
   if (r.contains("fanout")) {
     rule.choice.fanout = static_cast<int>(integer(r["fanout"], where + ".fanout", 0, 1 << 20));
@@ -389,8 +391,8 @@ Table Table::from_json(const json& doc) {
   if (schema != kTableSchema) {
     bad("schema", "\"" + schema + "\" is not supported (this relay reads " + kTableSchema + ")");
   }
-  static const std::set<std::string> known = {"$schema", "schema", "machine", "created", "rules",
-                                              "notes"};
+  static const std::set<std::string> known = {"$schema", "schema", "machine",
+                                              "created", "rules",  "notes"};
   for (const auto& item : doc.items()) {
     if (known.count(item.key()) == 0) bad(item.key(), "unknown field");
     // A document built in memory may be as deep as it likes; the copy below recurses.

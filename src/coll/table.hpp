@@ -35,20 +35,20 @@ inline constexpr std::int64_t kMaxTableFileBytes = std::int64_t{64} << 20;
 inline constexpr int kMaxTableDepth = 64;
 
 struct Choice {
-  std::string algorithm;          ///< canonical name of the operation's algorithm
+  std::string algorithm;  ///< canonical name of the operation's algorithm
   std::string policy = "nonblocking";
-  std::int64_t segment_bytes = 0; ///< 0 = unsegmented
-  int fanout = 0;                 ///< 0 = the algorithm's default
+  std::int64_t segment_bytes = 0;  ///< 0 = unsegmented
+  int fanout = 0;                  ///< 0 = the algorithm's default
 };
 
 struct Rule {
-  std::string operation;          ///< "bcast", ...
+  std::string operation;  ///< "bcast", ...
   int min_ranks = 1, max_ranks = 1;
   std::int64_t min_bytes = 0, max_bytes = 0;
   Choice choice;
-  std::string source;             ///< how it was found: exhaustive, mgd, smgd, model, ...
-  double measured_s = -1;         ///< the choice's measured time at the grid point, if any
-  double predicted_s = -1;        ///< the model's time, if any
+  std::string source;       ///< how it was found: exhaustive, mgd, smgd, model, ...
+  double measured_s = -1;   ///< the choice's measured time at the grid point, if any
+  double predicted_s = -1;  ///< the model's time, if any
 };
 
 class Table {

@@ -42,6 +42,8 @@ RelayEnvironment::RelayEnvironment() {
 
 const char* RelayEnvironment::get(Knob knob, std::string_view op) const {
   if (overflow_) return read_setting(knob, op);
+  // Most programs set no RELAY_* variable: nothing to look for (a bcast reads about eight).
+  if (count_ == 0) return nullptr;
   // The name as the parts either side of <OP>: no string is built on this per-call path.
   const std::string_view name = setting(knob).name;
   const std::size_t at = name.find(kOpPlaceholder);

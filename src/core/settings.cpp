@@ -39,8 +39,8 @@ constexpr std::array kSettings{
             "agrees on errors and arguments over all ranks",
             R::library, A::value},
     Setting{Knob::log, "RELAY_LOG", "flag", "off",
-            "anything but 0 logs each call's resolved configuration to stderr",
-            R::library, A::free},
+            "anything but 0 logs each call's resolved configuration to stderr", R::library,
+            A::free},
     Setting{Knob::tuning_file, "RELAY_TUNING_FILE", "path", "none",
             "decision table that `auto` consults (relay tune writes one); ranks must share its "
             "rules",
@@ -56,18 +56,18 @@ constexpr std::array kSettings{
             "message at a time)",
             R::library, A::free},
     Setting{Knob::gemm_panel_width, "RELAY_GEMM_PANEL_WIDTH", "integer [0, 1073741824]", "0",
-            "GEMM panel width, over options->panel_width (0: the block size)",
-            R::library, A::value},
+            "GEMM panel width, over options->panel_width (0: the block size)", R::library,
+            A::value},
     Setting{Knob::gemm_lookahead, "RELAY_GEMM_LOOKAHEAD", "integer [0, 64]", "0",
-            "panels broadcast ahead of the multiplication, over options->lookahead",
-            R::library, A::value},
+            "panels broadcast ahead of the multiplication, over options->lookahead", R::library,
+            A::value},
     Setting{Knob::gemm_pieces, "RELAY_GEMM_PIECES", "integer [0, 4096]", "0",
             "pieces each local multiplication is cut into for progress, over options->pieces "
             "(0: 4 with lookahead, else 1)",
             R::library, A::value},
     Setting{Knob::scalapack_on_error, "RELAY_SCALAPACK_ON_ERROR", "return", "abort",
-            "return: p?gemm_ prints PBLAS's message and returns instead of aborting",
-            R::library, A::free},
+            "return: p?gemm_ prints PBLAS's message and returns instead of aborting", R::library,
+            A::free},
     Setting{Knob::python, "RELAY_PYTHON", "path", "python3",
             "interpreter (with matplotlib) that draws --plot figures", R::command, A::free},
     Setting{Knob::python_dir, "RELAY_PYTHON_DIR", "path", "installed",
@@ -75,18 +75,17 @@ constexpr std::array kSettings{
     Setting{Knob::cluster_script, "RELAY_CLUSTER_SCRIPT", "path", "installed",
             "the relay-cluster script that `relay cluster` runs", R::command, A::free},
     Setting{Knob::cluster_job, "RELAY_CLUSTER_JOB", "text", "unset",
-            "set by relay cluster run in its ranks; --cluster is refused inside one",
-            R::command, A::free},
+            "set by relay cluster run in its ranks; --cluster is refused inside one", R::command,
+            A::free},
     Setting{Knob::cluster_timeout, "RELAY_CLUSTER_TIMEOUT", "seconds", "3600",
             "hang timeout of `relay bench ... --cluster` runs", R::command, A::free},
     Setting{Knob::cluster_name, "RELAY_CLUSTER_NAME", "text", "default",
-            "which emulated cluster relay-cluster works on (its --name)", R::cluster_tool,
-            A::free},
+            "which emulated cluster relay-cluster works on (its --name)", R::cluster_tool, A::free},
     Setting{Knob::cluster_cache, "RELAY_CLUSTER_CACHE", "path", "~/.cache/relay-cluster",
             "where relay-cluster keeps its state", R::cluster_tool, A::free},
     Setting{Knob::cluster_check_bin, "RELAY_CLUSTER_CHECK_BIN", "path", "built",
-            "the relay_cluster_check program relay-cluster measures links with",
-            R::cluster_tool, A::free},
+            "the relay_cluster_check program relay-cluster measures links with", R::cluster_tool,
+            A::free},
     Setting{Knob::cluster_test_program, "RELAY_CLUSTER_TEST_PROGRAM", "command", "none",
             "a program the cluster test also runs on its ranks", R::tests, A::free},
     Setting{Knob::test_max_bytes, "RELAY_TEST_MAX_BYTES", "integer", "none",
@@ -129,19 +128,26 @@ bool is_family(const Setting& s) { return s.name.find(kOpPlaceholder) != std::st
 
 std::string_view to_string(Reader reader) {
   switch (reader) {
-    case Reader::library: return "library";
-    case Reader::command: return "relay command";
-    case Reader::cluster_tool: return "relay-cluster";
-    case Reader::tests: return "tests";
+    case Reader::library:
+      return "library";
+    case Reader::command:
+      return "relay command";
+    case Reader::cluster_tool:
+      return "relay-cluster";
+    case Reader::tests:
+      return "tests";
   }
   return "?";
 }
 
 std::string_view to_string(Agreement agreement) {
   switch (agreement) {
-    case Agreement::value: return "same value";
-    case Agreement::contents: return "same contents";
-    case Agreement::free: return "may differ";
+    case Agreement::value:
+      return "same value";
+    case Agreement::contents:
+      return "same contents";
+    case Agreement::free:
+      return "may differ";
   }
   return "?";
 }

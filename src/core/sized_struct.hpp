@@ -35,17 +35,19 @@ bool copy_sized_struct(const Struct* given, Struct& out, std::size_t first_bytes
                        std::string& why) {
   const std::size_t size = stored_struct_size(given);
   if (size < first_bytes || size > kMaxStructBytes) {
-    why = fmt::format("is not the size of any version of the struct ({} bytes here): "
-                      "initialise it with its _init function",
-                      sizeof(Struct));
+    why = fmt::format(
+        "is not the size of any version of the struct ({} bytes here): "
+        "initialise it with its _init function",
+        sizeof(Struct));
     return false;
   }
   const auto* bytes = reinterpret_cast<const unsigned char*>(given);
   for (std::size_t i = sizeof(Struct); i < size; ++i) {
     if (bytes[i] != 0) {
-      why = fmt::format("sets fields past the {} bytes this relay knows (a newer relay.h's "
-                        "struct): this relay cannot honour them",
-                        sizeof(Struct));
+      why = fmt::format(
+          "sets fields past the {} bytes this relay knows (a newer relay.h's "
+          "struct): this relay cannot honour them",
+          sizeof(Struct));
       return false;
     }
   }

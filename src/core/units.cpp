@@ -31,10 +31,12 @@ std::optional<std::int64_t> parse_bytes(std::string_view text) {
     ++digits;
   }
   if (digits == 0) return std::nullopt;
-  const auto number = parse_integer(text.substr(0, digits), 0, std::numeric_limits<long long>::max());
+  const auto number =
+      parse_integer(text.substr(0, digits), 0, std::numeric_limits<long long>::max());
   if (!number) return std::nullopt;
   std::string unit;
-  for (char c : text.substr(digits)) unit += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char c : text.substr(digits))
+    unit += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   // 1024^power for the binary units and the bare letters, 1000^power for KB, MB, GB.
   std::int64_t base = 1024;
   int power = 0;

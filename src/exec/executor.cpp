@@ -34,8 +34,10 @@ const Pacing& pacing() {
       if (us) {
         r.idle_sleep_ns = static_cast<long>(*us) * 1000L;
       } else {
-        r.error = fmt::format("RELAY_IDLE_SLEEP_US='{}' is not a whole number of microseconds "
-                              "in [0, 1000000]", v);
+        r.error = fmt::format(
+            "RELAY_IDLE_SLEEP_US='{}' is not a whole number of microseconds "
+            "in [0, 1000000]",
+            v);
       }
     }
     // RELAY_PEER_BYTES_IN_FLIGHT: the byte budget of sends in flight to one peer (see
@@ -45,8 +47,10 @@ const Pacing& pacing() {
       if (bytes && *bytes >= 0) {
         r.peer_bytes_limit = static_cast<std::int64_t>(*bytes);
       } else if (r.error.empty()) {
-        r.error = fmt::format("RELAY_PEER_BYTES_IN_FLIGHT='{}' is not a size in bytes (65536, "
-                              "64KiB, 0)", v);
+        r.error = fmt::format(
+            "RELAY_PEER_BYTES_IN_FLIGHT='{}' is not a size in bytes (65536, "
+            "64KiB, 0)",
+            v);
       }
     }
     return r;
@@ -79,9 +83,9 @@ relay_status_t Executor::mpi_failed(int code, const char* call) {
   return RELAY_ERR_MPI;
 }
 
-relay_status_t Executor::start(std::shared_ptr<const schedule::RankProgram> program,
-                               char* buffer, MPI_Comm comm, int tag, Policy policy,
-                               int max_requests, const Combiner& combiner) {
+relay_status_t Executor::start(std::shared_ptr<const schedule::RankProgram> program, char* buffer,
+                               MPI_Comm comm, int tag, Policy policy, int max_requests,
+                               const Combiner& combiner) {
   program_ = std::move(program);
   error_.clear();
   if (!pacing().error.empty()) {
@@ -158,8 +162,8 @@ relay_status_t Executor::start_sends() {
     if (in_flight > 0 && in_flight + s.bytes > peer_bytes_limit_) break;
     const int slot = free_send_slots_.back();
     free_send_slots_.pop_back();
-    const int rc = MPI_Isend(buffer_ + s.offset, static_cast<int>(s.bytes), MPI_BYTE, s.peer,
-                             tag_, comm_, &requests_[slot]);
+    const int rc = MPI_Isend(buffer_ + s.offset, static_cast<int>(s.bytes), MPI_BYTE, s.peer, tag_,
+                             comm_, &requests_[slot]);
     if (rc != MPI_SUCCESS) return mpi_failed(rc, "MPI_Isend");
     in_flight += s.bytes;
     slot_step_[slot] = sends_started_++;
@@ -196,16 +200,15 @@ void Executor::check_received(std::int32_t ordinal, const MPI_Status& status) {
   mismatch_ = true;
   int rank = 0;
   MPI_Comm_rank(comm_, &rank);
-  error_ = fmt::format("rank {} received {} bytes from rank {} where its schedule expects {} "
-                       "(receive {} of {}): the ranks ran different schedules -- a different "
-                       "segment size, algorithm, fanout, root or tuning table on some rank "
-                       "(RELAY_CHECK=collective finds this before any data moves)",
-                       rank, received, s.peer, s.bytes, ordinal + 1, p.recv_count());
+  error_ = fmt::format(
+      "rank {} received {} bytes from rank {} where its schedule expects {} "
+      "(receive {} of {}): the ranks ran different schedules -- a different "
+      "segment size, algorithm, fanout, root or tuning table on some rank "
+      "(RELAY_CHECK=collective finds this before any data moves)",
+      rank, received, s.peer, s.bytes, ordinal + 1, p.recv_count());
 }
 
-relay_status_t Executor::finished() {
-  return mismatch_ ? RELAY_ERR_MISMATCH : RELAY_SUCCESS;
-}
+relay_status_t Executor::finished() { return mismatch_ ? RELAY_ERR_MISMATCH : RELAY_SUCCESS; }
 
 void Executor::send_completed(std::int32_t ordinal) {
   ++sends_done_;
@@ -225,10 +228,10 @@ relay_status_t Executor::combine(const Step& s) {
     return RELAY_SUCCESS;
   }
   const int count = static_cast<int>(s.bytes / combiner_.elem_bytes);
-  const int rc = s.received_left ? MPI_Reduce_local(received, accumulator, count,
-                                                    combiner_.datatype, combiner_.op)
-                                 : MPI_Reduce_local(accumulator, received, count,
-                                                    combiner_.datatype, combiner_.op);
+  const int rc =
+      s.received_left
+          ? MPI_Reduce_local(received, accumulator, count, combiner_.datatype, combiner_.op)
+          : MPI_Reduce_local(accumulator, received, count, combiner_.datatype, combiner_.op);
   if (rc != MPI_SUCCESS) return mpi_failed(rc, "MPI_Reduce_local");
   if (!s.received_left) std::memcpy(accumulator, received, static_cast<std::size_t>(s.bytes));
   ++combines_done_;
@@ -288,8 +291,8 @@ relay_status_t Executor::blocking_step(bool may_block, bool& advanced) {
     complete_slot(slot, status);
     if (auto st = post_receives(); st != RELAY_SUCCESS) return st;
   } else if (may_block && !cursor_send_active_) {
-    const int rc = MPI_Send(buffer_ + s.offset, static_cast<int>(s.bytes), MPI_BYTE, s.peer,
-                            tag_, comm_);
+    const int rc =
+        MPI_Send(buffer_ + s.offset, static_cast<int>(s.bytes), MPI_BYTE, s.peer, tag_, comm_);
     if (rc != MPI_SUCCESS) return mpi_failed(rc, "MPI_Send");
     send_completed(sends_done_);
     if (auto st = post_receives(); st != RELAY_SUCCESS) return st;

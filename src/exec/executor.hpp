@@ -6,7 +6,8 @@
 //                  segment j, send it to each child in turn (each send completes before the
 //                  next step). The papers' blocking pipeline.
 //   nonblocking -- a step starts as soon as the receives it needs have completed; up to
-//                  `max_requests` sends are in flight, so segment j is forwarded while j+1.. arrive.
+//                  `max_requests` sends are in flight, so segment j is forwarded while j+1..
+//                  arrive.
 // Reductions add combine steps (MPI_Reduce_local of a scratch slot into the buffer): they run
 // in program order, locally, as soon as their dependencies allow (see schedule.hpp); receives
 // are posted in program order once the scratch slot or buffer range they write is free.
@@ -97,19 +98,19 @@ class Executor {
   int max_requests_ = 1;
   Combiner combiner_;
 
-  // Slots [0, max_requests) hold receives, [max_requests, 2 max_requests) sends. Completion calls scan only
-  // [first_slot_, end_slot_): a root never receives and a leaf never sends, and every slot
-  // scanned costs MPI a check on each progress pass.
+  // Slots [0, max_requests) hold receives, [max_requests, 2 max_requests) sends. Completion calls
+  // scan only [first_slot_, end_slot_): a root never receives and a leaf never sends, and every
+  // slot scanned costs MPI a check on each progress pass.
   std::vector<MPI_Request> requests_;
   int first_slot_ = 0;
   int end_slot_ = 0;
-  std::vector<std::int32_t> slot_step_;     // step in the slot; for receives, its ordinal
+  std::vector<std::int32_t> slot_step_;  // step in the slot; for receives, its ordinal
   std::vector<std::int32_t> free_recv_slots_;
   std::vector<std::int32_t> free_send_slots_;
-  std::vector<int> completed_;              // scratch for MPI_Waitsome / MPI_Testsome
-  std::vector<MPI_Status> statuses_;        // their statuses: receives' sizes are checked
-  std::vector<std::int8_t> recv_done_;      // per receive ordinal
-  std::vector<std::int8_t> send_done_;      // per send ordinal
+  std::vector<int> completed_;          // scratch for MPI_Waitsome / MPI_Testsome
+  std::vector<MPI_Status> statuses_;    // their statuses: receives' sizes are checked
+  std::vector<std::int8_t> recv_done_;  // per receive ordinal
+  std::vector<std::int8_t> send_done_;  // per send ordinal
   // Bytes in flight per peer. A send to a peer starts when nothing is in flight to it or when
   // the bytes in flight would stay within peer_bytes_limit_ (RELAY_PEER_BYTES_IN_FLIGHT,
   // default 64 KiB). Two large messages to the same peer share one link: in flight together
@@ -129,11 +130,11 @@ class Executor {
   std::int32_t recv_prefix_ = 0;    // receive ordinals [0, recv_prefix_) have completed
   std::int32_t sends_started_ = 0;  // send ordinals [0, sends_started_) are started
   std::int32_t sends_done_ = 0;
-  std::int32_t send_prefix_ = 0;    // send ordinals [0, send_prefix_) have completed
-  std::int32_t combines_done_ = 0;  // combines run in program order
-  std::int32_t cursor_ = 0;         // blocking: first step not yet completed
-  bool cursor_send_active_ = false; // blocking: the cursor's send is in flight
-  bool mismatch_ = false;           // a receive got another size than its step: error_ says
+  std::int32_t send_prefix_ = 0;     // send ordinals [0, send_prefix_) have completed
+  std::int32_t combines_done_ = 0;   // combines run in program order
+  std::int32_t cursor_ = 0;          // blocking: first step not yet completed
+  bool cursor_send_active_ = false;  // blocking: the cursor's send is in flight
+  bool mismatch_ = false;            // a receive got another size than its step: error_ says
   std::string error_;
 };
 

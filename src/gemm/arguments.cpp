@@ -17,10 +17,20 @@ namespace relay::gemm {
 
 bool parse_op(char c, Op& op) {
   switch (c) {
-    case 'N': case 'n': op = Op::none; return true;
-    case 'T': case 't': op = Op::trans; return true;
-    case 'C': case 'c': op = Op::conj_trans; return true;
-    default: return false;
+    case 'N':
+    case 'n':
+      op = Op::none;
+      return true;
+    case 'T':
+    case 't':
+      op = Op::trans;
+      return true;
+    case 'C':
+    case 'c':
+      op = Op::conj_trans;
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -32,12 +42,10 @@ int check_arguments(const Problem& p, const relay_grid& grid, std::string& messa
   Op op;
   if (!parse_op(p.transa, op)) {
     info = -kTransA;
-    message = fmt::format("argument {} (TRANSA = '{}') is not 'N', 'T' or 'C'", kTransA,
-                          p.transa);
+    message = fmt::format("argument {} (TRANSA = '{}') is not 'N', 'T' or 'C'", kTransA, p.transa);
   } else if (!parse_op(p.transb, op)) {
     info = -kTransB;
-    message = fmt::format("argument {} (TRANSB = '{}') is not 'N', 'T' or 'C'", kTransB,
-                          p.transb);
+    message = fmt::format("argument {} (TRANSB = '{}') is not 'N', 'T' or 'C'", kTransB, p.transb);
   }
   const bool nota = p.opa == Op::none && info != -kTransA;
   const bool notb = p.opb == Op::none && info != -kTransB;
@@ -46,11 +54,13 @@ int check_arguments(const Problem& p, const relay_grid& grid, std::string& messa
     if (r.info != info && !r.message.empty()) message = r.message;
     info = r.info;
   };
-  layout::MatrixOperand a{"A", nota ? p.m : p.k, nota ? kM : kK, nota ? p.k : p.m,
-                          nota ? kK : kM, p.ia, p.ja, p.desca, kDescA};
+  layout::MatrixOperand a{
+      "A",  nota ? p.m : p.k, nota ? kM : kK, nota ? p.k : p.m, nota ? kK : kM, p.ia,
+      p.ja, p.desca,          kDescA};
   check(a);
-  layout::MatrixOperand b{"B", notb ? p.k : p.n, notb ? kK : kN, notb ? p.n : p.k,
-                          notb ? kN : kK, p.ib, p.jb, p.descb, kDescB};
+  layout::MatrixOperand b{
+      "B",  notb ? p.k : p.n, notb ? kK : kN, notb ? p.n : p.k, notb ? kN : kK, p.ib,
+      p.jb, p.descb,          kDescB};
   check(b);
   layout::MatrixOperand c{"C", p.m, kM, p.n, kN, p.ic, p.jc, p.descc, kDescC};
   check(c);
@@ -94,8 +104,8 @@ void add(core::Fingerprint& f, const layout::Descriptor& d) {
 
 std::uint64_t problem_fingerprint(const Problem& p, const Options& o) {
   core::Fingerprint f;
-  for (std::int64_t v : {static_cast<std::int64_t>(p.opa), static_cast<std::int64_t>(p.opb),
-                         p.m, p.n, p.k, p.ia, p.ja, p.ib, p.jb, p.ic, p.jc}) {
+  for (std::int64_t v : {static_cast<std::int64_t>(p.opa), static_cast<std::int64_t>(p.opb), p.m,
+                         p.n, p.k, p.ia, p.ja, p.ib, p.jb, p.ic, p.jc}) {
     f.add(v);
   }
   add(f, p.desca);
@@ -108,11 +118,11 @@ std::uint64_t problem_fingerprint(const Problem& p, const Options& o) {
     if (p.alpha != nullptr) f.add_bytes(p.alpha, static_cast<std::size_t>(type_size));
     if (p.beta != nullptr) f.add_bytes(p.beta, static_cast<std::size_t>(type_size));
   }
-  for (std::int64_t v : {o.panel_width, static_cast<std::int64_t>(o.lookahead),
-                         static_cast<std::int64_t>(o.pieces),
-                         static_cast<std::int64_t>(o.bcast.algorithm),
-                         static_cast<std::int64_t>(o.bcast.segment_bytes),
-                         static_cast<std::int64_t>(o.bcast.fanout)}) {
+  for (std::int64_t v :
+       {o.panel_width, static_cast<std::int64_t>(o.lookahead), static_cast<std::int64_t>(o.pieces),
+        static_cast<std::int64_t>(o.bcast.algorithm),
+        static_cast<std::int64_t>(o.bcast.segment_bytes),
+        static_cast<std::int64_t>(o.bcast.fanout)}) {
     f.add(v);
   }
   return f.value();

@@ -75,8 +75,7 @@ bool agree_on_fingerprint(std::uint64_t fingerprint, const relay_grid& grid);
 void init_options(relay_gemm_options_t* options, std::size_t struct_size);
 
 /// Fills defaults and applies RELAY_GEMM_PANEL_WIDTH / _LOOKAHEAD / _PIECES. Not collective.
-relay_status_t resolve_options(const relay_gemm_options_t* given, Options& out,
-                               std::string& error);
+relay_status_t resolve_options(const relay_gemm_options_t* given, Options& out, std::string& error);
 
 /// PBLAS's argument check of PDGEMM on this process (INFO: 0, -position, or
 /// -(100 * position + entry), positions of PDGEMM's argument list). `message` says why.

@@ -16,7 +16,7 @@ struct relay_grid {
   MPI_Comm col_comm = MPI_COMM_NULL;  ///< my process column; rank = my row
   relay::layout::ProcessGrid shape;
   relay::layout::GridCoord me;
-  bool owns_comm = false;             ///< comm is relay's duplicate (freed with the grid)
+  bool owns_comm = false;  ///< comm is relay's duplicate (freed with the grid)
 };
 
 namespace relay::gemm {

@@ -32,16 +32,16 @@ template <>
 struct Blas<float> {
   static void gemm(int m, int n, int k, float alpha, const float* a, int lda, const float* b,
                    int ldb, float* c, int ldc) {
-    cblas_sgemm(CblasColMajor, CblasNoTrans, CblasTrans, m, n, k, alpha, a, lda, b, ldb, 1.0f,
-                c, ldc);
+    cblas_sgemm(CblasColMajor, CblasNoTrans, CblasTrans, m, n, k, alpha, a, lda, b, ldb, 1.0f, c,
+                ldc);
   }
 };
 template <>
 struct Blas<double> {
   static void gemm(int m, int n, int k, double alpha, const double* a, int lda, const double* b,
                    int ldb, double* c, int ldc) {
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, m, n, k, alpha, a, lda, b, ldb, 1.0,
-                c, ldc);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, m, n, k, alpha, a, lda, b, ldb, 1.0, c,
+                ldc);
   }
 };
 template <>
@@ -50,8 +50,8 @@ struct Blas<std::complex<float>> {
   static void gemm(int m, int n, int k, T alpha, const T* a, int lda, const T* b, int ldb, T* c,
                    int ldc) {
     const T one(1.0f, 0.0f);
-    cblas_cgemm(CblasColMajor, CblasNoTrans, CblasTrans, m, n, k, &alpha, a, lda, b, ldb, &one,
-                c, ldc);
+    cblas_cgemm(CblasColMajor, CblasNoTrans, CblasTrans, m, n, k, &alpha, a, lda, b, ldb, &one, c,
+                ldc);
   }
 };
 template <>
@@ -60,8 +60,8 @@ struct Blas<std::complex<double>> {
   static void gemm(int m, int n, int k, T alpha, const T* a, int lda, const T* b, int ldb, T* c,
                    int ldc) {
     const T one(1.0, 0.0);
-    cblas_zgemm(CblasColMajor, CblasNoTrans, CblasTrans, m, n, k, &alpha, a, lda, b, ldb, &one,
-                c, ldc);
+    cblas_zgemm(CblasColMajor, CblasNoTrans, CblasTrans, m, n, k, &alpha, a, lda, b, ldb, &one, c,
+                ldc);
   }
 };
 
@@ -94,18 +94,18 @@ template <class T>
 struct Operand {
   const T* data = nullptr;
   std::int64_t ld = 1;
-  BlockCyclic rows, cols;        // X's distributions (whole matrix)
-  std::int64_t i0 = 0, j0 = 0;   // sub(X)'s first row and column
-  bool free_is_row = true;       // op(X)'s free index runs along X's rows
+  BlockCyclic rows, cols;       // X's distributions (whole matrix)
+  std::int64_t i0 = 0, j0 = 0;  // sub(X)'s first row and column
+  bool free_is_row = true;      // op(X)'s free index runs along X's rows
   bool conj = false;
   bool aligned = false;
-  MPI_Comm comm = MPI_COMM_NULL; // broadcast communicator (aligned): my row (A) or column (B)
-  int k_coord = 0;               // my coordinate along the k dimension's grid axis
-  bool class_is_row = true;      // C's free axis lies along grid rows (A) or columns (B)
-  int free_class = 0;            // my coordinate along that axis
-  std::int64_t nfree = 0;        // free indices of op(sub(X)) (m for A, n for B)
-  std::int64_t nfree_local = 0;  // of them mine (C's local rows for A, columns for B)
-  std::int64_t free_local0 = 0;  // aligned: local index along X's free axis of my first one
+  MPI_Comm comm = MPI_COMM_NULL;  // broadcast communicator (aligned): my row (A) or column (B)
+  int k_coord = 0;                // my coordinate along the k dimension's grid axis
+  bool class_is_row = true;       // C's free axis lies along grid rows (A) or columns (B)
+  int free_class = 0;             // my coordinate along that axis
+  std::int64_t nfree = 0;         // free indices of op(sub(X)) (m for A, n for B)
+  std::int64_t nfree_local = 0;   // of them mine (C's local rows for A, columns for B)
+  std::int64_t free_local0 = 0;   // aligned: local index along X's free axis of my first one
 
   const BlockCyclic& free_dist() const { return free_is_row ? rows : cols; }
   const BlockCyclic& k_dist() const { return free_is_row ? cols : rows; }
@@ -137,8 +137,7 @@ struct Slot {
 template <class T>
 class Summa {
  public:
-  Summa(const Problem& p, const relay_grid& grid, const Options& options,
-        relay_gemm_stats_t& stats)
+  Summa(const Problem& p, const relay_grid& grid, const Options& options, relay_gemm_stats_t& stats)
       : p_(p), grid_(grid), options_(options), stats_(stats) {}
 
   relay_status_t run(std::string& error);
@@ -149,8 +148,9 @@ class Summa {
                      std::vector<std::vector<std::int64_t>>& classes);
   relay_status_t start(Slot<T>& slot, std::int64_t k0, std::int64_t w);
   relay_status_t start_aligned(const Operand<T>& x, Slot<T>& slot, std::vector<T>& panel);
-  relay_status_t start_gather(const Operand<T>& x, const std::vector<std::vector<std::int64_t>>& classes,
-                              Slot<T>& slot, Gather<T>& g);
+  relay_status_t start_gather(const Operand<T>& x,
+                              const std::vector<std::vector<std::int64_t>>& classes, Slot<T>& slot,
+                              Gather<T>& g);
   void finish_gather(const Operand<T>& x, const std::vector<std::vector<std::int64_t>>& classes,
                      Slot<T>& slot, Gather<T>& g, std::vector<T>& panel);
   relay_status_t progress(Slot<T>& slot);
@@ -237,8 +237,7 @@ void Summa<T>::build_classes(const Operand<T>& x, const BlockCyclic& c_free, int
 }
 
 template <class T>
-relay_status_t Summa<T>::start_aligned(const Operand<T>& x, Slot<T>& slot,
-                                       std::vector<T>& panel) {
+relay_status_t Summa<T>::start_aligned(const Operand<T>& x, Slot<T>& slot, std::vector<T>& panel) {
   const BlockCyclic& kd = x.k_dist();
   const std::int64_t nf = x.nfree_local;
   int comm_size = 1;
@@ -254,7 +253,8 @@ relay_status_t Summa<T>::start_aligned(const Operand<T>& x, Slot<T>& slot,
         const std::int64_t lk = layout::to_local(kd, g + u);
         T* out = panel.data() + (t + u) * nf;
         if (x.free_is_row) {
-          std::memcpy(out, x.data + x.free_local0 + lk * x.ld, sizeof(T) * static_cast<std::size_t>(nf));
+          std::memcpy(out, x.data + x.free_local0 + lk * x.ld,
+                      sizeof(T) * static_cast<std::size_t>(nf));
         } else {
           for (std::int64_t f = 0; f < nf; ++f) out[f] = x.data[lk + (x.free_local0 + f) * x.ld];
         }
@@ -321,17 +321,16 @@ relay_status_t Summa<T>::start_gather(const Operand<T>& x,
   }
   g.recv.resize(static_cast<std::size_t>(total));
   stats_.panel_bytes += static_cast<long long>(total) * static_cast<long long>(sizeof(T));
-  int rc = MPI_Ialltoallv(g.send.data(), g.scounts.data(), g.sdispls.data(), p_.type,
-                          g.recv.data(), g.rcounts.data(), g.rdispls.data(), p_.type,
-                          grid_.comm, &g.request);
+  int rc = MPI_Ialltoallv(g.send.data(), g.scounts.data(), g.sdispls.data(), p_.type, g.recv.data(),
+                          g.rcounts.data(), g.rdispls.data(), p_.type, grid_.comm, &g.request);
   if (rc != MPI_SUCCESS) return mpi_error(rc, "MPI_Ialltoallv");
   return RELAY_SUCCESS;
 }
 
 template <class T>
 void Summa<T>::finish_gather(const Operand<T>& x,
-                             const std::vector<std::vector<std::int64_t>>& classes,
-                             Slot<T>& slot, Gather<T>& g, std::vector<T>& panel) {
+                             const std::vector<std::vector<std::int64_t>>& classes, Slot<T>& slot,
+                             Gather<T>& g, std::vector<T>& panel) {
   const auto& my_list = classes[static_cast<std::size_t>(x.free_class)];
   g.cursor = g.rdispls;
   const std::int64_t nf = x.nfree_local;
@@ -352,8 +351,8 @@ relay_status_t Summa<T>::start(Slot<T>& slot, std::int64_t k0, std::int64_t w) {
   slot.active = true;
   slot.a.resize(static_cast<std::size_t>(w * m_loc_));
   slot.b.resize(static_cast<std::size_t>(w * n_loc_));
-  relay_status_t st = a_.aligned ? start_aligned(a_, slot, slot.a)
-                                 : start_gather(a_, classes_a_, slot, slot.ga);
+  relay_status_t st =
+      a_.aligned ? start_aligned(a_, slot, slot.a) : start_gather(a_, classes_a_, slot, slot.ga);
   if (st == RELAY_SUCCESS) {
     st = b_.aligned ? start_aligned(b_, slot, slot.b) : start_gather(b_, classes_b_, slot, slot.gb);
   }
@@ -480,7 +479,8 @@ relay_status_t Summa<T>::run(std::string& error) {
   for (std::int64_t q = 0; q < std::min(L, npanels) && st == RELAY_SUCCESS; ++q) {
     st = start(slots[static_cast<std::size_t>(q % nslots)], panel_start(q), panel_width(q));
   }
-  const int pieces = std::max(1, static_cast<int>(std::min<std::int64_t>(options_.pieces, std::max<std::int64_t>(n_loc_, 1))));
+  const int pieces = std::max(1, static_cast<int>(std::min<std::int64_t>(
+                                     options_.pieces, std::max<std::int64_t>(n_loc_, 1))));
   for (std::int64_t q = 0; q < npanels && st == RELAY_SUCCESS; ++q) {
     if (q + L < npanels) {
       st = start(slots[static_cast<std::size_t>((q + L) % nslots)], panel_start(q + L),
@@ -497,11 +497,10 @@ relay_status_t Summa<T>::run(std::string& error) {
       const std::int64_t j0 = n_loc_ * piece / pieces, j1 = n_loc_ * (piece + 1) / pieces;
       t0 = MPI_Wtime();
       if (j1 > j0) {
-        Blas<T>::gemm(static_cast<int>(m_loc_), static_cast<int>(j1 - j0),
-                      static_cast<int>(slot.w), alpha, slot.a.data(),
-                      static_cast<int>(std::max<std::int64_t>(1, m_loc_)), slot.b.data() + j0,
-                      static_cast<int>(std::max<std::int64_t>(1, n_loc_)), c_local_ + j0 * ldc_,
-                      static_cast<int>(ldc_));
+        Blas<T>::gemm(static_cast<int>(m_loc_), static_cast<int>(j1 - j0), static_cast<int>(slot.w),
+                      alpha, slot.a.data(), static_cast<int>(std::max<std::int64_t>(1, m_loc_)),
+                      slot.b.data() + j0, static_cast<int>(std::max<std::int64_t>(1, n_loc_)),
+                      c_local_ + j0 * ldc_, static_cast<int>(ldc_));
       }
       stats_.compute_s += MPI_Wtime() - t0;
       if (L > 0) {

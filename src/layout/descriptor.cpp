@@ -44,34 +44,54 @@ Descriptor read_fortran(const Int* desc) {
 
 std::string_view to_string(DescEntry entry) {
   switch (entry) {
-    case DescEntry::dtype: return "DTYPE_";
-    case DescEntry::ctxt: return "CTXT_";
-    case DescEntry::m: return "M_";
-    case DescEntry::n: return "N_";
-    case DescEntry::imb: return "IMB_";
-    case DescEntry::inb: return "INB_";
-    case DescEntry::mb: return "MB_";
-    case DescEntry::nb: return "NB_";
-    case DescEntry::rsrc: return "RSRC_";
-    case DescEntry::csrc: return "CSRC_";
-    case DescEntry::lld: return "LLD_";
+    case DescEntry::dtype:
+      return "DTYPE_";
+    case DescEntry::ctxt:
+      return "CTXT_";
+    case DescEntry::m:
+      return "M_";
+    case DescEntry::n:
+      return "N_";
+    case DescEntry::imb:
+      return "IMB_";
+    case DescEntry::inb:
+      return "INB_";
+    case DescEntry::mb:
+      return "MB_";
+    case DescEntry::nb:
+      return "NB_";
+    case DescEntry::rsrc:
+      return "RSRC_";
+    case DescEntry::csrc:
+      return "CSRC_";
+    case DescEntry::lld:
+      return "LLD_";
   }
   return "unknown";
 }
 
 int dtype1_position(DescEntry entry) {
   switch (entry) {
-    case DescEntry::dtype: return d1_dtype + 1;
-    case DescEntry::ctxt: return d1_ctxt + 1;
-    case DescEntry::m: return d1_m + 1;
-    case DescEntry::n: return d1_n + 1;
+    case DescEntry::dtype:
+      return d1_dtype + 1;
+    case DescEntry::ctxt:
+      return d1_ctxt + 1;
+    case DescEntry::m:
+      return d1_m + 1;
+    case DescEntry::n:
+      return d1_n + 1;
     case DescEntry::imb:
-    case DescEntry::mb: return d1_mb + 1;
+    case DescEntry::mb:
+      return d1_mb + 1;
     case DescEntry::inb:
-    case DescEntry::nb: return d1_nb + 1;
-    case DescEntry::rsrc: return d1_rsrc + 1;
-    case DescEntry::csrc: return d1_csrc + 1;
-    case DescEntry::lld: return d1_lld + 1;
+    case DescEntry::nb:
+      return d1_nb + 1;
+    case DescEntry::rsrc:
+      return d1_rsrc + 1;
+    case DescEntry::csrc:
+      return d1_csrc + 1;
+    case DescEntry::lld:
+      return d1_lld + 1;
   }
   return 0;
 }
@@ -80,16 +100,15 @@ bool operator==(const Descriptor& a, const Descriptor& b) {
   return a.dtype == b.dtype && to_dtype2_array(a) == to_dtype2_array(b);
 }
 
-Descriptor make_descriptor(int64_t m, int64_t n, int64_t mb, int64_t nb, int64_t rsrc,
-                           int64_t csrc, int64_t ctxt, int64_t lld) {
+Descriptor make_descriptor(int64_t m, int64_t n, int64_t mb, int64_t nb, int64_t rsrc, int64_t csrc,
+                           int64_t ctxt, int64_t lld) {
   Descriptor d = make_descriptor_inb(m, n, mb, nb, mb, nb, rsrc, csrc, ctxt, lld);
   d.dtype = dtype_block_cyclic_2d;
   return d;
 }
 
 Descriptor make_descriptor_inb(int64_t m, int64_t n, int64_t imb, int64_t inb, int64_t mb,
-                               int64_t nb, int64_t rsrc, int64_t csrc, int64_t ctxt,
-                               int64_t lld) {
+                               int64_t nb, int64_t rsrc, int64_t csrc, int64_t ctxt, int64_t lld) {
   Descriptor d;
   d.dtype = dtype_block_cyclic_2d_inb;
   d.ctxt = ctxt;
@@ -109,14 +128,14 @@ Descriptor descriptor_from_fortran(const int32_t* desc) { return read_fortran(de
 Descriptor descriptor_from_fortran(const int64_t* desc) { return read_fortran(desc); }
 
 std::array<int64_t, dtype2_length> to_dtype2_array(const Descriptor& d) {
-  return {dtype_block_cyclic_2d_inb, d.ctxt, d.m, d.n, d.imb, d.inb, d.mb, d.nb,
-          d.rsrc, d.csrc, d.lld};
+  return {
+      dtype_block_cyclic_2d_inb, d.ctxt, d.m, d.n, d.imb, d.inb, d.mb, d.nb, d.rsrc, d.csrc, d.lld};
 }
 
 std::optional<std::array<int64_t, dtype1_length>> to_dtype1_array(const Descriptor& d) {
   if (d.imb != d.mb || d.inb != d.nb) return std::nullopt;
-  return std::array<int64_t, dtype1_length>{dtype_block_cyclic_2d, d.ctxt, d.m, d.n, d.mb,
-                                            d.nb, d.rsrc, d.csrc, d.lld};
+  return std::array<int64_t, dtype1_length>{
+      dtype_block_cyclic_2d, d.ctxt, d.m, d.n, d.mb, d.nb, d.rsrc, d.csrc, d.lld};
 }
 
 BlockCyclic row_distribution(const Descriptor& desc, const ProcessGrid& grid) {

@@ -73,13 +73,12 @@ bool operator==(const Descriptor& a, const Descriptor& b);
 inline bool operator!=(const Descriptor& a, const Descriptor& b) { return !(a == b); }
 
 /// A DTYPE-1 descriptor, arguments in DESCINIT's order (no checks; IMB = MB, INB = NB).
-Descriptor make_descriptor(int64_t m, int64_t n, int64_t mb, int64_t nb, int64_t rsrc,
-                           int64_t csrc, int64_t ctxt, int64_t lld);
+Descriptor make_descriptor(int64_t m, int64_t n, int64_t mb, int64_t nb, int64_t rsrc, int64_t csrc,
+                           int64_t ctxt, int64_t lld);
 
 /// A DTYPE-2 descriptor, arguments in PB_Cdescset's order (no checks).
 Descriptor make_descriptor_inb(int64_t m, int64_t n, int64_t imb, int64_t inb, int64_t mb,
-                               int64_t nb, int64_t rsrc, int64_t csrc, int64_t ctxt,
-                               int64_t lld);
+                               int64_t nb, int64_t rsrc, int64_t csrc, int64_t ctxt, int64_t lld);
 
 /// Reads a Fortran descriptor array the way PB_CargFtoC does: 9 entries if desc[0] is 1,
 /// 11 if it is 2, and only desc[0] and desc[1] otherwise (the rest then take the defaults

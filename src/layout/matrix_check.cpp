@@ -66,8 +66,8 @@ InfoTarget decode_info(int info) {
   return t;
 }
 
-ArgCheck check_matrix(const MatrixOperand& a, int64_t ctxt, const ProcessGrid& grid,
-                      GridCoord me, int prior_info) {
+ArgCheck check_matrix(const MatrixOperand& a, int64_t ctxt, const ProcessGrid& grid, GridCoord me,
+                      int prior_info) {
   Ranking rank(prior_info);
   const Descriptor& d = a.desc;
   const std::string name(a.name);
@@ -92,8 +92,7 @@ ArgCheck check_matrix(const MatrixOperand& a, int64_t ctxt, const ProcessGrid& g
     rank.add(a.m_pos * desc_mult, "rows of sub(" + name + ") = " + str(a.m) + ", must be >= 0");
   }
   if (a.n < 0) {
-    rank.add(a.n_pos * desc_mult,
-             "columns of sub(" + name + ") = " + str(a.n) + ", must be >= 0");
+    rank.add(a.n_pos * desc_mult, "columns of sub(" + name + ") = " + str(a.n) + ", must be >= 0");
   }
   if (a.ia < 0) rank.add(ia_score, "I" + name + " = " + str(a.ia + 1) + ", must be >= 1");
   if (a.ja < 0) rank.add(ja_score, "J" + name + " = " + str(a.ja + 1) + ", must be >= 1");
@@ -143,9 +142,9 @@ ArgCheck check_matrix(const MatrixOperand& a, int64_t ctxt, const ProcessGrid& g
   if (rank.clean()) {
     const int64_t need = required_lld(d, grid, me);
     if (d.lld < need) {
-      bad_entry(DescEntry::lld, d.lld,
-                "must be >= " + str(need) + " on process (" + str(me.row) + ", " +
-                    str(me.col) + ")");
+      bad_entry(
+          DescEntry::lld, d.lld,
+          "must be >= " + str(need) + " on process (" + str(me.row) + ", " + str(me.col) + ")");
     }
   }
   return rank.result();

@@ -58,7 +58,7 @@ InfoTarget decode_info(int info);
 /// Checks `a` as PB_Cchkmat does on the process at `me` of `grid`, the grid of the operation's
 /// context `ctxt`. `prior_info` is the INFO so far (0 if none); the result is the combined
 /// INFO (the smallest code of all errors found, see the file comment).
-ArgCheck check_matrix(const MatrixOperand& a, int64_t ctxt, const ProcessGrid& grid,
-                      GridCoord me, int prior_info = 0);
+ArgCheck check_matrix(const MatrixOperand& a, int64_t ctxt, const ProcessGrid& grid, GridCoord me,
+                      int prior_info = 0);
 
 }  // namespace relay::layout

@@ -129,8 +129,7 @@ class PanelRange {
   Panel at(int64_t offset) const {
     const int64_t g = start_ + offset;
     const PanelPlace p = detail::place_of(dim_, g);
-    const int64_t width =
-        std::min({n_ - offset, max_width_, detail::room_in_block(dim_, g)});
+    const int64_t width = std::min({n_ - offset, max_width_, detail::room_in_block(dim_, g)});
     return Panel{offset, width, p.owner, p.local};
   }
 
@@ -164,8 +163,8 @@ class JointPanelRange {
   JointPanel at(int64_t offset) const {
     const int64_t ga = start_a_ + offset;
     const int64_t gb = start_b_ + offset;
-    const int64_t width = std::min({n_ - offset, max_width_, detail::room_in_block(a_, ga),
-                                    detail::room_in_block(b_, gb)});
+    const int64_t width = std::min(
+        {n_ - offset, max_width_, detail::room_in_block(a_, ga), detail::room_in_block(b_, gb)});
     return JointPanel{offset, width, detail::place_of(a_, ga), detail::place_of(b_, gb)};
   }
 

@@ -7,8 +7,10 @@ namespace relay::layout {
 
 std::string_view to_string(GridOrder order) {
   switch (order) {
-    case GridOrder::row_major: return "row_major";
-    case GridOrder::column_major: return "column_major";
+    case GridOrder::row_major:
+      return "row_major";
+    case GridOrder::column_major:
+      return "column_major";
   }
   return "unknown";
 }

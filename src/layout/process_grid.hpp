@@ -39,8 +39,8 @@ inline bool operator!=(GridCoord a, GridCoord b) { return !(a == b); }
 /// A `rows` x `cols` grid of processes. A plain value: check it with grid_error() before use;
 /// the maps below assume a valid grid and in-range arguments.
 struct ProcessGrid {
-  int rows = 1;                          ///< process rows (NPROW), >= 1
-  int cols = 1;                          ///< process columns (NPCOL), >= 1
+  int rows = 1;  ///< process rows (NPROW), >= 1
+  int cols = 1;  ///< process columns (NPCOL), >= 1
   GridOrder order = GridOrder::row_major;
 
   /// Number of processes, rows * cols.

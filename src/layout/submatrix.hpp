@@ -43,15 +43,15 @@ struct ElementPlace {
 
 /// The layout of sub(A) = A(ia : ia+m-1, ja : ja+n-1) over a process grid.
 struct Submatrix {
-  int64_t m = 0;        ///< rows of sub(A)
-  int64_t n = 0;        ///< columns of sub(A)
-  int64_t ia = 0;       ///< 0-based first row of sub(A) in A
-  int64_t ja = 0;       ///< 0-based first column of sub(A) in A
-  BlockCyclic a_rows;   ///< A's row distribution
-  BlockCyclic a_cols;   ///< A's column distribution
-  BlockCyclic rows;     ///< sub(A)'s rows renumbered from 0: subrange(a_rows, ia)
-  BlockCyclic cols;     ///< sub(A)'s columns renumbered from 0: subrange(a_cols, ja)
-  int64_t lld = 1;      ///< leading dimension of the local arrays of A
+  int64_t m = 0;       ///< rows of sub(A)
+  int64_t n = 0;       ///< columns of sub(A)
+  int64_t ia = 0;      ///< 0-based first row of sub(A) in A
+  int64_t ja = 0;      ///< 0-based first column of sub(A) in A
+  BlockCyclic a_rows;  ///< A's row distribution
+  BlockCyclic a_cols;  ///< A's column distribution
+  BlockCyclic rows;    ///< sub(A)'s rows renumbered from 0: subrange(a_rows, ia)
+  BlockCyclic cols;    ///< sub(A)'s columns renumbered from 0: subrange(a_cols, ja)
+  int64_t lld = 1;     ///< leading dimension of the local arrays of A
 
   /// Process row holding sub(A)'s first row (PROW of PB_Cinfog2l; -1 if replicated).
   int first_row_owner() const { return rows.source; }

@@ -2,10 +2,10 @@
 
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fmt/format.h>
 #include <limits>
 #include <stdexcept>
 #include <thread>
@@ -122,7 +122,9 @@ PairsChoice choose_pairs(const std::string& pairs, MPI_Comm comm) {
 class BufferCycle {
  public:
   BufferCycle(std::int64_t region, std::int64_t largest)
-      : bytes_(std::max(region, 2 * largest)), cycling_(region > 0), half_(largest),
+      : bytes_(std::max(region, 2 * largest)),
+        cycling_(region > 0),
+        half_(largest),
         buf_(static_cast<std::size_t>(bytes_), 1) {}
   char* next(std::int64_t m) {
     if (!cycling_) {
@@ -151,9 +153,11 @@ P2pMeasurement measure_p2p(MPI_Comm comm, const P2pOptions& a) {
   int rank = 0, size = 0;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  if (size < 2) throw std::invalid_argument("relay model measure needs at least 2 ranks (mpirun -np 2)");
+  if (size < 2)
+    throw std::invalid_argument("relay model measure needs at least 2 ranks (mpirun -np 2)");
   if (a.peer < 1 || a.peer >= size) {
-    throw std::invalid_argument(fmt::format("--peer {} is not a rank other than 0 (1..{})", a.peer, size - 1));
+    throw std::invalid_argument(
+        fmt::format("--peer {} is not a rank other than 0 (1..{})", a.peer, size - 1));
   }
   auto sizes = a.sizes;
   std::sort(sizes.begin(), sizes.end());
@@ -161,8 +165,9 @@ P2pMeasurement measure_p2p(MPI_Comm comm, const P2pOptions& a) {
   sizes.erase(std::remove(sizes.begin(), sizes.end(), 0), sizes.end());
   if (sizes.empty()) throw std::invalid_argument("--sizes: no size above 0 bytes to measure");
   if (sizes.back() > std::numeric_limits<int>::max()) {  // MPI counts (of bytes) are ints
-    throw std::invalid_argument(fmt::format("--sizes: {} is more bytes than an MPI count holds (at most {})",
-                                            core::format_bytes(sizes.back()), std::numeric_limits<int>::max()));
+    throw std::invalid_argument(
+        fmt::format("--sizes: {} is more bytes than an MPI count holds (at most {})",
+                    core::format_bytes(sizes.back()), std::numeric_limits<int>::max()));
   }
   StopRule rule;
   rule.max_spread = a.max_spread;
@@ -177,7 +182,8 @@ P2pMeasurement measure_p2p(MPI_Comm comm, const P2pOptions& a) {
     for (int r = 1; r < size; ++r) {
       if (r != peer) others.push_back(r);
     }
-    const auto at = static_cast<std::size_t>(std::find(others.begin(), others.end(), rank) - others.begin());
+    const auto at =
+        static_cast<std::size_t>(std::find(others.begin(), others.end(), rank) - others.begin());
     if ((at ^ 1U) < others.size()) partner = others[at ^ 1U];
   }
   const bool leader = partner >= 0 && (rank == 0 || (rank != peer && rank < partner));
@@ -186,9 +192,11 @@ P2pMeasurement measure_p2p(MPI_Comm comm, const P2pOptions& a) {
   // The buffers below: the cycle (at least twice the largest size) and twice the largest.
   const double largest = static_cast<double>(sizes.back());
   if (a.check_memory) {
-    a.check_memory(std::max(static_cast<double>(a.cycle_bytes), 2 * largest) + 2 * largest,
-                   fmt::format("relay model measure (sizes up to {}{})", core::format_bytes(sizes.back()),
-                               a.cycle_bytes > 0 ? ", --cycle " + core::format_bytes(a.cycle_bytes) : std::string()));
+    a.check_memory(
+        std::max(static_cast<double>(a.cycle_bytes), 2 * largest) + 2 * largest,
+        fmt::format(
+            "relay model measure (sizes up to {}{})", core::format_bytes(sizes.back()),
+            a.cycle_bytes > 0 ? ", --cycle " + core::format_bytes(a.cycle_bytes) : std::string()));
   }
   BufferCycle cyc(a.cycle_bytes, sizes.back());
   std::vector<char> buf(static_cast<std::size_t>(sizes.back()) * 2, 1);  // link sharing, slots
@@ -268,7 +276,8 @@ P2pMeasurement measure_p2p(MPI_Comm comm, const P2pOptions& a) {
           MPI_Recv(nullptr, 0, MPI_BYTE, partner, kTag + 4, comm, MPI_STATUS_IGNORE);
           t = (MPI_Wtime() - t0) / burst;
         } else {
-          for (int k = 0; k < burst; ++k) MPI_Irecv(cyc.next(m), n, MPI_BYTE, partner, kTag, comm, &r[k]);
+          for (int k = 0; k < burst; ++k)
+            MPI_Irecv(cyc.next(m), n, MPI_BYTE, partner, kTag, comm, &r[k]);
           MPI_Send(nullptr, 0, MPI_BYTE, partner, kTag + 2, comm);
           MPI_Waitall(burst, r.data(), MPI_STATUSES_IGNORE);
           MPI_Send(nullptr, 0, MPI_BYTE, partner, kTag + 4, comm);
@@ -311,8 +320,8 @@ P2pMeasurement measure_p2p(MPI_Comm comm, const P2pOptions& a) {
       row.stable = rtt.stable && gap.stable;
     }
     if (rank == 0) result.rows.push_back(row);
-    progress.step(fmt::format("{}: rtt {:.2f} us (spread {:.1f}%)", core::format_bytes(m), row.rtt_s * 1e6,
-                              row.rtt_spread * 100));
+    progress.step(fmt::format("{}: rtt {:.2f} us (spread {:.1f}%)", core::format_bytes(m),
+                              row.rtt_s * 1e6, row.rtt_spread * 100));
   }
   progress.end_line();
   // Link sharing, as a schedule meets it: a rank that forwards -- receives m from one rank
@@ -421,7 +430,8 @@ P2pMeasurement measure_p2p(MPI_Comm comm, const P2pOptions& a) {
       while (more) {
         for (auto& part : parts) part = {operand(), operand()};
         const double t0 = MPI_Wtime();
-        for (const auto& part : parts) MPI_Reduce_local(part.first, part.second, count, MPI_DOUBLE, MPI_SUM);
+        for (const auto& part : parts)
+          MPI_Reduce_local(part.first, part.second, count, MPI_DOUBLE, MPI_SUM);
         const double s = (MPI_Wtime() - t0) / reps;
         if (rank == 0) {
           sampler.add(s);

@@ -34,8 +34,8 @@ struct P2pOptions {
   /// > 0: messages take successive parts of a buffer this large per rank (at least twice the
   /// largest size), so that no size is served from a cache (IMB's -off_cache); 0 = reuse one.
   std::int64_t cycle_bytes = 0;
-  bool quiet = false;               ///< no progress on stderr
-  MemoryCheck check_memory;         ///< optional
+  bool quiet = false;        ///< no progress on stderr
+  MemoryCheck check_memory;  ///< optional
 };
 
 /// One message size, rank 0 and its partner.
@@ -44,27 +44,27 @@ struct P2pRow {
   double rtt_s = 0, rtt_spread = 0;
   std::size_t rtt_samples = 0;
   double os_s = 0, or_s = 0, g_s = 0, g_spread = 0;
-  double latency_s = 0;   ///< RTT/2 - os - g - or, at least 0
-  double over_rtt = 0;    ///< (os + g + or) / (RTT/2) where above 1; 0 otherwise
+  double latency_s = 0;  ///< RTT/2 - os - g - or, at least 0
+  double over_rtt = 0;   ///< (os + g + or) / (RTT/2) where above 1; 0 otherwise
   bool eager = false;
-  bool stable = false;    ///< RTT and g met the spread bound
+  bool stable = false;  ///< RTT and g met the spread bound
 };
 
 struct CombineRow {
   std::int64_t bytes = 0;
-  double s = 0;           ///< MPI_Reduce_local of doubles, MPI_SUM, median seconds per call
+  double s = 0;  ///< MPI_Reduce_local of doubles, MPI_SUM, median seconds per call
   double spread = 0;
 };
 
 struct P2pMeasurement {
   int peer = 1;
-  bool concurrent = false;           ///< every rank measured in pairs at once
+  bool concurrent = false;  ///< every rank measured in pairs at once
   std::string pairs_reason;
-  std::int64_t cycle_bytes = 0;      ///< the cycled buffer's bytes; 0 without cycling
-  std::vector<P2pRow> rows;          ///< by size
+  std::int64_t cycle_bytes = 0;  ///< the cycled buffer's bytes; 0 without cycling
+  std::vector<P2pRow> rows;      ///< by size
   std::int64_t eager_limit_bytes = 0;
   double duplex = 1, duplex_spread = 0;
-  double transfer_slots = 0;         ///< 0: no limit
+  double transfer_slots = 0;  ///< 0: no limit
   double concurrent_slowdown = 1;
   std::vector<CombineRow> combine;
 };

@@ -2,8 +2,8 @@
 
 #include <unistd.h>
 
-#include <cstdio>
 #include <fmt/format.h>
+#include <cstdio>
 #include <utility>
 
 namespace relay::measure {
@@ -21,8 +21,13 @@ Progress::Progress(MPI_Comm comm, bool quiet, std::string what, std::size_t tota
     : Progress(rank_of(comm) == 0 && !quiet, std::move(what), total, approximate) {}
 
 Progress::Progress(bool show, std::string what, std::size_t total, bool approximate)
-    : what_(std::move(what)), total_(total), approximate_(approximate), show_(show && total > 0),
-      terminal_(isatty(STDERR_FILENO) == 1), start_(Clock::now()), last_line_(start_) {}
+    : what_(std::move(what)),
+      total_(total),
+      approximate_(approximate),
+      show_(show && total > 0),
+      terminal_(isatty(STDERR_FILENO) == 1),
+      start_(Clock::now()),
+      last_line_(start_) {}
 
 Progress::~Progress() { end_line(); }
 
@@ -32,9 +37,10 @@ void Progress::step(const std::string& detail) {
   const auto now = Clock::now();
   const double elapsed_s = std::chrono::duration<double>(now - start_).count();
   const std::size_t left = total_ > done_ ? total_ - done_ : 0;
-  const std::string line = fmt::format("{}[{}/{}{}] {}{:.0f} s elapsed, about {:.0f} s left", what_, done_,
-                                       approximate_ ? "~" : "", total_, detail.empty() ? "" : detail + ": ",
-                                       elapsed_s, elapsed_s / static_cast<double>(done_) * static_cast<double>(left));
+  const std::string line =
+      fmt::format("{}[{}/{}{}] {}{:.0f} s elapsed, about {:.0f} s left", what_, done_,
+                  approximate_ ? "~" : "", total_, detail.empty() ? "" : detail + ": ", elapsed_s,
+                  elapsed_s / static_cast<double>(done_) * static_cast<double>(left));
   const bool last = !approximate_ && done_ >= total_;
   if (terminal_) {
     // Blanks what is left of a longer previous line.
@@ -47,7 +53,8 @@ void Progress::step(const std::string& detail) {
     return;
   }
   unprinted_ = line;
-  if (done_ == 1 || last || std::chrono::duration<double>(now - last_line_).count() >= kProgressLineInterval_s) {
+  if (done_ == 1 || last ||
+      std::chrono::duration<double>(now - last_line_).count() >= kProgressLineInterval_s) {
     std::fprintf(stderr, "%s\n", line.c_str());
     unprinted_.clear();
     last_line_ = now;

@@ -15,7 +15,8 @@ class Progress {
  public:
   /// Shown on rank 0 of `comm` unless `quiet`: "WHAT[done/total] DETAIL: N s elapsed, about M s
   /// left". `approximate`: the total is an estimate (shown as ~total; done may pass it).
-  Progress(MPI_Comm comm, bool quiet, std::string what, std::size_t total, bool approximate = false);
+  Progress(MPI_Comm comm, bool quiet, std::string what, std::size_t total,
+           bool approximate = false);
   /// Shown where `show` (the caller decided the rank and quiet).
   Progress(bool show, std::string what, std::size_t total, bool approximate = false);
   ~Progress();
@@ -38,9 +39,9 @@ class Progress {
   bool approximate_ = false;
   bool show_ = false;
   bool terminal_ = false;
-  bool line_open_ = false;             // a "\r" line awaits its newline
-  std::string unprinted_;              // not a terminal: the latest line, not yet printed
-  std::size_t last_width_ = 0;         // of the last "\r" line, to blank a longer one
+  bool line_open_ = false;      // a "\r" line awaits its newline
+  std::string unprinted_;       // not a terminal: the latest line, not yet printed
+  std::size_t last_width_ = 0;  // of the last "\r" line, to blank a longer one
   Clock::time_point start_, last_line_;
 };
 

@@ -1,9 +1,9 @@
 #include "measure/stats.hpp"
 
 #include <algorithm>
-#include <random>
-#include <numeric>
 #include <cmath>
+#include <numeric>
+#include <random>
 
 namespace relay::measure {
 
@@ -47,7 +47,7 @@ Summary Sampler::summary() const {
   out.spread = relative_spread(samples_);
   out.total_s = total_s_;
   out.stable = samples_.size() >= rule_.min_samples && out.spread <= rule_.max_spread;
-  out.stopped_by = out.stable ? "spread"
+  out.stopped_by = out.stable                             ? "spread"
                    : samples_.size() >= rule_.max_samples ? "samples"
                                                           : "seconds";
   return out;
@@ -71,8 +71,9 @@ Paired paired_relative(const std::vector<std::vector<double>>& times) {
   return out;
 }
 
-std::vector<std::vector<double>> interleaved_rounds(std::size_t count, int rounds, unsigned seed,
-                                                    const std::function<double(std::size_t)>& measure) {
+std::vector<std::vector<double>> interleaved_rounds(
+    std::size_t count, int rounds, unsigned seed,
+    const std::function<double(std::size_t)>& measure) {
   std::vector<std::vector<double>> times(count);
   std::vector<std::size_t> order(count);
   for (int round = 0; round < rounds; ++round) {

@@ -37,26 +37,27 @@ Paired paired_relative(const std::vector<std::vector<double>>& times);
 /// Runs `measure(c)` for every configuration c < count in each of `rounds` rounds, each round
 /// in its own shuffled order (the same for the same seed, so every rank of a communicator
 /// agrees); returns times[c][r].
-std::vector<std::vector<double>> interleaved_rounds(std::size_t count, int rounds, unsigned seed,
-                                                    const std::function<double(std::size_t)>& measure);
+std::vector<std::vector<double>> interleaved_rounds(
+    std::size_t count, int rounds, unsigned seed,
+    const std::function<double(std::size_t)>& measure);
 
 /// When to stop repeating.
 struct StopRule {
-  std::size_t min_samples = 5;      ///< never fewer
-  std::size_t max_samples = 200;    ///< cap on repetitions
-  double max_spread = 0.05;         ///< stop once relative_spread <= this
-  double max_seconds = 2.0;         ///< cap on the summed sample time
+  std::size_t min_samples = 5;    ///< never fewer
+  std::size_t max_samples = 200;  ///< cap on repetitions
+  double max_spread = 0.05;       ///< stop once relative_spread <= this
+  double max_seconds = 2.0;       ///< cap on the summed sample time
 };
 
 /// A finished measurement.
 struct Summary {
   double median_s = 0;
   double min_s = 0;
-  double spread = 0;                ///< relative_spread of the samples
+  double spread = 0;  ///< relative_spread of the samples
   std::size_t samples = 0;
-  double total_s = 0;               ///< sum of the samples (time spent measuring)
-  bool stable = false;              ///< the spread bound was met (not a cap)
-  std::string stopped_by;           ///< "spread", "samples" or "seconds"
+  double total_s = 0;      ///< sum of the samples (time spent measuring)
+  bool stable = false;     ///< the spread bound was met (not a cap)
+  std::string stopped_by;  ///< "spread", "samples" or "seconds"
 };
 
 /// Accumulates samples and applies a StopRule.

@@ -4,8 +4,8 @@
 
 namespace relay::measure {
 
-Timed time_iterations(MPI_Comm comm, const IterationArgs& a, const std::function<void(bool timed)>& op,
-                      const EarlyStop& stop) {
+Timed time_iterations(MPI_Comm comm, const IterationArgs& a,
+                      const std::function<void(bool timed)>& op, const EarlyStop& stop) {
   Timed out;
   const double t_start = MPI_Wtime();
   double warm = 0;
@@ -55,7 +55,8 @@ Timed time_iterations(MPI_Comm comm, const IterationArgs& a, const std::function
   // Every rank charges the slowest rank's walls, so that all agree on every cost.
   std::vector<double> mine = out.walls_s, agreed(out.walls_s.size() + 1);
   mine.push_back(out.setup_s);
-  MPI_Allreduce(mine.data(), agreed.data(), static_cast<int>(agreed.size()), MPI_DOUBLE, MPI_MAX, comm);
+  MPI_Allreduce(mine.data(), agreed.data(), static_cast<int>(agreed.size()), MPI_DOUBLE, MPI_MAX,
+                comm);
   out.setup_s = agreed.back();
   agreed.pop_back();
   out.walls_s = agreed;

@@ -32,15 +32,16 @@ struct Timed {
   /// Wall seconds per timed iteration, barrier included, slowest rank (with a stop rule only;
   /// empty otherwise).
   std::vector<double> walls_s;
-  double warmup_s = 0;          ///< the slowest rank's longest warm-up call
-  double setup_s = 0;           ///< barriers, warm-up, agreeing on the count (slowest rank with a stop rule)
-  std::size_t planned = 0;      ///< timed iterations the minimum time asked for
-  bool stopped_early = false;   ///< the stop rule ended it before `planned`
+  double warmup_s = 0;  ///< the slowest rank's longest warm-up call
+  double setup_s = 0;  ///< barriers, warm-up, agreeing on the count (slowest rank with a stop rule)
+  std::size_t planned = 0;     ///< timed iterations the minimum time asked for
+  bool stopped_early = false;  ///< the stop rule ended it before `planned`
 };
 
 /// Whether to stop after the timed iterations so far (times_s, agreed over ranks), given the
 /// warm-up's time and the planned count.
-using EarlyStop = std::function<bool(const std::vector<double>& times_s, double warmup_s, std::size_t planned)>;
+using EarlyStop =
+    std::function<bool(const std::vector<double>& times_s, double warmup_s, std::size_t planned)>;
 
 /// Runs op(false) `warmup` times, each after a barrier; the slowest rank's warm-up time decides
 /// the iteration count (rank 0's choice, shared) unless it is fixed; then times op(true) that
@@ -48,7 +49,7 @@ using EarlyStop = std::function<bool(const std::vector<double>& times_s, double 
 /// relay bench has always timed); with it, after every iteration (outside the timed part), so
 /// that every rank stops at the same one, and the walls are kept. Collective over comm; op may
 /// do nothing on ranks that do not take part.
-Timed time_iterations(MPI_Comm comm, const IterationArgs& args, const std::function<void(bool timed)>& op,
-                      const EarlyStop& stop = nullptr);
+Timed time_iterations(MPI_Comm comm, const IterationArgs& args,
+                      const std::function<void(bool timed)>& op, const EarlyStop& stop = nullptr);
 
 }  // namespace relay::measure

@@ -54,7 +54,8 @@ PlogpRow PlogpTable::at(std::int64_t bytes) const {
     PlogpRow r = rows_.back();
     if (rows_.size() >= 2 && bytes > r.bytes) {
       const PlogpRow& p = rows_[rows_.size() - 2];
-      const double slope = std::max(0.0, (r.gap_s - p.gap_s) / static_cast<double>(r.bytes - p.bytes));
+      const double slope =
+          std::max(0.0, (r.gap_s - p.gap_s) / static_cast<double>(r.bytes - p.bytes));
       r.gap_s += slope * static_cast<double>(bytes - r.bytes);
     }
     r.bytes = bytes;
@@ -68,7 +69,8 @@ PlogpRow PlogpTable::at(std::int64_t bytes) const {
                   lerp(a.latency_s, b.latency_s, f)};
 }
 
-CpuCostTable::CpuCostTable(std::vector<std::pair<std::int64_t, double>> rows) : rows_(std::move(rows)) {
+CpuCostTable::CpuCostTable(std::vector<std::pair<std::int64_t, double>> rows)
+    : rows_(std::move(rows)) {
   std::sort(rows_.begin(), rows_.end());
   for (std::size_t i = 0; i < rows_.size(); ++i) {
     if (rows_[i].first <= 0 || (i > 0 && rows_[i - 1].first == rows_[i].first)) {
@@ -89,7 +91,8 @@ double CpuCostTable::at(std::int64_t bytes) const {
     if (rows_.size() >= 2) {
       const auto& p = rows_[rows_.size() - 2];
       const auto& r = rows_.back();
-      const double slope = std::max(0.0, (r.second - p.second) / static_cast<double>(r.first - p.first));
+      const double slope =
+          std::max(0.0, (r.second - p.second) / static_cast<double>(r.first - p.first));
       t += slope * static_cast<double>(bytes - r.first);
     }
     return t;
@@ -120,7 +123,8 @@ MessageCost Machine::cost(std::int64_t bytes) const {
   // with the data on the links); only a sender that waits for this send sits idle meanwhile.
   if (eager_limit_bytes >= 0 && bytes > eager_limit_bytes) {
     const PlogpRow& ctrl = plogp.rows().front();
-    const double one_way = ctrl.send_overhead_s + ctrl.gap_s + ctrl.latency_s + ctrl.recv_overhead_s;
+    const double one_way =
+        ctrl.send_overhead_s + ctrl.gap_s + ctrl.latency_s + ctrl.recv_overhead_s;
     c.handshake_s = 2 * one_way;
   }
   return c;
@@ -195,7 +199,8 @@ Machine machine_from_json(const nlohmann::json& doc, bool use_plogp, double dupl
     if (!e.is_number_integer() || e.get<std::int64_t>() < 0) {
       throw std::runtime_error("params.eager_limit_bytes: expected an integer >= 0");
     }
-    if (e.get<std::int64_t>() < m.plogp.rows().back().bytes) m.eager_limit_bytes = e.get<std::int64_t>();
+    if (e.get<std::int64_t>() < m.plogp.rows().back().bytes)
+      m.eager_limit_bytes = e.get<std::int64_t>();
   }
   if (doc.contains("combine")) {
     const auto& c = doc.at("combine");
@@ -227,15 +232,23 @@ nlohmann::json params_document(const measure::P2pMeasurement& m, const nlohmann:
   for (const auto& r : m.rows) {
     fit_x.push_back(r.bytes);
     fit_y.push_back(r.rtt_s / 2);
-    nlohmann::json row = {{"bytes", r.bytes}, {"rtt_s", r.rtt_s}, {"rtt_spread", r.rtt_spread},
-                          {"rtt_samples", r.rtt_samples}, {"os_s", r.os_s}, {"or_s", r.or_s},
-                          {"g_s", r.g_s}, {"g_spread", r.g_spread}, {"latency_s", r.latency_s},
-                          {"eager", r.eager}, {"stable", r.stable}};
+    nlohmann::json row = {{"bytes", r.bytes},
+                          {"rtt_s", r.rtt_s},
+                          {"rtt_spread", r.rtt_spread},
+                          {"rtt_samples", r.rtt_samples},
+                          {"os_s", r.os_s},
+                          {"or_s", r.or_s},
+                          {"g_s", r.g_s},
+                          {"g_spread", r.g_spread},
+                          {"latency_s", r.latency_s},
+                          {"eager", r.eager},
+                          {"stable", r.stable}};
     if (r.over_rtt > 0) row["over_rtt"] = r.over_rtt;
     rows.push_back(row);
   }
   nlohmann::json combine_rows = nlohmann::json::array();
-  for (const auto& c : m.combine) combine_rows.push_back({{"bytes", c.bytes}, {"s", c.s}, {"spread", c.spread}});
+  for (const auto& c : m.combine)
+    combine_rows.push_back({{"bytes", c.bytes}, {"s", c.s}, {"spread", c.spread}});
   const auto fit = fit_hockney(fit_x, fit_y);
   return {{"schema", kParamsSchema},
           {"machine", machine},
@@ -243,16 +256,21 @@ nlohmann::json params_document(const measure::P2pMeasurement& m, const nlohmann:
           {"pairs", m.concurrent ? "concurrent" : "lone"},
           {"pairs_reason", m.pairs_reason},
           {"cycle_bytes", m.cycle_bytes},
-          {"hockney", {{"alpha_s", fit.alpha_s}, {"beta_s_per_byte", fit.beta_s_per_byte},
-                       {"bandwidth_MBps", fit.beta_s_per_byte > 0 ? 1e-6 / fit.beta_s_per_byte : 0.0}}},
+          {"hockney",
+           {{"alpha_s", fit.alpha_s},
+            {"beta_s_per_byte", fit.beta_s_per_byte},
+            {"bandwidth_MBps", fit.beta_s_per_byte > 0 ? 1e-6 / fit.beta_s_per_byte : 0.0}}},
           {"eager_limit_bytes", m.eager_limit_bytes},
           {"duplex", m.duplex},
           {"duplex_spread", m.duplex_spread},
           {"transfer_slots", m.transfer_slots},
           {"concurrent_slowdown", m.concurrent_slowdown},
           {"plogp", rows},
-          {"combine", {{"call", "MPI_Reduce_local"}, {"datatype", "MPI_DOUBLE"}, {"op", "MPI_SUM"},
-                       {"rows", combine_rows}}}};
+          {"combine",
+           {{"call", "MPI_Reduce_local"},
+            {"datatype", "MPI_DOUBLE"},
+            {"op", "MPI_SUM"},
+            {"rows", combine_rows}}}};
 }
 
 nlohmann::json read_params_file(const std::string& path) {

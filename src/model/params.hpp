@@ -102,11 +102,11 @@ struct MessageCost {
 };
 
 struct Machine {
-  double alpha_s = 0;            ///< per-message port time, seconds
-  double beta_s_per_byte = 0;    ///< seconds per byte (1 / bandwidth)
-  double latency_s = 0;          ///< flight time after the ports are released
-  double send_overhead_s = 0;    ///< sender CPU per message
-  double recv_overhead_s = 0;    ///< receiver CPU per message
+  double alpha_s = 0;          ///< per-message port time, seconds
+  double beta_s_per_byte = 0;  ///< seconds per byte (1 / bandwidth)
+  double latency_s = 0;        ///< flight time after the ports are released
+  double send_overhead_s = 0;  ///< sender CPU per message
+  double recv_overhead_s = 0;  ///< receiver CPU per message
   /// How a node's outgoing and incoming transfers share bandwidth: each direction alone runs at
   /// the full rate; both together may use at most (1 + duplex) times it. 1 = full duplex
   /// (independent directions), 0 = one shared link split between them (tan2014 IV.B: the
@@ -150,7 +150,8 @@ Machine machine_from_json(const nlohmann::json& doc, bool use_plogp, double dupl
 /// A parameter file (relay.model.params/1) from a measurement made on rank 0 of its
 /// communicator, with the Hockney fit of its one-way times (RTT/2) and `machine` (the
 /// description of the machine measured, as relay's results carry it).
-nlohmann::json params_document(const measure::P2pMeasurement& measured, const nlohmann::json& machine);
+nlohmann::json params_document(const measure::P2pMeasurement& measured,
+                               const nlohmann::json& machine);
 /// Reads and parses a parameter file. Throws std::runtime_error naming the file and problem.
 nlohmann::json read_params_file(const std::string& path);
 

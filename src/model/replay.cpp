@@ -21,13 +21,13 @@ struct Message {
   std::int64_t bytes = 0;
   std::int32_t recv_ordinal = 0;  // at dst
   MessageCost cost;
-  double issued = 0;              // the sender's CPU is done issuing it (os)
-  double ready = 0;               // may take the ports (after os; a rendezvous: and the handshake)
+  double issued = 0;  // the sender's CPU is done issuing it (os)
+  double ready = 0;   // may take the ports (after os; a rendezvous: and the handshake)
   Phase phase = Phase::queued;
   double fixed_end = 0;
-  double work_left = 0;           // seconds at full rate
+  double work_left = 0;  // seconds at full rate
   double rate = 0;
-  double end = 0;                 // projected end of the work phase
+  double end = 0;  // projected end of the work phase
 };
 
 struct RankState {
@@ -105,7 +105,8 @@ Prediction replay(const schedule::Schedule& schedule, schedule::Policy policy,
       ++s.prefix;
     }
     while (s.combines_prefix < static_cast<std::int32_t>(s.combine_done.size()) &&
-           s.combine_done[s.combines_prefix] != kUnknown && s.combine_done[s.combines_prefix] <= t) {
+           s.combine_done[s.combines_prefix] != kUnknown &&
+           s.combine_done[s.combines_prefix] <= t) {
       ++s.combines_prefix;
     }
   };
@@ -150,7 +151,7 @@ Prediction replay(const schedule::Schedule& schedule, schedule::Policy policy,
         while (s.cursor < p.steps.size() && s.active_send < 0) {
           const schedule::Step& step = p.steps[s.cursor];
           if (step.kind == schedule::StepKind::combine) {  // local: the rank's clock moves on
-            s.clock += m.combine.at(step.bytes);  // from when the rank got here
+            s.clock += m.combine.at(step.bytes);           // from when the rank got here
             if (s.clock > t) times.push(s.clock);
             ++s.cursor;
             any = true;
@@ -231,8 +232,10 @@ Prediction replay(const schedule::Schedule& schedule, schedule::Policy policy,
     // The machine's limit on concurrent transfers (cores copying on shared memory).
     double slots_share = 1.0;
     if (m.transfer_slots > 0) {
-      const auto working = std::count_if(active.begin(), active.end(), [&](int id) { return msgs[id].phase == Phase::work; });
-      if (static_cast<double>(working) > m.transfer_slots) slots_share = m.transfer_slots / static_cast<double>(working);
+      const auto working = std::count_if(active.begin(), active.end(),
+                                         [&](int id) { return msgs[id].phase == Phase::work; });
+      if (static_cast<double>(working) > m.transfer_slots)
+        slots_share = m.transfer_slots / static_cast<double>(working);
     }
     double next = kNever;
     while (!times.empty() && times.top() <= t) times.pop();
@@ -272,9 +275,10 @@ Prediction replay(const schedule::Schedule& schedule, schedule::Policy policy,
   for (int r = 0; r < P; ++r) {
     const auto& p = schedule.ranks[r];
     RankState& s = st[r];
-    const bool complete = policy == schedule::Policy::blocking
-                              ? s.cursor == p.steps.size()
-                              : s.next_send == p.send_steps.size() && s.next_combine == p.combine_steps.size();
+    const bool complete =
+        policy == schedule::Policy::blocking
+            ? s.cursor == p.steps.size()
+            : s.next_send == p.send_steps.size() && s.next_combine == p.combine_steps.size();
     for (double d : s.recv_done) {
       if (d == kUnknown) {
         throw std::logic_error("replay: rank " + std::to_string(r) +

@@ -30,23 +30,23 @@
 #include <cstdint>
 #include <vector>
 
-#include "schedule/policy.hpp"
 #include "model/params.hpp"
+#include "schedule/policy.hpp"
 #include "schedule/schedule.hpp"
 
 namespace relay::model {
 
 struct Prediction {
-  double time_s = 0;                 ///< when the last rank finishes
-  std::vector<double> finish_s;      ///< per rank
+  double time_s = 0;             ///< when the last rank finishes
+  std::vector<double> finish_s;  ///< per rank
   long long messages = 0;
 };
 
 /// The executor's limits the replay honours.
 struct ReplayLimits {
-  int window = 16;                               ///< sends in flight per rank
-  std::int64_t peer_bytes = 64 * 1024;           ///< bytes in flight to one peer (one larger
-                                                 ///< message always allowed); 0 = one message
+  int window = 16;                      ///< sends in flight per rank
+  std::int64_t peer_bytes = 64 * 1024;  ///< bytes in flight to one peer (one larger
+                                        ///< message always allowed); 0 = one message
 };
 
 /// Replays `schedule` on `machine` with the executor's `policy` and limits. Throws

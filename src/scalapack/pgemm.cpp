@@ -61,8 +61,8 @@ void report(int ctxt, const char* routine, int info) {
 void pgemm(const char* routine, MPI_Datatype type, const char* transa, const char* transb,
            const int* m, const int* n, const int* k, const void* alpha, const void* a,
            const int* ia, const int* ja, const int* desca, const void* b, const int* ib,
-           const int* jb, const int* descb, const void* beta, void* c, const int* ic,
-           const int* jc, const int* descc) {
+           const int* jb, const int* descb, const void* beta, void* c, const int* ic, const int* jc,
+           const int* descc) {
   const int ctxt = desca[1];
   int nprow = -1, npcol = -1, myrow = -1, mycol = -1;
   Cblacs_gridinfo(ctxt, &nprow, &npcol, &myrow, &mycol);
@@ -87,12 +87,24 @@ void pgemm(const char* routine, MPI_Datatype type, const char* transa, const cha
   p.transb = transb[0];
   relay::gemm::parse_op(p.transa, p.opa);
   relay::gemm::parse_op(p.transb, p.opb);
-  p.m = *m; p.n = *n; p.k = *k;
+  p.m = *m;
+  p.n = *n;
+  p.k = *k;
   p.type = type;
-  p.alpha = alpha; p.beta = beta;
-  p.a = a; p.ia = *ia - 1; p.ja = *ja - 1; p.desca = relay::layout::descriptor_from_fortran(desca);
-  p.b = b; p.ib = *ib - 1; p.jb = *jb - 1; p.descb = relay::layout::descriptor_from_fortran(descb);
-  p.c = c; p.ic = *ic - 1; p.jc = *jc - 1; p.descc = relay::layout::descriptor_from_fortran(descc);
+  p.alpha = alpha;
+  p.beta = beta;
+  p.a = a;
+  p.ia = *ia - 1;
+  p.ja = *ja - 1;
+  p.desca = relay::layout::descriptor_from_fortran(desca);
+  p.b = b;
+  p.ib = *ib - 1;
+  p.jb = *jb - 1;
+  p.descb = relay::layout::descriptor_from_fortran(descb);
+  p.c = c;
+  p.ic = *ic - 1;
+  p.jc = *jc - 1;
+  p.descc = relay::layout::descriptor_from_fortran(descc);
   p.ctxt = ctxt;
   std::string message;
   int info = relay::gemm::check_arguments(p, *grid, message);
@@ -114,9 +126,11 @@ void pgemm(const char* routine, MPI_Datatype type, const char* transa, const cha
   // PBLAS's INFO agreement cannot see arguments that are valid on each process but differ
   // between them (TRANSA, a descriptor): ScaLAPACK's own pdgemm_ then hangs; relay stops.
   if (!relay::gemm::agree_on_fingerprint(relay::gemm::problem_fingerprint(p, options), *grid)) {
-    std::fprintf(stderr, "relay %s: the processes of the grid passed different arguments "
+    std::fprintf(stderr,
+                 "relay %s: the processes of the grid passed different arguments "
                  "(TRANSA, TRANSB, M, N, K, ALPHA, BETA, offsets or a descriptor other than "
-                 "LLD_), each valid on its own\n", routine);
+                 "LLD_), each valid on its own\n",
+                 routine);
     if (return_on_error()) return;
     MPI_Abort(comm, 1);
     return;
@@ -134,14 +148,14 @@ void pgemm(const char* routine, MPI_Datatype type, const char* transa, const cha
 
 // One definition per precision, PBLAS's argument list (Fortran: every argument by reference;
 // the hidden lengths of TRANSA and TRANSB are not read, as in PBLAS's own C code).
-#define RELAY_DEFINE_PGEMM(symbol, routine, mpi_type)                                          \
-  extern "C" RELAY_SCALAPACK_API void symbol(                                                   \
-      const char* transa, const char* transb, const int* m, const int* n, const int* k,         \
-      const void* alpha, const void* a, const int* ia, const int* ja, const int* desca,         \
-      const void* b, const int* ib, const int* jb, const int* descb, const void* beta, void* c, \
-      const int* ic, const int* jc, const int* descc) {                                         \
-    pgemm(routine, mpi_type, transa, transb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb,       \
-          descb, beta, c, ic, jc, descc);                                                       \
+#define RELAY_DEFINE_PGEMM(symbol, routine, mpi_type)                                            \
+  extern "C" RELAY_SCALAPACK_API void symbol(                                                    \
+      const char* transa, const char* transb, const int* m, const int* n, const int* k,          \
+      const void* alpha, const void* a, const int* ia, const int* ja, const int* desca,          \
+      const void* b, const int* ib, const int* jb, const int* descb, const void* beta, void* c,  \
+      const int* ic, const int* jc, const int* descc) {                                          \
+    pgemm(routine, mpi_type, transa, transb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb, \
+          beta, c, ic, jc, descc);                                                               \
   }
 
 RELAY_DEFINE_PGEMM(psgemm_, "PSGEMM", MPI_FLOAT)

@@ -19,15 +19,15 @@ MPI_Comm Cblacs2sys_handle(int handle);
 void PB_Cabort(int ctxt, char* rout, int info);
 
 /* PBLAS p?gemm_: every argument by reference; scalars and arrays of the routine's type. */
-typedef void (*relay_pgemm_fn)(const char* transa, const char* transb, const int* m,
-                               const int* n, const int* k, const void* alpha, const void* a,
-                               const int* ia, const int* ja, const int* desca, const void* b,
-                               const int* ib, const int* jb, const int* descb, const void* beta,
-                               void* c, const int* ic, const int* jc, const int* descc);
-#define RELAY_DECLARE_PGEMM(name)                                                              \
+typedef void (*relay_pgemm_fn)(const char* transa, const char* transb, const int* m, const int* n,
+                               const int* k, const void* alpha, const void* a, const int* ia,
+                               const int* ja, const int* desca, const void* b, const int* ib,
+                               const int* jb, const int* descb, const void* beta, void* c,
+                               const int* ic, const int* jc, const int* descc);
+#define RELAY_DECLARE_PGEMM(name)                                                             \
   void name(const char* transa, const char* transb, const int* m, const int* n, const int* k, \
-            const void* alpha, const void* a, const int* ia, const int* ja, const int* desca,   \
-            const void* b, const int* ib, const int* jb, const int* descb, const void* beta,    \
+            const void* alpha, const void* a, const int* ia, const int* ja, const int* desca, \
+            const void* b, const int* ib, const int* jb, const int* descb, const void* beta,  \
             void* c, const int* ic, const int* jc, const int* descc);
 RELAY_DECLARE_PGEMM(psgemm_)
 RELAY_DECLARE_PGEMM(pdgemm_)

@@ -21,9 +21,15 @@ void RankProgram::add_recv(int peer, std::int64_t offset, std::int64_t bytes) {
 void RankProgram::add(const Step& step) {
   const auto index = static_cast<std::int32_t>(steps.size());
   switch (step.kind) {
-    case StepKind::send: send_steps.push_back(index); break;
-    case StepKind::recv: recv_steps.push_back(index); break;
-    case StepKind::combine: combine_steps.push_back(index); break;
+    case StepKind::send:
+      send_steps.push_back(index);
+      break;
+    case StepKind::recv:
+      recv_steps.push_back(index);
+      break;
+    case StepKind::combine:
+      combine_steps.push_back(index);
+      break;
   }
   steps.push_back(step);
 }
@@ -53,8 +59,8 @@ Segmentation::Segmentation(std::int64_t total_bytes, std::int64_t segment_bytes)
     count_ = 0;
     return;
   }
-  segment_bytes_ = (segment_bytes <= 0 || segment_bytes >= total_bytes) ? total_bytes
-                                                                        : segment_bytes;
+  segment_bytes_ =
+      (segment_bytes <= 0 || segment_bytes >= total_bytes) ? total_bytes : segment_bytes;
   count_ = (total_bytes + segment_bytes_ - 1) / segment_bytes_;
 }
 
@@ -64,9 +70,9 @@ std::int64_t Segmentation::length(std::int64_t j) const {
 
 bool operator==(const Step& a, const Step& b) {
   return a.kind == b.kind && a.to_scratch == b.to_scratch && a.received_left == b.received_left &&
-         a.peer == b.peer && a.needs_recvs == b.needs_recvs && a.needs_combines == b.needs_combines &&
-         a.needs_sends == b.needs_sends && a.offset == b.offset && a.bytes == b.bytes &&
-         a.scratch_offset == b.scratch_offset;
+         a.peer == b.peer && a.needs_recvs == b.needs_recvs &&
+         a.needs_combines == b.needs_combines && a.needs_sends == b.needs_sends &&
+         a.offset == b.offset && a.bytes == b.bytes && a.scratch_offset == b.scratch_offset;
 }
 
 bool operator==(const RankProgram& a, const RankProgram& b) {
@@ -87,7 +93,8 @@ std::uint64_t fingerprint(const Schedule& schedule) {
     mix(-1);  // rank boundary: {a}{bc} and {ab}{c} differ
     mix(p.scratch_bytes);
     for (const auto& s : p.steps) {
-      mix(static_cast<std::int64_t>(s.kind) | (std::int64_t{s.to_scratch} << 8) | (std::int64_t{s.received_left} << 9));
+      mix(static_cast<std::int64_t>(s.kind) | (std::int64_t{s.to_scratch} << 8) |
+          (std::int64_t{s.received_left} << 9));
       mix(s.peer);
       mix(s.needs_recvs);
       mix(s.needs_combines);
@@ -302,8 +309,8 @@ std::string check_completes(const Schedule& schedule, int window, bool blocking)
         s.combines != p.combine_count()) {
       std::ostringstream err;
       err << "stuck: rank " << r << " completed " << s.recv_prefix << "/" << p.recv_count()
-          << " receives, " << s.send_prefix << "/" << p.send_count() << " sends and "
-          << s.combines << "/" << p.combine_count() << " combines";
+          << " receives, " << s.send_prefix << "/" << p.send_count() << " sends and " << s.combines
+          << "/" << p.combine_count() << " combines";
       return err.str();
     }
   }

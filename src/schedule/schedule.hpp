@@ -32,14 +32,14 @@ enum class StepKind : std::uint8_t { send, recv, combine };
 
 struct Step {
   StepKind kind = StepKind::send;
-  bool to_scratch = false;       ///< recv: lands in scratch at scratch_offset
-  bool received_left = true;     ///< combine: buffer = scratch (op) buffer; else buffer (op) scratch
-  std::int32_t peer = 0;         ///< rank in the communicator (-1 for a combine)
-  std::int32_t needs_recvs = 0;  ///< receives (in program order) that must complete first
+  bool to_scratch = false;    ///< recv: lands in scratch at scratch_offset
+  bool received_left = true;  ///< combine: buffer = scratch (op) buffer; else buffer (op) scratch
+  std::int32_t peer = 0;      ///< rank in the communicator (-1 for a combine)
+  std::int32_t needs_recvs = 0;     ///< receives (in program order) that must complete first
   std::int32_t needs_combines = 0;  ///< combines that must complete first
   std::int32_t needs_sends = 0;     ///< sends (in program order) that must complete first
-  std::int64_t offset = 0;       ///< byte offset into the buffer
-  std::int64_t bytes = 0;        ///< bytes moved, > 0
+  std::int64_t offset = 0;          ///< byte offset into the buffer
+  std::int64_t bytes = 0;           ///< bytes moved, > 0
   std::int64_t scratch_offset = 0;  ///< recv with to_scratch, combine: offset into scratch
 };
 

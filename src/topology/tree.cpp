@@ -7,10 +7,14 @@ namespace relay::topology {
 
 std::string_view to_string(TreeKind kind) {
   switch (kind) {
-    case TreeKind::linear: return "linear";
-    case TreeKind::chain: return "chain";
-    case TreeKind::kary: return "kary";
-    case TreeKind::binomial: return "binomial";
+    case TreeKind::linear:
+      return "linear";
+    case TreeKind::chain:
+      return "chain";
+    case TreeKind::kary:
+      return "kary";
+    case TreeKind::binomial:
+      return "binomial";
   }
   return "unknown";
 }
@@ -112,7 +116,8 @@ TreeNode tree_node(TreeKind kind, int size, int root, int rank, int fanout) {
 
 RingNode ring_node(int size, int root, int rank) {
   const int v = virtual_rank(rank, root, size);
-  return RingNode{real_rank((v - 1 + size) % size, root, size), real_rank((v + 1) % size, root, size)};
+  return RingNode{real_rank((v - 1 + size) % size, root, size),
+                  real_rank((v + 1) % size, root, size)};
 }
 
 }  // namespace relay::topology

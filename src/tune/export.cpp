@@ -62,7 +62,9 @@ OmpiChoice ompi_bcast(const Choice& c) {
   if (c.algorithm == "scatter_allgather") return {9, 0, ""};
   if (c.algorithm == "kary") {
     if (fan == 2 || fan == 0) return {5, 0, "kary (k = 2) exported as binary_tree (5)"};
-    return {7, fan, "kary (k = " + std::to_string(fan) + ") exported as knomial (7) with radix " + std::to_string(fan)};
+    return {7, fan,
+            "kary (k = " + std::to_string(fan) + ") exported as knomial (7) with radix " +
+                std::to_string(fan)};
   }
   return {0, 0, "mpi exported as 0 (ignore: Open MPI's fixed decision)"};
 }
@@ -72,20 +74,27 @@ std::string mpich_bcast(const Rule& r, std::set<std::string>& notes) {
   if (a == "binomial") return "MPIR_Bcast_intra_binomial";
   if (a == "scatter_allgather") return "MPIR_Bcast_intra_scatter_ring_allgather";
   if (a == "pipeline" || a == "chain") {
-    notes.insert(a + " exported as MPIR_Bcast_intra_scatter_ring_allgather (MPICH 4.0's bandwidth-optimal blocking bcast; it has no pipelined chain)");
+    notes.insert(a +
+                 " exported as MPIR_Bcast_intra_scatter_ring_allgather (MPICH 4.0's "
+                 "bandwidth-optimal blocking bcast; it has no pipelined chain)");
     return "MPIR_Bcast_intra_scatter_ring_allgather";
   }
   if (a == "mpi") {
-    notes.insert("mpi exported as MPICH's own default for non-power-of-two sizes (binomial up to 12288 bytes, then scatter_ring_allgather)");
-    return r.max_bytes <= 12288 ? "MPIR_Bcast_intra_binomial" : "MPIR_Bcast_intra_scatter_ring_allgather";
+    notes.insert(
+        "mpi exported as MPICH's own default for non-power-of-two sizes (binomial up to 12288 "
+        "bytes, then scatter_ring_allgather)");
+    return r.max_bytes <= 12288 ? "MPIR_Bcast_intra_binomial"
+                                : "MPIR_Bcast_intra_scatter_ring_allgather";
   }
-  notes.insert(a + " exported as MPIR_Bcast_intra_binomial (MPICH 4.0 has no " + a + " blocking bcast)");
+  notes.insert(a + " exported as MPIR_Bcast_intra_binomial (MPICH 4.0 has no " + a +
+               " blocking bcast)");
   return "MPIR_Bcast_intra_binomial";
 }
 
 std::string find_builtin_mpich_json() {
-  for (const char* lib : {"/usr/lib/x86_64-linux-gnu/libmpich.so.12", "/usr/lib/aarch64-linux-gnu/libmpich.so.12",
-                          "/usr/lib64/libmpich.so.12", "/usr/local/lib/libmpich.so.12"}) {
+  for (const char* lib :
+       {"/usr/lib/x86_64-linux-gnu/libmpich.so.12", "/usr/lib/aarch64-linux-gnu/libmpich.so.12",
+        "/usr/lib64/libmpich.so.12", "/usr/local/lib/libmpich.so.12"}) {
     std::ifstream in(lib, std::ios::binary);
     if (!in) continue;
     std::ostringstream s;
@@ -141,7 +150,8 @@ std::string export_openmpi(const Table& table, const std::string& path) {
   write_atomic(path, out.str());
   std::string text;
   for (const auto& n : notes) text += "# note: " + n + "\n";
-  if (!groups.empty()) text += "# note: relay's executor policy and max_requests have no Open MPI counterpart\n";
+  if (!groups.empty())
+    text += "# note: relay's executor policy and max_requests have no Open MPI counterpart\n";
   return text + other_operations_note(table);
 }
 
@@ -154,8 +164,9 @@ std::string export_mpich(const Table& table, const std::string& path, const std:
     base_text = find_builtin_mpich_json();
     base_name = "the installed MPICH's built-in selection";
     if (base_text.empty()) {
-      throw std::runtime_error("no MPICH library with a built-in selection JSON found; give "
-                               "--mpich-base FILE (MPICH's coll_selection JSON)");
+      throw std::runtime_error(
+          "no MPICH library with a built-in selection JSON found; give "
+          "--mpich-base FILE (MPICH's coll_selection JSON)");
     }
   } else {
     std::ifstream in(base);
@@ -178,12 +189,13 @@ std::string export_mpich(const Table& table, const std::string& path, const std:
     ordered sizes = ordered::object();
     for (std::size_t i = 0; i < rules.size(); ++i) {
       const bool last = i + 1 == rules.size();
-      const std::string key = last ? "avg_msg_size=any"
-                                   : "avg_msg_size<=" + std::to_string(rules[i]->max_bytes);
+      const std::string key =
+          last ? "avg_msg_size=any" : "avg_msg_size<=" + std::to_string(rules[i]->max_bytes);
       sizes[key] = {{"algorithm=" + mpich_bcast(*rules[i], notes), ordered::object()}};
     }
     const bool last_group = ++g == groups.size();
-    intra[last_group ? std::string("comm_size=any") : "comm_size<=" + std::to_string(range.second)] = sizes;
+    intra[last_group ? std::string("comm_size=any")
+                     : "comm_size<=" + std::to_string(range.second)] = sizes;
   }
   ordered bcast = ordered::object();
   bcast["comm_type=intra"] = intra;

@@ -8,7 +8,8 @@
 namespace relay::tune {
 
 std::optional<schedule::Schedule> bcast_schedule(const std::string& algorithm, int ranks, int root,
-                                                 std::int64_t bytes, std::int64_t segment, int fanout) {
+                                                 std::int64_t bytes, std::int64_t segment,
+                                                 int fanout) {
   const auto* alg = coll::find_algorithm(coll::Collective::bcast, algorithm);
   if (alg == nullptr || alg->build == nullptr) return std::nullopt;
   coll::Shape shape;
@@ -25,20 +26,25 @@ double predict_bcast(const model::Machine& machine, const std::string& algorithm
                      std::int64_t segment, int max_requests, int fanout) {
   const auto schedule = bcast_schedule(algorithm, ranks, root, bytes, segment, fanout);
   if (!schedule) return -1;
-  return model::replay(*schedule, policy == "blocking" ? schedule::Policy::blocking : schedule::Policy::nonblocking,
-                       max_requests, machine)
+  return model::replay(
+             *schedule,
+             policy == "blocking" ? schedule::Policy::blocking : schedule::Policy::nonblocking,
+             max_requests, machine)
       .time_s;
 }
 
-std::int64_t coll_call_bytes(coll::Collective collective, int ranks, std::int64_t bytes, int elem_bytes) {
+std::int64_t coll_call_bytes(coll::Collective collective, int ranks, std::int64_t bytes,
+                             int elem_bytes) {
   if (collective == coll::Collective::barrier) return 1;
-  const std::int64_t unit = static_cast<std::int64_t>(elem_bytes) * (coll::has_blocks(collective) ? ranks : 1);
+  const std::int64_t unit =
+      static_cast<std::int64_t>(elem_bytes) * (coll::has_blocks(collective) ? ranks : 1);
   return std::max<std::int64_t>(1, bytes / unit) * unit;
 }
 
-std::optional<schedule::Schedule> coll_schedule(coll::Collective collective, const std::string& algorithm, int ranks,
-                                                int root, std::int64_t bytes, int elem_bytes, std::int64_t segment,
-                                                int fanout) {
+std::optional<schedule::Schedule> coll_schedule(coll::Collective collective,
+                                                const std::string& algorithm, int ranks, int root,
+                                                std::int64_t bytes, int elem_bytes,
+                                                std::int64_t segment, int fanout) {
   const auto* alg = coll::find_algorithm(collective, algorithm);
   if (alg == nullptr || alg->build == nullptr) return std::nullopt;
   // The shape the library builds for such a call (api/collectives.cpp), segments rounded down
@@ -48,21 +54,28 @@ std::optional<schedule::Schedule> coll_schedule(coll::Collective collective, con
   shape.root = coll::has_root(collective) ? root : 0;
   shape.blocks = coll::has_blocks(collective);
   shape.elem_bytes = collective == coll::Collective::barrier ? 1 : elem_bytes;
-  shape.bytes = (collective == coll::Collective::barrier ? 1 : bytes / shape.elem_bytes / (shape.blocks ? ranks : 1)) *
+  shape.bytes = (collective == coll::Collective::barrier
+                     ? 1
+                     : bytes / shape.elem_bytes / (shape.blocks ? ranks : 1)) *
                 shape.elem_bytes;
-  if (segment > 0) segment = std::max(shape.elem_bytes, segment / shape.elem_bytes * shape.elem_bytes);
+  if (segment > 0)
+    segment = std::max(shape.elem_bytes, segment / shape.elem_bytes * shape.elem_bytes);
   shape.segment_bytes = segment >= bytes ? 0 : segment;
   shape.fanout = alg->uses_fanout && fanout > 0 ? fanout : 1;
   return coll::build_schedule(*alg, shape);
 }
 
-double predict_coll(const model::Machine& machine, coll::Collective collective, const std::string& algorithm,
-                    const std::string& policy, int ranks, int root, std::int64_t bytes, int elem_bytes,
-                    std::int64_t segment, int max_requests, int fanout) {
-  const auto schedule = coll_schedule(collective, algorithm, ranks, root, bytes, elem_bytes, segment, fanout);
+double predict_coll(const model::Machine& machine, coll::Collective collective,
+                    const std::string& algorithm, const std::string& policy, int ranks, int root,
+                    std::int64_t bytes, int elem_bytes, std::int64_t segment, int max_requests,
+                    int fanout) {
+  const auto schedule =
+      coll_schedule(collective, algorithm, ranks, root, bytes, elem_bytes, segment, fanout);
   if (!schedule) return -1;
-  return model::replay(*schedule, policy == "blocking" ? schedule::Policy::blocking : schedule::Policy::nonblocking,
-                       max_requests, machine)
+  return model::replay(
+             *schedule,
+             policy == "blocking" ? schedule::Policy::blocking : schedule::Policy::nonblocking,
+             max_requests, machine)
       .time_s;
 }
 

@@ -24,7 +24,8 @@ class Recorder {
     const auto key = std::make_pair(axis, segment);
     auto it = seen_.find(key);
     // An early-stopped value answers any question it settles (race_settles).
-    if (it != seen_.end() && (!it->second.partial() || race_settles(it->second.time, it->second.race, race))) {
+    if (it != seen_.end() &&
+        (!it->second.partial() || race_settles(it->second.time, it->second.race, race))) {
       return it->second.time;
     }
     double cost = 0;
@@ -69,7 +70,8 @@ class Recorder {
 void check(const std::vector<Axis>& axes) {
   if (axes.empty()) throw std::invalid_argument("search: no algorithms to search");
   for (std::size_t a = 0; a < axes.size(); ++a) {
-    if (axes[a].segments.empty()) throw std::invalid_argument("search: " + axes[a].name + " has no segment sizes");
+    if (axes[a].segments.empty())
+      throw std::invalid_argument("search: " + axes[a].name + " has no segment sizes");
     const int v = axes[a].variant_of;
     if (v >= static_cast<int>(axes.size()) || v == static_cast<int>(a) ||
         (v >= 0 && axes[v].variant_of >= 0)) {
@@ -80,10 +82,10 @@ void check(const std::vector<Axis>& axes) {
 
 // One algorithm's descent state (MGD and SMGD).
 struct Descent {
-  int next = 0;            // index to measure next (descending); -1 when finished
+  int next = 0;  // index to measure next (descending); -1 when finished
   double best = kInf;
   double last = kInf, previous = kInf;
-  int worse = 0;           // points since the last improvement
+  int worse = 0;  // points since the last improvement
   bool done = false;
 };
 
@@ -140,7 +142,8 @@ SearchResult search_smgd(const std::vector<Axis>& axes, const Measure& measure,
   // An axis' best, measured exactly where it was an estimate below a floor (unless, measured,
   // it is hopeless: worse than threshold x the best).
   auto settle = [&](int a) {
-    for (Point p = rec.best_of(a); p.segment >= 0 && rec.below_floor(a, p.segment); p = rec.best_of(a)) {
+    for (Point p = rec.best_of(a); p.segment >= 0 && rec.below_floor(a, p.segment);
+         p = rec.best_of(a)) {
       rec(a, p.segment, {bound()});
     }
     d[a].best = rec.best_of(a).time_s;
@@ -169,7 +172,8 @@ SearchResult search_smgd(const std::vector<Axis>& axes, const Measure& measure,
       const double t = shape(a, d[a].next);
       return usable(t) ? t : kInf;
     };
-    std::stable_sort(scan.begin(), scan.end(), [&](int x, int y) { return at_largest(x) < at_largest(y); });
+    std::stable_sort(scan.begin(), scan.end(),
+                     [&](int x, int y) { return at_largest(x) < at_largest(y); });
   }
   for (int a : scan) {
     const int s = d[a].next;
@@ -223,7 +227,8 @@ SearchResult search_smgd(const std::vector<Axis>& axes, const Measure& measure,
     // (An algorithm far behind the best has its floor above the bound; a point between the
     // two is above the bound, hopeless, whatever it gains on its own best.)
     Race race{std::min(bound(), own * (1 + o.noise)), std::isfinite(own) ? own * (1 - o.noise) : 0};
-    race.model_above = model_above(pick, s, race.above < bound() ? rec.best_of(pick) : r.best, race.above);
+    race.model_above =
+        model_above(pick, s, race.above < bound() ? rec.best_of(pick) : r.best, race.above);
     step(d[pick], rec(pick, s, race), o.patience, o.noise);
     if (d[pick].done) settle(pick);
   }
@@ -245,8 +250,9 @@ SearchResult search_smgd(const std::vector<Axis>& axes, const Measure& measure,
       int start = 0;  // the variant's segment nearest the algorithm's best
       for (int s = 0; s < static_cast<int>(seg.size()); ++s) {
         const auto distance = [&](std::int64_t x) {
-          return x == 0 || segment == 0 ? (x == segment ? 0.0 : kInf)
-                                        : std::abs(std::log(static_cast<double>(x) / static_cast<double>(segment)));
+          return x == 0 || segment == 0
+                     ? (x == segment ? 0.0 : kInf)
+                     : std::abs(std::log(static_cast<double>(x) / static_cast<double>(segment)));
         };
         if (distance(seg[s]) < distance(seg[start])) start = s;
       }
@@ -264,16 +270,18 @@ SearchResult search_smgd(const std::vector<Axis>& axes, const Measure& measure,
     }
   }
   // The choice is an exact measurement.
-  for (Point p = r.best; p.axis >= 0 && rec.below_floor(p.axis, p.segment); p = r.best) rec(p.axis, p.segment);
+  for (Point p = r.best; p.axis >= 0 && rec.below_floor(p.axis, p.segment); p = r.best)
+    rec(p.axis, p.segment);
   return r;
 }
 
-bool race_stops(const std::vector<double>& iterations, std::size_t i, double warm_s, const Race& race,
-                std::size_t planned) {
+bool race_stops(const std::vector<double>& iterations, std::size_t i, double warm_s,
+                const Race& race, std::size_t planned) {
   const bool above = std::isfinite(race.above), below = race.below > 0;
   if ((!above && !below) || i == 0 || i > iterations.size()) return false;
   if (i == 1) {
-    return (above && (planned <= 3 || race.model_above) && std::min(warm_s, iterations[0]) > race.above) ||
+    return (above && (planned <= 3 || race.model_above) &&
+            std::min(warm_s, iterations[0]) > race.above) ||
            (below && planned <= 3 && std::max(warm_s, iterations[0]) < race.below);
   }
   if (i < 3 || (i > 16 && i % 8 != 0)) return false;
@@ -281,7 +289,8 @@ bool race_stops(const std::vector<double>& iterations, std::size_t i, double war
   // mean, so that one slow call does (race_estimate reports them the same way).
   const std::vector<double> first(iterations.begin(), iterations.begin() + static_cast<long>(i));
   return (above && measure::median(first) > race.above) ||
-         (below && std::accumulate(first.begin(), first.end(), 0.0) / static_cast<double>(i) < race.below);
+         (below &&
+          std::accumulate(first.begin(), first.end(), 0.0) / static_cast<double>(i) < race.below);
 }
 
 double race_estimate(const std::vector<double>& iterations, std::size_t k, const Race& race) {
@@ -289,7 +298,9 @@ double race_estimate(const std::vector<double>& iterations, std::size_t k, const
   // few, which reads low and sets the next points' races.
   const std::vector<double> first(iterations.begin(), iterations.begin() + static_cast<long>(k));
   const double median = measure::median(first);
-  return median > race.above ? median : std::accumulate(first.begin(), first.end(), 0.0) / static_cast<double>(k);
+  return median > race.above
+             ? median
+             : std::accumulate(first.begin(), first.end(), 0.0) / static_cast<double>(k);
 }
 
 bool race_settles(double t, const Race& ran, const Race& asked) {
@@ -297,7 +308,8 @@ bool race_settles(double t, const Race& ran, const Race& asked) {
   return t < ran.below && t < asked.below;
 }
 
-std::size_t race_length(const std::vector<double>& iterations, double warm_s, const Race& race, std::size_t planned) {
+std::size_t race_length(const std::vector<double>& iterations, double warm_s, const Race& race,
+                        std::size_t planned) {
   for (std::size_t i = 1; i <= iterations.size(); ++i) {
     if (race_stops(iterations, i, warm_s, race, planned)) return i;
   }
@@ -316,14 +328,17 @@ SearchResult search_model_best(const std::vector<Axis>& axes, const Predict& pre
   }
   SearchResult r;
   r.best = {0, 0, kInf};
-  auto larger = [](std::int64_t x, std::int64_t y) { return (x == 0 ? INT64_MAX : x) > (y == 0 ? INT64_MAX : y); };
+  auto larger = [](std::int64_t x, std::int64_t y) {
+    return (x == 0 ? INT64_MAX : x) > (y == 0 ? INT64_MAX : y);
+  };
   for (int a = 0; a < static_cast<int>(axes.size()); ++a) {
     for (int s = 0; s < static_cast<int>(axes[a].segments.size()); ++s) {
       const double t = predict(a, s);
       if (!usable(t) || t > lowest * (1 + tolerance)) continue;
       const bool first = !std::isfinite(r.best.time_s);
       if (first || larger(axes[a].segments[s], axes[r.best.axis].segments[r.best.segment]) ||
-          (axes[a].segments[s] == axes[r.best.axis].segments[r.best.segment] && t < r.best.time_s)) {
+          (axes[a].segments[s] == axes[r.best.axis].segments[r.best.segment] &&
+           t < r.best.time_s)) {
         r.best = {a, s, t};
       }
     }
@@ -335,8 +350,9 @@ ConfirmationPool confirmation_pool(std::vector<Point> path, int fastest, double 
   // A point measured again (an estimate, then in full) counts with its latest value.
   std::vector<Point> measured;
   for (auto p = path.rbegin(); p != path.rend(); ++p) {
-    if (std::none_of(measured.begin(), measured.end(),
-                     [&](const Point& q) { return q.axis == p->axis && q.segment == p->segment; })) {
+    if (std::none_of(measured.begin(), measured.end(), [&](const Point& q) {
+          return q.axis == p->axis && q.segment == p->segment;
+        })) {
       measured.push_back(*p);
     }
   }

@@ -61,9 +61,9 @@ struct Point {
 
 struct SearchResult {
   Point best;
-  int experiments = 0;          ///< distinct configurations measured
-  double cost_s = 0;            ///< sum of what the measure callback reported as its cost
-  std::vector<Point> path;      ///< every measurement, in order
+  int experiments = 0;      ///< distinct configurations measured
+  double cost_s = 0;        ///< sum of what the measure callback reported as its cost
+  std::vector<Point> path;  ///< every measurement, in order
 };
 
 inline constexpr double kNoBound = std::numeric_limits<double>::infinity();
@@ -72,9 +72,9 @@ inline constexpr double kNoBound = std::numeric_limits<double>::infinity();
 /// `below` and `above`. Outside, the measurement may stop early and return an estimate (above
 /// `above`, or below `below`). The default asks for the exact time.
 struct Race {
-  double above = kNoBound;  ///< SMGD: threshold x the best so far, or a descent's own best + noise
-  double below = 0;         ///< SMGD: a descent's own best - noise (a clear gain needs no digits)
-  bool model_above = false; ///< the model's shape puts it above `above` too (see race_stops)
+  double above = kNoBound;   ///< SMGD: threshold x the best so far, or a descent's own best + noise
+  double below = 0;          ///< SMGD: a descent's own best - noise (a clear gain needs no digits)
+  bool model_above = false;  ///< the model's shape puts it above `above` too (see race_stops)
 };
 
 /// Measures configuration (axis, segment index) under a race: returns its time and sets
@@ -85,12 +85,12 @@ using Measure = std::function<double(int axis, int segment, const Race& race, do
 using Predict = std::function<double(int axis, int segment)>;
 
 struct SearchOptions {
-  int patience = 2;          ///< MGD/SMGD: points past a minimum before giving up
-  double threshold = 1.2;    ///< SMGD: drop an algorithm predicted worse than this x best
-  double noise = 0.03;       ///< SMGD: smaller relative gains do not count as improvements
-  int variant_top = 2;       ///< SMGD: the best algorithms whose variants are searched ...
+  int patience = 2;              ///< MGD/SMGD: points past a minimum before giving up
+  double threshold = 1.2;        ///< SMGD: drop an algorithm predicted worse than this x best
+  double noise = 0.03;           ///< SMGD: smaller relative gains do not count as improvements
+  int variant_top = 2;           ///< SMGD: the best algorithms whose variants are searched ...
   double variant_within = 1.10;  ///< ... and every other one whose best is within this x the best
-  int top_k = 3;             ///< model-guided: candidates measured
+  int top_k = 3;                 ///< model-guided: candidates measured
 };
 
 SearchResult search_exhaustive(const std::vector<Axis>& axes, const Measure& measure);
@@ -122,10 +122,11 @@ SearchResult search_model_guided(const std::vector<Axis>& axes, const Predict& p
 /// bound stop it whatever the plan (that 64 KiB mpi broadcast has no model). Otherwise it
 /// stops at a checkpoint (the first 16 iterations, then every 8th) once the median of 3 or
 /// more is above race.above, or their mean below race.below (a slow call among them counts).
-bool race_stops(const std::vector<double>& iterations, std::size_t i, double warm_s, const Race& race,
-                std::size_t planned);
+bool race_stops(const std::vector<double>& iterations, std::size_t i, double warm_s,
+                const Race& race, std::size_t planned);
 /// The number of iterations a race keeps: the first i at which race_stops, else all of them.
-std::size_t race_length(const std::vector<double>& iterations, double warm_s, const Race& race, std::size_t planned);
+std::size_t race_length(const std::vector<double>& iterations, double warm_s, const Race& race,
+                        std::size_t planned);
 /// What a race stopped after its first k iterations reports, as race_stops judged them: their
 /// median where it is above race.above, else (below race.below) their mean.
 double race_estimate(const std::vector<double>& iterations, std::size_t k, const Race& race);

@@ -1,10 +1,10 @@
 // Over 500 lines: one session's steps in the order they run (measure, search, confirm, table).
 #include "tune/session.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
 #include <ctime>
-#include <fmt/format.h>
 #include <map>
 #include <numeric>
 #include <stdexcept>
@@ -32,16 +32,18 @@ struct Candidate {
 // made in full.
 struct Measured {
   double time_s = 0;
-  double setup_s = 0;               // barrier, warm-up, agreeing on the count
-  double warm_s = 0;                // the warm-up call, slowest rank (a sample for the race)
-  std::size_t planned = 0;          // timed iterations --min-time asked for
-  std::vector<double> iterations;   // slowest rank's time per timed iteration
-  std::vector<double> walls;        // wall seconds per timed iteration, barrier included
-  bool partial = false;             // stopped early by a race (above its bound or below its floor)
-  Race race;                  // the race it ran under
+  double setup_s = 0;              // barrier, warm-up, agreeing on the count
+  double warm_s = 0;               // the warm-up call, slowest rank (a sample for the race)
+  std::size_t planned = 0;         // timed iterations --min-time asked for
+  std::vector<double> iterations;  // slowest rank's time per timed iteration
+  std::vector<double> walls;       // wall seconds per timed iteration, barrier included
+  bool partial = false;            // stopped early by a race (above its bound or below its floor)
+  Race race;                       // the race it ran under
 
   // Timed iterations before a race stops (race_stops), all if none.
-  std::size_t stop_after(const Race& r) const { return race_length(iterations, warm_s, r, planned); }
+  std::size_t stop_after(const Race& r) const {
+    return race_length(iterations, warm_s, r, planned);
+  }
   // Whether this measurement answers a question under race r: a full one answers all; an
   // early-stopped one the questions it settles (race_settles).
   bool answers(const Race& r) const { return !partial || race_settles(time_s, race, r); }
@@ -58,7 +60,8 @@ struct Measured {
 
 class Tuner {
  public:
-  Tuner(MPI_Comm comm, const SessionOptions& o, const SessionEvents& events) : a_(o), events_(events) {
+  Tuner(MPI_Comm comm, const SessionOptions& o, const SessionEvents& events)
+      : a_(o), events_(events) {
     MPI_Comm_dup(comm, &comm_);
     MPI_Comm_rank(comm_, &rank_);
     MPI_Comm_size(comm_, &size_);
@@ -69,16 +72,20 @@ class Tuner {
   SessionResult run();
 
  private:
-  Measured measure(const Candidate& axis, std::int64_t segment, std::int64_t bytes, const Race& race);
-  std::vector<std::pair<Candidate, std::string>> drop_twins(std::vector<Candidate>& axes, std::int64_t bytes) const;
-  void confirm(const std::vector<Candidate>& axes, std::int64_t bytes, const std::vector<Point>& path,
-               const model::Machine& machine, coll::Rule& rule, nlohmann::json& size_doc);
+  Measured measure(const Candidate& axis, std::int64_t segment, std::int64_t bytes,
+                   const Race& race);
+  std::vector<std::pair<Candidate, std::string>> drop_twins(std::vector<Candidate>& axes,
+                                                            std::int64_t bytes) const;
+  void confirm(const std::vector<Candidate>& axes, std::int64_t bytes,
+               const std::vector<Point>& path, const model::Machine& machine, coll::Rule& rule,
+               nlohmann::json& size_doc);
 
   // The schedule a configuration of the tuned operation runs (nullopt: none, mpi).
-  std::optional<schedule::Schedule> schedule_of(const Candidate& axis, std::int64_t bytes, std::int64_t segment) const;
+  std::optional<schedule::Schedule> schedule_of(const Candidate& axis, std::int64_t bytes,
+                                                std::int64_t segment) const;
   // The model's time for a configuration of the tuned operation (-1: no schedule, mpi).
-  double predict(const model::Machine& machine, const Candidate& axis, int ranks, int root, std::int64_t bytes,
-                 std::int64_t segment) const;
+  double predict(const model::Machine& machine, const Candidate& axis, int ranks, int root,
+                 std::int64_t bytes, std::int64_t segment) const;
 
   const SessionOptions& a_;
   const SessionEvents& events_;
@@ -86,8 +93,8 @@ class Tuner {
   int rank_ = 0, size_ = 1;
   std::optional<coll::Collective> collective_;  // nullopt: bcast
   std::vector<char> buffer_;
-  std::vector<double> send_, recv_;             // the other collectives: MPI_DOUBLE, MPI_SUM
-  std::vector<int> counts_, displs_;            // allgatherv
+  std::vector<double> send_, recv_;   // the other collectives: MPI_DOUBLE, MPI_SUM
+  std::vector<int> counts_, displs_;  // allgatherv
 };
 
 // One configuration: warm-up, then enough barrier-separated iterations for --min-time; its
@@ -99,7 +106,8 @@ class Tuner {
 // iteration if it and the warm-up are both above the race's bound (where at most 3 are planned,
 // or the model puts it there too) or both below its floor (at most 3 planned); else once the
 // median of 3 or more is above the bound, or their mean below the floor.
-Measured Tuner::measure(const Candidate& axis, std::int64_t segment, std::int64_t bytes, const Race& race) {
+Measured Tuner::measure(const Candidate& axis, std::int64_t segment, std::int64_t bytes,
+                        const Race& race) {
   relay_bcast_options_t o;
   relay_bcast_options_init(&o);
   relay_coll_options_t co;
@@ -110,7 +118,8 @@ Measured Tuner::measure(const Candidate& axis, std::int64_t segment, std::int64_
     o.segment_bytes = segment;
     o.max_requests = a_.max_requests;
   } else {
-    relay_coll_algorithm_from_name(static_cast<relay_collective_t>(*collective_), axis.algorithm.c_str(), &co.algorithm);
+    relay_coll_algorithm_from_name(static_cast<relay_collective_t>(*collective_),
+                                   axis.algorithm.c_str(), &co.algorithm);
     relay_policy_from_name(axis.policy.c_str(), &co.policy);
     co.segment_bytes = segment;
     co.max_requests = a_.max_requests;
@@ -118,7 +127,8 @@ Measured Tuner::measure(const Candidate& axis, std::int64_t segment, std::int64_
   const int count = static_cast<int>(bytes);
   // The vector (reduce, allreduce) or one rank's block (the others), in doubles; run() made
   // `bytes` whole blocks of doubles.
-  const int elems = collective_ ? static_cast<int>(bytes / 8 / (coll::has_blocks(*collective_) ? size_ : 1)) : 0;
+  const int elems =
+      collective_ ? static_cast<int>(bytes / 8 / (coll::has_blocks(*collective_) ? size_ : 1)) : 0;
   if (collective_ == coll::Collective::allgatherv) {  // uniform blocks, set up once, not per call
     counts_.assign(static_cast<std::size_t>(size_), elems);
     displs_.resize(static_cast<std::size_t>(size_));
@@ -171,21 +181,25 @@ Measured Tuner::measure(const Candidate& axis, std::int64_t segment, std::int64_
   return m;
 }
 
-double Tuner::predict(const model::Machine& machine, const Candidate& axis, int ranks, int root, std::int64_t bytes,
-                      std::int64_t segment) const {
-  if (!collective_) return tune::predict_bcast(machine, axis.algorithm, axis.policy, ranks, root, bytes, segment, a_.max_requests);
+double Tuner::predict(const model::Machine& machine, const Candidate& axis, int ranks, int root,
+                      std::int64_t bytes, std::int64_t segment) const {
+  if (!collective_)
+    return tune::predict_bcast(machine, axis.algorithm, axis.policy, ranks, root, bytes, segment,
+                               a_.max_requests);
   const auto* alg = coll::find_algorithm(*collective_, axis.algorithm);
   if (alg == nullptr || !alg->runs_on(ranks)) return -1;  // its fallback runs there
   return tune::predict_coll(machine, *collective_, axis.algorithm, axis.policy, ranks, root,
-                      tune::coll_call_bytes(*collective_, ranks, bytes, 8), 8, segment, a_.max_requests);
+                            tune::coll_call_bytes(*collective_, ranks, bytes, 8), 8, segment,
+                            a_.max_requests);
 }
 
-std::optional<schedule::Schedule> Tuner::schedule_of(const Candidate& axis, std::int64_t bytes, std::int64_t segment) const {
+std::optional<schedule::Schedule> Tuner::schedule_of(const Candidate& axis, std::int64_t bytes,
+                                                     std::int64_t segment) const {
   if (!collective_) return tune::bcast_schedule(axis.algorithm, size_, a_.root, bytes, segment);
   const auto* alg = coll::find_algorithm(*collective_, axis.algorithm);
   if (alg == nullptr || !alg->runs_on(size_)) return std::nullopt;
-  return tune::coll_schedule(*collective_, axis.algorithm, size_, a_.root, tune::coll_call_bytes(*collective_, size_, bytes, 8), 8,
-                       segment);
+  return tune::coll_schedule(*collective_, axis.algorithm, size_, a_.root,
+                             tune::coll_call_bytes(*collective_, size_, bytes, 8), 8, segment);
 }
 
 std::string describe(const Candidate& axis, std::int64_t segment) {
@@ -218,7 +232,8 @@ model::Machine quick_model(MPI_Comm comm, const std::vector<std::int64_t>& messa
   o.quiet = quiet;
   o.check_memory = check_memory;
   const auto measured = measure::measure_p2p(comm, o);
-  std::string text = rank == 0 ? model::params_document(measured, nlohmann::json::object()).dump() : std::string();
+  std::string text =
+      rank == 0 ? model::params_document(measured, nlohmann::json::object()).dump() : std::string();
   int n = static_cast<int>(text.size());
   MPI_Bcast(&n, 1, MPI_INT, 0, comm);
   text.resize(static_cast<std::size_t>(n));
@@ -228,14 +243,16 @@ model::Machine quick_model(MPI_Comm comm, const std::vector<std::int64_t>& messa
 
 // Drops from `axes` every candidate whose schedules equal an earlier one's at every segment
 // size, under the same policy; returns each dropped one with the name it is measured as.
-std::vector<std::pair<Candidate, std::string>> Tuner::drop_twins(std::vector<Candidate>& axes, std::int64_t bytes) const {
+std::vector<std::pair<Candidate, std::string>> Tuner::drop_twins(std::vector<Candidate>& axes,
+                                                                 std::int64_t bytes) const {
   std::vector<std::pair<Candidate, std::string>> twins;
   // Fingerprints first (a schedule can be megabytes); schedules compared where they agree.
   std::vector<std::vector<std::optional<std::uint64_t>>> prints(axes.size());
   for (std::size_t i = 0; i < axes.size(); ++i) {
     for (auto seg : axes[i].segments) {
       const auto sched = schedule_of(axes[i], bytes, seg);
-      prints[i].push_back(sched ? std::optional<std::uint64_t>(schedule::fingerprint(*sched)) : std::nullopt);
+      prints[i].push_back(sched ? std::optional<std::uint64_t>(schedule::fingerprint(*sched))
+                                : std::nullopt);
     }
   }
   auto same = [&](std::size_t i, std::size_t k) {
@@ -244,7 +261,8 @@ std::vector<std::pair<Candidate, std::string>> Tuner::drop_twins(std::vector<Can
       if (!prints[i][si] || prints[i][si] != prints[k][si]) return false;
     }
     for (std::size_t si = 0; si < axes[i].segments.size(); ++si) {
-      if (*schedule_of(axes[i], bytes, axes[i].segments[si]) != *schedule_of(axes[k], bytes, axes[k].segments[si])) {
+      if (*schedule_of(axes[i], bytes, axes[i].segments[si]) !=
+          *schedule_of(axes[k], bytes, axes[k].segments[si])) {
         return false;
       }
     }
@@ -273,38 +291,50 @@ std::vector<std::pair<Candidate, std::string>> Tuner::drop_twins(std::vector<Can
 
 // Measures the pool of the table method's search `path` again, head to head, into
 // size_doc["confirmation"], and makes the fastest on re-test the size's `rule`.
-void Tuner::confirm(const std::vector<Candidate>& axes, std::int64_t bytes, const std::vector<Point>& path,
-                    const model::Machine& machine, coll::Rule& rule, nlohmann::json& size_doc) {
+void Tuner::confirm(const std::vector<Candidate>& axes, std::int64_t bytes,
+                    const std::vector<Point>& path, const model::Machine& machine, coll::Rule& rule,
+                    nlohmann::json& size_doc) {
   const ConfirmationPool pool = confirmation_pool(path, a_.confirm);
   const std::vector<Point>& pick = pool.points;
   if (pick.size() > 1) {
     const double t0 = MPI_Wtime();
-    const auto times = measure::interleaved_rounds(pick.size(), a_.confirm_rounds, 7, [&](std::size_t i) {
-      return measure(axes[pick[i].axis], axes[pick[i].axis].segments[pick[i].segment], bytes, Race{}).time_s;
-    });
+    const auto times =
+        measure::interleaved_rounds(pick.size(), a_.confirm_rounds, 7, [&](std::size_t i) {
+          return measure(axes[pick[i].axis], axes[pick[i].axis].segments[pick[i].segment], bytes,
+                         Race{})
+              .time_s;
+        });
     double seconds = MPI_Wtime() - t0;
     MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, comm_);
     const auto paired = measure::paired_relative(times);
     const auto& relative = paired.relative;
     const double reference = paired.reference;
-    const auto best = static_cast<std::size_t>(std::min_element(relative.begin(), relative.end()) - relative.begin());
+    const auto best = static_cast<std::size_t>(std::min_element(relative.begin(), relative.end()) -
+                                               relative.begin());
     nlohmann::json rows = nlohmann::json::array();
     for (std::size_t i = 0; i < pick.size(); ++i) {
       const Candidate& ax = axes[pick[i].axis];
       const auto seg = ax.segments[pick[i].segment];
-      rows.push_back({{"algorithm", ax.algorithm}, {"policy", ax.policy}, {"segment_bytes", seg},
-                      {"search_us", pick[i].time_s * 1e6}, {"confirmed_us", relative[i] * reference * 1e6},
-                      {"x_best", relative[i] / relative[best]}, {"round_us", times[i]},
+      rows.push_back({{"algorithm", ax.algorithm},
+                      {"policy", ax.policy},
+                      {"segment_bytes", seg},
+                      {"search_us", pick[i].time_s * 1e6},
+                      {"confirmed_us", relative[i] * reference * 1e6},
+                      {"x_best", relative[i] / relative[best]},
+                      {"round_us", times[i]},
                       {"rival", static_cast<int>(i) >= pool.fastest}});
     }
-    size_doc["confirmation"] = {{"method", a_.table_method}, {"rounds", a_.confirm_rounds}, {"seconds", seconds},
+    size_doc["confirmation"] = {{"method", a_.table_method},
+                                {"rounds", a_.confirm_rounds},
+                                {"seconds", seconds},
                                 {"rows", rows}};
     const Candidate& ax = axes[pick[best].axis];
     rule.choice.algorithm = ax.algorithm;
     rule.choice.policy = ax.policy;
     rule.choice.segment_bytes = ax.segments[pick[best].segment];
     rule.measured_s = relative[best] * reference;
-    const double pred = this->predict(machine, ax, size_, a_.root, bytes, rule.choice.segment_bytes);
+    const double pred =
+        this->predict(machine, ax, size_, a_.root, bytes, rule.choice.segment_bytes);
     rule.predicted_s = pred >= 0 ? pred : -1;
     rule.source = a_.table_method + "+confirmed";
   }
@@ -326,7 +356,9 @@ SessionResult Tuner::run() {
       }
     }
     algorithms = kept;
-    if (algorithms.empty()) throw std::invalid_argument("--algorithms: none of them runs on " + std::to_string(size_) + " ranks");
+    if (algorithms.empty())
+      throw std::invalid_argument("--algorithms: none of them runs on " + std::to_string(size_) +
+                                  " ranks");
   }
   const auto& policies = a_.policies;
   auto sizes = a_.sizes;
@@ -377,8 +409,13 @@ SessionResult Tuner::run() {
     expected += (algorithms.size() * policies.size()) * (per + 1);
   }
   measure::Progress progress(comm_, a_.quiet, "", expected, true);
-  nlohmann::json results = {{"schema", "relay.tune/1"}, {"machine", a_.machine_description},
-                            {"operation", op}, {"ranks", size_}, {"model", model_source}, {"model_measuring_s", model_seconds}, {"sizes", nlohmann::json::array()}};
+  nlohmann::json results = {{"schema", "relay.tune/1"},
+                            {"machine", a_.machine_description},
+                            {"operation", op},
+                            {"ranks", size_},
+                            {"model", model_source},
+                            {"model_measuring_s", model_seconds},
+                            {"sizes", nlohmann::json::array()}};
   coll::Table table;
   table.machine = results["machine"];
   {
@@ -409,7 +446,8 @@ SessionResult Tuner::run() {
           if (s > 0 && s < bytes) axis.segments.push_back(s);
         }
         std::sort(axis.segments.begin(), axis.segments.end());
-        axis.segments.erase(std::unique(axis.segments.begin(), axis.segments.end()), axis.segments.end());
+        axis.segments.erase(std::unique(axis.segments.begin(), axis.segments.end()),
+                            axis.segments.end());
         axis.segments.push_back(0);  // unsegmented: the largest "segment"
         axes.push_back(axis);
       }
@@ -419,7 +457,9 @@ SessionResult Tuner::run() {
     // fanout 4 is linear): searched once, under the earlier name, by every method.
     nlohmann::json same_schedules = nlohmann::json::array();
     for (const auto& twin : drop_twins(axes, bytes)) {
-      same_schedules.push_back({{"algorithm", twin.first.algorithm}, {"policy", twin.first.policy}, {"as", twin.second}});
+      same_schedules.push_back({{"algorithm", twin.first.algorithm},
+                                {"policy", twin.first.policy},
+                                {"as", twin.second}});
       expected -= std::min(expected, twin.first.segments.size());
       progress.set_total(std::max(expected, progress.done()));
     }
@@ -430,7 +470,8 @@ SessionResult Tuner::run() {
       Axis sa{ax.algorithm + "/" + ax.policy, ax.segments, -1};
       if (ax.policy == "blocking") {
         for (std::size_t b = 0; b < axes.size(); ++b) {
-          if (axes[b].algorithm == ax.algorithm && axes[b].policy == "nonblocking") sa.variant_of = static_cast<int>(b);
+          if (axes[b].algorithm == ax.algorithm && axes[b].policy == "nonblocking")
+            sa.variant_of = static_cast<int>(b);
         }
       }
       search_axes.push_back(sa);
@@ -443,28 +484,35 @@ SessionResult Tuner::run() {
       auto it = cache.find(key);
       if (it == cache.end() || !it->second.answers(race)) {
         const Measured m = measure(axes[axis], axes[axis].segments[seg], bytes, race);
-        progress.step(fmt::format("{} {}", core::format_bytes(bytes), describe(axes[axis], axes[axis].segments[seg])));
+        progress.step(fmt::format("{} {}", core::format_bytes(bytes),
+                                  describe(axes[axis], axes[axis].segments[seg])));
         it = cache.insert_or_assign(key, m).first;
       }
       cost = it->second.cost_under(race);
       return it->second.time_under(race);
     };
     const Predict predict = [&](int axis, int seg) {
-      return this->predict(machine, axes[axis], size_, a_.root, bytes, axes[axis].segments[seg]);  // mpi: -1, none
+      return this->predict(machine, axes[axis], size_, a_.root, bytes,
+                           axes[axis].segments[seg]);  // mpi: -1, none
     };
-    nlohmann::json size_doc = {{"size_bytes", bytes}, {"methods", nlohmann::json::array()},
-                               {"axes", nlohmann::json::array()}, {"same_schedules", same_schedules}};
+    nlohmann::json size_doc = {{"size_bytes", bytes},
+                               {"methods", nlohmann::json::array()},
+                               {"axes", nlohmann::json::array()},
+                               {"same_schedules", same_schedules}};
     std::map<std::string, SearchResult> found;
     for (const auto& method : methods) {
       SearchResult r;
       if (method == "exhaustive") r = search_exhaustive(search_axes, live);
       if (method == "mgd") r = search_mgd(search_axes, live, so);
-      if (method == "smgd") r = search_smgd(search_axes, live, so, !a_.smgd_gradient ? predict : nullptr);
+      if (method == "smgd")
+        r = search_smgd(search_axes, live, so, !a_.smgd_gradient ? predict : nullptr);
       if (method == "guided") r = search_model_guided(search_axes, predict, live, so);
       if (method == "model") {
         // Free: the model's own choice, measured once to report how good it is.
         r = search_model_best(search_axes, predict);
-        if (!std::isfinite(r.best.time_s)) throw std::invalid_argument("--methods model: the model predicts none of the configurations");
+        if (!std::isfinite(r.best.time_s))
+          throw std::invalid_argument(
+              "--methods model: the model predicts none of the configurations");
         double ignored = 0;
         r.best.time_s = live(r.best.axis, r.best.segment, Race{}, ignored);
         r.experiments = 0;
@@ -482,12 +530,17 @@ SessionResult Tuner::run() {
       const double pred = this->predict(machine, ax, size_, a_.root, bytes, seg);
       nlohmann::json path = nlohmann::json::array();
       for (const auto& p : r.path) {
-        path.push_back({{"algorithm", axes[p.axis].algorithm}, {"policy", axes[p.axis].policy},
-                        {"segment_bytes", axes[p.axis].segments[p.segment]}, {"time_us", p.time_s * 1e6}});
+        path.push_back({{"algorithm", axes[p.axis].algorithm},
+                        {"policy", axes[p.axis].policy},
+                        {"segment_bytes", axes[p.axis].segments[p.segment]},
+                        {"time_us", p.time_s * 1e6}});
       }
-      size_doc["methods"].push_back({{"method", method}, {"experiments", r.experiments},
-                                     {"measuring_s", r.cost_s}, {"algorithm", ax.algorithm},
-                                     {"policy", ax.policy}, {"segment_bytes", seg},
+      size_doc["methods"].push_back({{"method", method},
+                                     {"experiments", r.experiments},
+                                     {"measuring_s", r.cost_s},
+                                     {"algorithm", ax.algorithm},
+                                     {"policy", ax.policy},
+                                     {"segment_bytes", seg},
                                      {"time_us", r.best.time_s * 1e6},
                                      {"x_best", have_ex ? r.best.time_s / ex_best : 0.0},
                                      {"path", path}});
@@ -525,7 +578,8 @@ SessionResult Tuner::run() {
         }
         points.push_back(p);
       }
-      size_doc["axes"].push_back({{"algorithm", axes[ai].algorithm}, {"policy", axes[ai].policy}, {"points", points}});
+      size_doc["axes"].push_back(
+          {{"algorithm", axes[ai].algorithm}, {"policy", axes[ai].policy}, {"points", points}});
     }
     results["sizes"].push_back(size_doc);
     if (events_.size_done) events_.size_done(size_doc);
@@ -561,7 +615,8 @@ bool needs_model(const SessionOptions& o, int ranks) {
   const auto uses = [&](const char* method) {
     return std::find(o.methods.begin(), o.methods.end(), method) != o.methods.end();
   };
-  const bool other_ranks = std::any_of(o.predict_ranks.begin(), o.predict_ranks.end(), [&](int r) { return r != ranks; });
+  const bool other_ranks = std::any_of(o.predict_ranks.begin(), o.predict_ranks.end(),
+                                       [&](int r) { return r != ranks; });
   return other_ranks || uses("model") || (!o.smgd_gradient && uses("smgd")) || uses("guided");
 }
 
@@ -569,7 +624,8 @@ std::string operation_name(const std::optional<coll::Collective>& collective) {
   return collective ? std::string(coll::to_string(*collective)) : std::string("bcast");
 }
 
-SessionResult run_session(MPI_Comm comm, const SessionOptions& options, const SessionEvents& events) {
+SessionResult run_session(MPI_Comm comm, const SessionOptions& options,
+                          const SessionEvents& events) {
   Tuner tuner(comm, options, events);
   return tuner.run();
 }

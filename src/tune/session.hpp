@@ -17,10 +17,10 @@
 #include <nlohmann/json.hpp>
 
 #include "coll/registry.hpp"
+#include "coll/table.hpp"
 #include "measure/p2p_params.hpp"
 #include "model/params.hpp"
 #include "tune/search.hpp"
-#include "coll/table.hpp"
 
 namespace relay::tune {
 
@@ -31,24 +31,25 @@ struct SessionOptions {
   /// Grid points, bytes; other than broadcast, the data a call moves (the vector, or all
   /// ranks' blocks), rounded to whole doubles (whole blocks) by the session.
   std::vector<std::int64_t> sizes;
-  std::vector<std::int64_t> segments;          ///< candidate segment sizes (unsegmented always one)
-  std::vector<std::string> methods;            ///< exhaustive, mgd, smgd, model, guided
-  std::string table_method = "smgd";           ///< whose choices go into the table
+  std::vector<std::int64_t> segments;  ///< candidate segment sizes (unsegmented always one)
+  std::vector<std::string> methods;    ///< exhaustive, mgd, smgd, model, guided
+  std::string table_method = "smgd";   ///< whose choices go into the table
   /// Model parameters; without them and where a method needs the model, a quick
   /// point-to-point measurement first (measure::measure_p2p).
   std::optional<model::Machine> machine;
-  std::string machine_source;                  ///< where `machine` came from (results' "model")
-  std::vector<int> predict_ranks;              ///< process counts not measured: the model's choices
-  double min_time_s = 0.05;                    ///< seconds of timed iterations per configuration
+  std::string machine_source;      ///< where `machine` came from (results' "model")
+  std::vector<int> predict_ranks;  ///< process counts not measured: the model's choices
+  double min_time_s = 0.05;        ///< seconds of timed iterations per configuration
   int max_requests = 16;
   int root = 0;
   SearchOptions search;
-  int confirm = 4;                             ///< see relay tune --confirm
+  int confirm = 4;  ///< see relay tune --confirm
   int confirm_rounds = 7;
-  bool smgd_gradient = false;                  ///< SMGD predicts from measured rates of change only
-  bool quiet = false;                          ///< no progress on stderr
-  nlohmann::json machine_description = nlohmann::json::object();  ///< results' and table's "machine"
-  measure::MemoryCheck check_memory;           ///< for the quick measurement's buffers (optional)
+  bool smgd_gradient = false;  ///< SMGD predicts from measured rates of change only
+  bool quiet = false;          ///< no progress on stderr
+  nlohmann::json machine_description =
+      nlohmann::json::object();       ///< results' and table's "machine"
+  measure::MemoryCheck check_memory;  ///< for the quick measurement's buffers (optional)
 };
 
 /// What a session says as it goes, on every rank (print on one); each may be empty.
@@ -63,7 +64,7 @@ struct SessionEvents {
 };
 
 struct SessionResult {
-  coll::Table table;             ///< every size's rule, and the model's for predict_ranks
+  coll::Table table;       ///< every size's rule, and the model's for predict_ranks
   nlohmann::json results;  ///< relay.tune/1: every measurement, prediction and search path
 };
 
@@ -71,7 +72,8 @@ struct SessionResult {
 /// returns the same table. Collective; throws std::invalid_argument on options that cannot
 /// run here (table method not among the methods, a root that is not a rank, no algorithm
 /// that runs on this many ranks, no configuration the model predicts for --methods model).
-SessionResult run_session(MPI_Comm comm, const SessionOptions& options, const SessionEvents& events = {});
+SessionResult run_session(MPI_Comm comm, const SessionOptions& options,
+                          const SessionEvents& events = {});
 
 /// Whether the session needs the model on `ranks` ranks: for the model and guided methods,
 /// SMGD's curve shapes, or process counts other than `ranks` (read a parameter file only then).

@@ -17,10 +17,15 @@ int main(int argc, char** argv) {
   int data[257];
   relay_bcast_options_t options;
   relay_request_t request = RELAY_REQUEST_NULL;
-  relay_bcast_algorithm_t algorithms[] = {RELAY_BCAST_AUTO, RELAY_BCAST_LINEAR, RELAY_BCAST_CHAIN,
-                                          RELAY_BCAST_BINARY, RELAY_BCAST_BINOMIAL,
-                                          RELAY_BCAST_PIPELINE, RELAY_BCAST_SCATTER_ALLGATHER,
-                                          RELAY_BCAST_KARY, RELAY_BCAST_MPI};
+  relay_bcast_algorithm_t algorithms[] = {RELAY_BCAST_AUTO,
+                                          RELAY_BCAST_LINEAR,
+                                          RELAY_BCAST_CHAIN,
+                                          RELAY_BCAST_BINARY,
+                                          RELAY_BCAST_BINOMIAL,
+                                          RELAY_BCAST_PIPELINE,
+                                          RELAY_BCAST_SCATTER_ALLGATHER,
+                                          RELAY_BCAST_KARY,
+                                          RELAY_BCAST_MPI};
   size_t a;
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -31,12 +36,14 @@ int main(int argc, char** argv) {
     options.segment_bytes = 40;
     for (i = 0; i < 257; ++i) data[i] = rank == size - 1 ? i * 3 : -1;
     if (relay_bcast(data, 257, MPI_INT, size - 1, MPI_COMM_WORLD, &options) != RELAY_SUCCESS) {
-      fprintf(stderr, "rank %d: %s: %s\n", rank, relay_bcast_algorithm_name(algorithms[a]), relay_last_error());
+      fprintf(stderr, "rank %d: %s: %s\n", rank, relay_bcast_algorithm_name(algorithms[a]),
+              relay_last_error());
       ++failures;
     }
     for (i = 0; i < 257; ++i) {
       if (data[i] != i * 3) {
-        fprintf(stderr, "rank %d: %s: data[%d] = %d\n", rank, relay_bcast_algorithm_name(algorithms[a]), i, data[i]);
+        fprintf(stderr, "rank %d: %s: data[%d] = %d\n", rank,
+                relay_bcast_algorithm_name(algorithms[a]), i, data[i]);
         ++failures;
         break;
       }
@@ -55,9 +62,9 @@ int main(int argc, char** argv) {
   }
   {
     relay_coll_options_t copt;
-    int allreduce_algorithms[] = {RELAY_ALLREDUCE_AUTO, RELAY_ALLREDUCE_REDUCE_BCAST,
-                                  RELAY_ALLREDUCE_RECURSIVE_DOUBLING, RELAY_ALLREDUCE_RING,
-                                  RELAY_ALLREDUCE_RABENSEIFNER, RELAY_ALLREDUCE_MPI};
+    int allreduce_algorithms[] = {
+        RELAY_ALLREDUCE_AUTO, RELAY_ALLREDUCE_REDUCE_BCAST, RELAY_ALLREDUCE_RECURSIVE_DOUBLING,
+        RELAY_ALLREDUCE_RING, RELAY_ALLREDUCE_RABENSEIFNER, RELAY_ALLREDUCE_MPI};
     int in[257], out[257], gathered[257 * 8], block[2 * 8], mine[2];
     for (a = 0; a < sizeof allreduce_algorithms / sizeof allreduce_algorithms[0]; ++a) {
       relay_coll_options_init(&copt);
@@ -105,7 +112,8 @@ int main(int argc, char** argv) {
     int a2a_algorithms[] = {RELAY_ALLTOALL_LINEAR, RELAY_ALLTOALL_BRUCK};
     for (i = 0; i < 3; ++i) mine[i] = rank * 10 + i;
     for (i = 0; i < 3 * size; ++i) all[i] = -1;
-    if (relay_gather(mine, all, 3, MPI_INT, size - 1, MPI_COMM_WORLD, NULL) != RELAY_SUCCESS) ok = 0;
+    if (relay_gather(mine, all, 3, MPI_INT, size - 1, MPI_COMM_WORLD, NULL) != RELAY_SUCCESS)
+      ok = 0;
     for (i = 0; rank == size - 1 && i < 3 * size; ++i) ok = ok && all[i] == (i / 3) * 10 + i % 3;
     for (i = 0; i < 3 * size; ++i) all[i] = 100 + i;
     if (relay_iscatter(all, part, 3, MPI_INT, 0, MPI_COMM_WORLD, NULL, &request) != RELAY_SUCCESS ||
@@ -121,7 +129,8 @@ int main(int argc, char** argv) {
         a2a_out[2 * q + 1] = q;
         a2a_in[2 * q] = a2a_in[2 * q + 1] = -1;
       }
-      if (relay_alltoall(a2a_out, a2a_in, 2, MPI_INT, MPI_COMM_WORLD, &copt) != RELAY_SUCCESS) ok = 0;
+      if (relay_alltoall(a2a_out, a2a_in, 2, MPI_INT, MPI_COMM_WORLD, &copt) != RELAY_SUCCESS)
+        ok = 0;
       for (q = 0; q < size; ++q) ok = ok && a2a_in[2 * q] == q && a2a_in[2 * q + 1] == rank;
     }
     if (relay_barrier(MPI_COMM_WORLD, NULL) != RELAY_SUCCESS ||
@@ -194,8 +203,9 @@ int main(int argc, char** argv) {
     }
     memset(&newer, 0xff, sizeof newer);
     relay_bcast_options_init_sized(&newer.known, offsetof(struct newer_bcast_options, guard));
-    if (newer.known.struct_size != offsetof(struct newer_bcast_options, guard) || newer.newer_field != 0 ||
-        newer.guard != 0xff || newer.known.segment_bytes != RELAY_SEGMENT_DEFAULT) {
+    if (newer.known.struct_size != offsetof(struct newer_bcast_options, guard) ||
+        newer.newer_field != 0 || newer.guard != 0xff ||
+        newer.known.segment_bytes != RELAY_SEGMENT_DEFAULT) {
       fprintf(stderr, "rank %d: relay_bcast_options_init_sized did not fill exactly its size\n",
               rank);
       ++failures;
@@ -216,7 +226,9 @@ int main(int argc, char** argv) {
     }
   }
   MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (rank == 0) printf("%s: %d failures over %d ranks (relay %s)\n", total ? "FAILED" : "passed", total, size, relay_version());
+  if (rank == 0)
+    printf("%s: %d failures over %d ranks (relay %s)\n", total ? "FAILED" : "passed", total, size,
+           relay_version());
   MPI_Finalize();
   return total != 0;
 }

@@ -103,7 +103,9 @@ class Random {
   std::size_t below(std::size_t n) { return n == 0 ? 0 : static_cast<std::size_t>(engine_() % n); }
   bool chance(int percent) { return below(100) < static_cast<std::size_t>(percent); }
   template <class T>
-  const T& pick(const std::vector<T>& v) { return v[below(v.size())]; }
+  const T& pick(const std::vector<T>& v) {
+    return v[below(v.size())];
+  }
   std::int64_t between(std::int64_t lo, std::int64_t hi) {  // inclusive, hi - lo small
     return lo + static_cast<std::int64_t>(below(static_cast<std::size_t>(hi - lo + 1)));
   }
@@ -115,41 +117,125 @@ class Random {
 const std::vector<std::string> kOperations = {
     "bcast",  "reduce",  "allreduce", "allgather", "allgatherv", "reduce_scatter_block",
     "gather", "scatter", "alltoall",  "barrier"};
-const std::vector<std::string> kAlgorithms = {
-    "linear", "chain", "binary", "binomial", "pipeline", "scatter_allgather", "kary", "mpi",
-    "rabenseifner", "reduce_bcast", "recursive_doubling", "ring", "bruck", "gather_bcast",
-    "recursive_halving", "dissemination", "auto", "fastest", "Binomial", ""};
-const std::vector<std::string> kRuleFields = {
-    "operation", "comm_size", "bytes", "algorithm", "policy", "segment_bytes", "fanout",
-    "source", "measured_s", "predicted_s"};
-const std::vector<std::string> kTopFields = {"$schema", "schema", "machine", "created", "rules",
-                                             "notes"};
+const std::vector<std::string> kAlgorithms = {"linear",
+                                              "chain",
+                                              "binary",
+                                              "binomial",
+                                              "pipeline",
+                                              "scatter_allgather",
+                                              "kary",
+                                              "mpi",
+                                              "rabenseifner",
+                                              "reduce_bcast",
+                                              "recursive_doubling",
+                                              "ring",
+                                              "bruck",
+                                              "gather_bcast",
+                                              "recursive_halving",
+                                              "dissemination",
+                                              "auto",
+                                              "fastest",
+                                              "Binomial",
+                                              ""};
+const std::vector<std::string> kRuleFields = {"operation",  "comm_size",     "bytes",  "algorithm",
+                                              "policy",     "segment_bytes", "fanout", "source",
+                                              "measured_s", "predicted_s"};
+const std::vector<std::string> kTopFields = {"$schema", "schema", "machine",
+                                             "created", "rules",  "notes"};
 // Numbers at and around every limit, and the forms JSON Schema counts as integers.
-const std::vector<std::string> kNumbers = {
-    "0", "-0", "1", "-1", "2", "8", "1.0", "2.0", "1e0", "1E0", "10e-1", "0.1e1", "1e3", "1.5",
-    "0.5", "-0.0", "0.0", "1e-400", "2147483647", "2147483648", "2147483647.0", "2.147483647e9",
-    "-2147483648", "9223372036854775807", "9223372036854775808", "9223372036854775807.0",
-    "9.223372036854775807e18", "-9223372036854775808", "-9223372036854775809",
-    "18446744073709551615", "18446744073709551616", "123456789012345678901234567890", "1e30",
-    "-1e30", "1e308", "1.7976931348623157e308", "1e309", "1e400", "-1e400", "1099511627776",
-    "1099511627777", "1099511627776.0", "1048576", "1048577", "1048576.0", "4.000000000000001",
-    "3.9999999999999999", "65536", "1e19", "0.000001", "1" + std::string(400, '0')};
+const std::vector<std::string> kNumbers = {"0",
+                                           "-0",
+                                           "1",
+                                           "-1",
+                                           "2",
+                                           "8",
+                                           "1.0",
+                                           "2.0",
+                                           "1e0",
+                                           "1E0",
+                                           "10e-1",
+                                           "0.1e1",
+                                           "1e3",
+                                           "1.5",
+                                           "0.5",
+                                           "-0.0",
+                                           "0.0",
+                                           "1e-400",
+                                           "2147483647",
+                                           "2147483648",
+                                           "2147483647.0",
+                                           "2.147483647e9",
+                                           "-2147483648",
+                                           "9223372036854775807",
+                                           "9223372036854775808",
+                                           "9223372036854775807.0",
+                                           "9.223372036854775807e18",
+                                           "-9223372036854775808",
+                                           "-9223372036854775809",
+                                           "18446744073709551615",
+                                           "18446744073709551616",
+                                           "123456789012345678901234567890",
+                                           "1e30",
+                                           "-1e30",
+                                           "1e308",
+                                           "1.7976931348623157e308",
+                                           "1e309",
+                                           "1e400",
+                                           "-1e400",
+                                           "1099511627776",
+                                           "1099511627777",
+                                           "1099511627776.0",
+                                           "1048576",
+                                           "1048577",
+                                           "1048576.0",
+                                           "4.000000000000001",
+                                           "3.9999999999999999",
+                                           "65536",
+                                           "1e19",
+                                           "0.000001",
+                                           "1" + std::string(400, '0')};
 // String literals as they appear in the text (valid, escaped, malformed).
-const std::vector<std::string> kStrings = {
-    "\"bcast\"", "\"b\\u0063ast\"", "\"bcast \"", "\"BCAST\"", "\"\"", "\"\\u0000\"",
-    "\"bc\\u0000ast\"", "\"relay.tuning/1\"", "\"relay.tuning/2\"", "\"nonblocking\"",
-    "\"blocking\"", "\"binomial\"", "\"mpi\"", "\"h\xc3\xa9llo \xe2\x82\xac \xf0\x9f\x98\x80\"",
-    "\"\\ud83d\\ude00\"", "\"\\ud800\"", "\"\\udc00x\"", "\"\\ud800\\u0041\"", "\"\xff\"",
-    "\"\xc0\xaf\"", "\"\xed\xa0\x80\"", "\"\xf4\x90\x80\x80\"", "\"\xe2\x82\"", "\"tab\there\"",
-    "\"\\x41\"", "\"\\u12\"", "\"\\/\\b\\f\\n\\r\\t\\\"\\\\\"", "\"\xef\xbb\xbf\""};
+const std::vector<std::string> kStrings = {"\"bcast\"",
+                                           "\"b\\u0063ast\"",
+                                           "\"bcast \"",
+                                           "\"BCAST\"",
+                                           "\"\"",
+                                           "\"\\u0000\"",
+                                           "\"bc\\u0000ast\"",
+                                           "\"relay.tuning/1\"",
+                                           "\"relay.tuning/2\"",
+                                           "\"nonblocking\"",
+                                           "\"blocking\"",
+                                           "\"binomial\"",
+                                           "\"mpi\"",
+                                           "\"h\xc3\xa9llo \xe2\x82\xac \xf0\x9f\x98\x80\"",
+                                           "\"\\ud83d\\ude00\"",
+                                           "\"\\ud800\"",
+                                           "\"\\udc00x\"",
+                                           "\"\\ud800\\u0041\"",
+                                           "\"\xff\"",
+                                           "\"\xc0\xaf\"",
+                                           "\"\xed\xa0\x80\"",
+                                           "\"\xf4\x90\x80\x80\"",
+                                           "\"\xe2\x82\"",
+                                           "\"tab\there\"",
+                                           "\"\\x41\"",
+                                           "\"\\u12\"",
+                                           "\"\\/\\b\\f\\n\\r\\t\\\"\\\\\"",
+                                           "\"\xef\xbb\xbf\""};
 const std::string kJsonBytes = "{}[]\",:0123456789-+.eE \t\r\nabcdeflnrstu\\";
 
 // --- the document's text, written with variations json::dump does not make ---
 
 // Strings a mutation leaves in the document for the writer to replace: by deep nesting, or by a
 // number literal json cannot hold (1e400, 1e309, 400 digits).
-const std::string kDeepMarker = "\x01" "deep" "\x01";
-const std::string kRawMarker = "\x01" "raw:";
+const std::string kDeepMarker =
+    "\x01"
+    "deep"
+    "\x01";
+const std::string kRawMarker =
+    "\x01"
+    "raw:";
 
 struct Writer {
   Random& rng;
@@ -171,8 +257,8 @@ struct Writer {
         std::snprintf(buf, sizeof buf, "\\u%04x", c);
         out += buf;
       } else {
-        const std::string one = json(std::string(1, static_cast<char>(c))).dump(
-            -1, ' ', false, json::error_handler_t::ignore);
+        const std::string one = json(std::string(1, static_cast<char>(c)))
+                                    .dump(-1, ' ', false, json::error_handler_t::ignore);
         out += c >= 0x80 ? std::string(1, static_cast<char>(c)) : one.substr(1, one.size() - 2);
       }
     }
@@ -186,7 +272,8 @@ struct Writer {
                                : rng.chance(20) ? 1000 + rng.below(4000)
                                                 : limit - 6 + rng.below(10);
     if (rng.chance(50)) {
-      for (std::size_t i = 0; i < levels; ++i) out += rng.chance(90) ? "{\"a\":" : "{\"k\":1,\"a\":";
+      for (std::size_t i = 0; i < levels; ++i)
+        out += rng.chance(90) ? "{\"a\":" : "{\"k\":1,\"a\":";
       out += "{}" + std::string(levels, '}');
     } else {
       out += std::string(levels, '[') + std::string(levels, ']');
@@ -199,17 +286,29 @@ struct Writer {
       return;
     }
     switch (rng.below(5)) {
-      case 0: out += digits + ".0"; break;
-      case 1: out += digits + "e0"; break;
-      case 2: out += digits + "0e-1"; break;
-      case 3: out += digits + ".000E+00"; break;
-      default: out += digits + "00e-2"; break;
+      case 0:
+        out += digits + ".0";
+        break;
+      case 1:
+        out += digits + "e0";
+        break;
+      case 2:
+        out += digits + "0e-1";
+        break;
+      case 3:
+        out += digits + ".000E+00";
+        break;
+      default:
+        out += digits + "00e-2";
+        break;
     }
   }
 
   void value(const json& v, std::string& out, int indent) {
-    const std::string pad = pretty ? "\n" + std::string(static_cast<std::size_t>(indent) + 2, ' ') : "";
-    const std::string end_pad = pretty ? "\n" + std::string(static_cast<std::size_t>(indent), ' ') : "";
+    const std::string pad =
+        pretty ? "\n" + std::string(static_cast<std::size_t>(indent) + 2, ' ') : "";
+    const std::string end_pad =
+        pretty ? "\n" + std::string(static_cast<std::size_t>(indent), ' ') : "";
     switch (v.type()) {
       case json::value_t::object: {
         const int me = objects++;
@@ -244,7 +343,9 @@ struct Writer {
         break;
       }
       case json::value_t::number_integer:
-      case json::value_t::number_unsigned: integer(v.dump(), out); break;
+      case json::value_t::number_unsigned:
+        integer(v.dump(), out);
+        break;
       case json::value_t::string: {
         const auto& s = v.get_ref<const std::string&>();
         if (s.rfind(kRawMarker, 0) == 0) {
@@ -256,7 +357,9 @@ struct Writer {
         }
         break;
       }
-      default: out += v.dump(); break;
+      default:
+        out += v.dump();
+        break;
     }
   }
 };
@@ -271,16 +374,26 @@ json interesting_number(Random& rng) {
 
 json interesting_value(Random& rng) {
   switch (rng.below(10)) {
-    case 0: return nullptr;
-    case 1: return rng.chance(50);
-    case 3: return rng.pick(kAlgorithms);
-    case 4: return json::array();
-    case 5: return json::object();
-    case 6: return json::array({rng.between(0, 9), rng.between(0, 9)});
-    case 7: return json::array({1, 2, 3});
-    case 8: return rng.pick(kOperations);
-    case 9: return json(kDeepMarker);
-    default: return interesting_number(rng);
+    case 0:
+      return nullptr;
+    case 1:
+      return rng.chance(50);
+    case 3:
+      return rng.pick(kAlgorithms);
+    case 4:
+      return json::array();
+    case 5:
+      return json::object();
+    case 6:
+      return json::array({rng.between(0, 9), rng.between(0, 9)});
+    case 7:
+      return json::array({1, 2, 3});
+    case 8:
+      return rng.pick(kOperations);
+    case 9:
+      return json(kDeepMarker);
+    default:
+      return interesting_number(rng);
   }
 }
 
@@ -377,14 +490,16 @@ void mutate_document(json& doc, Random& rng, Writer& writer) {
       if (json* r = some_rule(doc, rng)) r->erase(rng.pick(kRuleFields));
       break;
     }
-    case 2: *some_value(doc, rng) = interesting_value(rng); break;
+    case 2:
+      *some_value(doc, rng) = interesting_value(rng);
+      break;
     case 3: {  // two values swapped: top-level fields, or fields of rules (never one inside
                // the other)
       json *a = nullptr, *b = nullptr;
       if (rng.chance(30)) {
         a = &doc[rng.pick(kTopFields)];
         b = &doc[rng.pick(kTopFields)];
-      } else if (json *r1 = some_rule(doc, rng), *r2 = some_rule(doc, rng); r1 && r2) {
+      } else if (json* r1 = some_rule(doc, rng), *r2 = some_rule(doc, rng); r1 && r2) {
         a = &(*r1)[rng.pick(kRuleFields)];
         b = &(*r2)[rng.pick(kRuleFields)];
       }
@@ -394,7 +509,8 @@ void mutate_document(json& doc, Random& rng, Writer& writer) {
     case 4: {  // an unknown field
       json* v = rng.chance(50) ? &doc : some_rule(doc, rng);
       if (v != nullptr && v->is_object()) {
-        (*v)[rng.chance(50) ? "segmnet_bytes" : rng.pick(kTopFields) + "_"] = interesting_value(rng);
+        (*v)[rng.chance(50) ? "segmnet_bytes" : rng.pick(kTopFields) + "_"] =
+            interesting_value(rng);
       }
       break;
     }
@@ -437,7 +553,9 @@ void mutate_document(json& doc, Random& rng, Writer& writer) {
         case 0:
           if (range.size() == 2) std::swap(range[0], range[1]);
           break;
-        case 1: range.push_back(rng.between(0, 100)); break;
+        case 1:
+          range.push_back(rng.between(0, 100));
+          break;
         case 2:
           if (!range.empty()) range.erase(range.size() - 1);
           break;
@@ -461,14 +579,24 @@ void mutate_document(json& doc, Random& rng, Writer& writer) {
       break;
     }
     case 10: {  // deep nesting, near the limit or far beyond it
-      json* v = rng.chance(70) ? &doc["machine"] : rng.chance(50) ? &doc["notes"] : some_value(doc, rng);
+      json* v = rng.chance(70)   ? &doc["machine"]
+                : rng.chance(50) ? &doc["notes"]
+                                 : some_value(doc, rng);
       *v = kDeepMarker;
       break;
     }
-    case 11: writer.duplicate_in = static_cast<int>(rng.below(6)); break;
-    case 12: writer.integer_forms = static_cast<int>(rng.between(10, 100)); break;
-    case 13: writer.escapes = static_cast<int>(rng.between(5, 50)); break;
-    case 14: doc = many_rules(rng); break;
+    case 11:
+      writer.duplicate_in = static_cast<int>(rng.below(6));
+      break;
+    case 12:
+      writer.integer_forms = static_cast<int>(rng.between(10, 100));
+      break;
+    case 13:
+      writer.escapes = static_cast<int>(rng.between(5, 50));
+      break;
+    case 14:
+      doc = many_rules(rng);
+      break;
     case 15: {  // a rule added
       json* like = some_rule(doc, rng);
       if (doc.is_object() && doc.contains("rules") && doc["rules"].is_array()) {
@@ -479,20 +607,27 @@ void mutate_document(json& doc, Random& rng, Writer& writer) {
     case 16: {  // the machine and notes: free form, any content
       json m = json::object();
       m["mpi"] = "Open MPI 4.1.4";
-      m["hosts"] = {"n\xc3\xb6" "de1", "node2"};
+      m["hosts"] = {
+          "n\xc3\xb6"
+          "de1",
+          "node2"};
       m["ranks_per_host"] = rng.between(1, 64);
       m["nested"] = {{"a", {{"b", {1, 2.5, nullptr, true}}}}};
       doc[rng.chance(70) ? "machine" : "notes"] = rng.chance(80) ? m : interesting_value(rng);
       break;
     }
-    case 17: doc["schema"] = rng.chance(50) ? json("relay.tuning/1") : interesting_value(rng); break;
+    case 17:
+      doc["schema"] = rng.chance(50) ? json("relay.tuning/1") : interesting_value(rng);
+      break;
     case 18: {  // the rules shuffled
       if (!doc.is_object() || !doc.contains("rules") || !doc["rules"].is_array()) break;
       auto& rules = doc["rules"];
       for (std::size_t i = rules.size(); i > 1; --i) std::swap(rules[i - 1], rules[rng.below(i)]);
       break;
     }
-    default: writer.pretty = !writer.pretty; break;
+    default:
+      writer.pretty = !writer.pretty;
+      break;
   }
 }
 
@@ -508,23 +643,34 @@ void mutate_bytes(std::string& s, Random& rng) {
     case 1:
       if (at < s.size()) s[at] = kJsonBytes[rng.below(kJsonBytes.size())];
       break;
-    case 2: s.insert(at, 1, kJsonBytes[rng.below(kJsonBytes.size())]); break;
-    case 3: s.insert(at, 1, static_cast<char>(rng.below(256))); break;
-    case 4: s.erase(std::min(at, s.size()), 1 + rng.below(16)); break;
+    case 2:
+      s.insert(at, 1, kJsonBytes[rng.below(kJsonBytes.size())]);
+      break;
+    case 3:
+      s.insert(at, 1, static_cast<char>(rng.below(256)));
+      break;
+    case 4:
+      s.erase(std::min(at, s.size()), 1 + rng.below(16));
+      break;
     case 5: {  // a span duplicated elsewhere
       const std::size_t from = rng.below(s.size());
       const std::string span = s.substr(from, 1 + rng.below(64));
       s.insert(rng.below(s.size() + 1), span);
       break;
     }
-    case 6: s.resize(at); break;  // truncated
-    case 7:                       // a NUL byte, maybe with more after it
+    case 6:
+      s.resize(at);
+      break;  // truncated
+    case 7:   // a NUL byte, maybe with more after it
       s.insert(at, rng.chance(50) ? std::string(1, '\0') : std::string(1, '\0') + "{\"x\":1}");
       break;
-    case 8: s += rng.pick(std::vector<std::string>{" ", "\n", "\t\r\n ", "x", "{}", "]", ",",
-                                                    "\x0b", "\xc2\xa0", "\f", "/**/", "//"});
+    case 8:
+      s += rng.pick(std::vector<std::string>{" ", "\n", "\t\r\n ", "x", "{}", "]", ",", "\x0b",
+                                             "\xc2\xa0", "\f", "/**/", "//"});
       break;
-    case 9: s.insert(0, rng.chance(80) ? "\xef\xbb\xbf" : "\xef\xbb"); break;  // a BOM
+    case 9:
+      s.insert(0, rng.chance(80) ? "\xef\xbb\xbf" : "\xef\xbb");
+      break;    // a BOM
     case 10: {  // a number replaced by an interesting one
       std::size_t p = s.find_first_of("0123456789", at);
       if (p == std::string::npos) p = s.find_first_of("0123456789");
@@ -545,7 +691,9 @@ void mutate_bytes(std::string& s, Random& rng) {
       s.replace(b, e - b + 1, rng.pick(kStrings));
       break;
     }
-    case 12: s.insert(at, rng.pick(std::vector<std::string>{" ", "\n", "\t", "\r", "\x0b", "\f"})); break;
+    case 12:
+      s.insert(at, rng.pick(std::vector<std::string>{" ", "\n", "\t", "\r", "\x0b", "\f"}));
+      break;
     default: {  // a "key": value pair repeated in its object
       const std::size_t k = s.find("\":", at);
       if (k == std::string::npos) break;
@@ -593,8 +741,8 @@ std::string check_accepted(const Table& t) {
   for (std::size_t i = 0; i < n; ++i) {
     const auto& r = t.rules[i];
     if (r.min_ranks > r.max_ranks || r.min_bytes > r.max_bytes) return "a reversed range";
-    for (const auto& [ranks, bytes] : {std::pair{r.min_ranks, r.min_bytes},
-                                       std::pair{r.max_ranks, r.max_bytes}}) {
+    for (const auto& [ranks, bytes] :
+         {std::pair{r.min_ranks, r.min_bytes}, std::pair{r.max_ranks, r.max_bytes}}) {
       if (t.lookup(r.operation, ranks, bytes) != &r) {
         return "rules[" + std::to_string(i) + "] is not what a lookup at its corner finds";
       }
@@ -643,7 +791,8 @@ int main(int argc, char** argv) {
     dump = std::fopen((o.dump_dir + "/inputs.bin").c_str(), "wb");
     if (dump == nullptr) usage(o.dump_dir + "/inputs.bin: cannot write");
   }
-  std::printf("fuzz_tuning_table: seed %" PRIu64 ", %zu seed tables from %s, up to %lld inputs%s;"
+  std::printf("fuzz_tuning_table: seed %" PRIu64
+              ", %zu seed tables from %s, up to %lld inputs%s;"
               " the input being loaded is %s\n",
               o.seed, corpus.size(), o.corpus.c_str(), o.count,
               o.seconds > 0 ? (" or " + std::to_string(o.seconds) + " s").c_str() : "",
@@ -657,8 +806,10 @@ int main(int argc, char** argv) {
       const long long i = current_input.load();
       const double held = static_cast<double>(now_ns() - current_start_ns.load()) * 1e-9;
       if (i >= 0 && held > o.hang_seconds) {
-        std::fprintf(stderr, "fuzz_tuning_table: HANG: input %lld still loading after %.0f s "
-                             "(it is in %s)\n", i, held, input_path.c_str());
+        std::fprintf(stderr,
+                     "fuzz_tuning_table: HANG: input %lld still loading after %.0f s "
+                     "(it is in %s)\n",
+                     i, held, input_path.c_str());
         std::_Exit(3);
       }
     }
@@ -670,8 +821,7 @@ int main(int argc, char** argv) {
   double slowest_s = 0;
   long long slowest = -1;
   for (; inputs < o.count; ++inputs) {
-    if (o.seconds > 0 &&
-        std::chrono::duration<double>(Clock::now() - start).count() > o.seconds) {
+    if (o.seconds > 0 && std::chrono::duration<double>(Clock::now() - start).count() > o.seconds) {
       break;
     }
     const std::string text = make_input(corpus, rng);
@@ -697,8 +847,10 @@ int main(int argc, char** argv) {
       message = e.what();
       if (message.rfind(input_path + ": ", 0) != 0) {
         ++failures;
-        std::fprintf(stderr, "fuzz_tuning_table: input %lld: the error does not start with the "
-                             "path: %s\n", inputs, message.c_str());
+        std::fprintf(stderr,
+                     "fuzz_tuning_table: input %lld: the error does not start with the "
+                     "path: %s\n",
+                     inputs, message.c_str());
       }
       message.erase(0, input_path.size() + 2);
     } catch (const std::exception& e) {
@@ -727,13 +879,16 @@ int main(int argc, char** argv) {
   if (dump != nullptr && std::fclose(dump) != 0) usage(o.dump_dir + "/inputs.bin: write failed");
   std::remove(input_path.c_str());
 
-  std::printf("fuzz_tuning_table: %lld inputs in %.1f s (%.0f/s): accepted %lld, rejected %lld; "
-              "failures %lld; slowest input %lld (%.3f s)\n",
-              inputs, seconds, static_cast<double>(inputs) / seconds, accepted, rejected, failures,
-              slowest, slowest_s);
+  std::printf(
+      "fuzz_tuning_table: %lld inputs in %.1f s (%.0f/s): accepted %lld, rejected %lld; "
+      "failures %lld; slowest input %lld (%.3f s)\n",
+      inputs, seconds, static_cast<double>(inputs) / seconds, accepted, rejected, failures, slowest,
+      slowest_s);
   if (inputs < o.count) {
-    std::printf("fuzz_tuning_table: FAILED: ran %lld of the %lld inputs asked for in %.0f s "
-                "(--seconds)\n", inputs, o.count, o.seconds);
+    std::printf(
+        "fuzz_tuning_table: FAILED: ran %lld of the %lld inputs asked for in %.0f s "
+        "(--seconds)\n",
+        inputs, o.count, o.seconds);
     return 1;
   }
   if (failures > 0) {

@@ -52,7 +52,8 @@ TEST(BcastApi, BadArgumentsFailOnEveryRankNamingTheArgument) {
   auto expect = [&](relay_status_t got, const BadCase& c) {
     const std::string msg = relay_last_error();
     const bool ok = got == c.expected && msg.find(c.message_part) != std::string::npos;
-    EXPECT_TRUE(all_ranks(ok)) << c.what << ": got " << relay_status_string(got) << " '" << msg << "'";
+    EXPECT_TRUE(all_ranks(ok)) << c.what << ": got " << relay_status_string(got) << " '" << msg
+                               << "'";
     EXPECT_TRUE(all_ranks(good_bcast())) << "communicator unusable after: " << c.what;
   };
   auto o = options(RELAY_BCAST_PIPELINE);
@@ -95,13 +96,15 @@ TEST(BcastApi, BadArgumentsFailOnEveryRankNamingTheArgument) {
   relay_request_t r = RELAY_REQUEST_NULL;
   EXPECT_EQ(relay_ibcast(buf.data(), -3, MPI_INT, 0, MPI_COMM_WORLD, nullptr, &r), RELAY_ERR_COUNT);
   EXPECT_EQ(r, RELAY_REQUEST_NULL);
-  EXPECT_EQ(relay_ibcast(buf.data(), 3, MPI_INT, 0, MPI_COMM_WORLD, nullptr, nullptr), RELAY_ERR_REQUEST);
+  EXPECT_EQ(relay_ibcast(buf.data(), 3, MPI_INT, 0, MPI_COMM_WORLD, nullptr, nullptr),
+            RELAY_ERR_REQUEST);
 }
 
 TEST(BcastApi, ZeroCountNeedsNoBuffer) {
   for (const auto& alg : {RELAY_BCAST_PIPELINE, RELAY_BCAST_SCATTER_ALLGATHER, RELAY_BCAST_MPI}) {
     const auto o = options(alg);
-    EXPECT_TRUE(all_ranks(relay_bcast(nullptr, 0, MPI_INT, 0, MPI_COMM_WORLD, &o) == RELAY_SUCCESS));
+    EXPECT_TRUE(
+        all_ranks(relay_bcast(nullptr, 0, MPI_INT, 0, MPI_COMM_WORLD, &o) == RELAY_SUCCESS));
   }
 }
 
@@ -123,18 +126,23 @@ TEST(BcastApi, EnvironmentOverridesOptionsAndIsValidated) {
     ScopedEnv f("RELAY_BCAST_FANOUT", "2");
     char text[256];
     const auto o = options(RELAY_BCAST_BINOMIAL);
-    ASSERT_EQ(relay_bcast_describe(100000, MPI_INT, 0, MPI_COMM_WORLD, &o, text, sizeof text), RELAY_SUCCESS);
-    EXPECT_STREQ(text, "algorithm=chain policy=blocking segment_bytes=1024 fanout=2 max_requests=16");
+    ASSERT_EQ(relay_bcast_describe(100000, MPI_INT, 0, MPI_COMM_WORLD, &o, text, sizeof text),
+              RELAY_SUCCESS);
+    EXPECT_STREQ(text,
+                 "algorithm=chain policy=blocking segment_bytes=1024 fanout=2 max_requests=16");
     EXPECT_TRUE(all_ranks(good_bcast()));
   }
   {
     ScopedEnv a("RELAY_BCAST_ALGORITHM", "bogus");
-    EXPECT_TRUE(all_ranks(relay_bcast(buf.data(), 100, MPI_INT, 0, MPI_COMM_WORLD, nullptr) == RELAY_ERR_OPTIONS));
-    EXPECT_NE(std::string(relay_last_error()).find("RELAY_BCAST_ALGORITHM='bogus'"), std::string::npos);
+    EXPECT_TRUE(all_ranks(relay_bcast(buf.data(), 100, MPI_INT, 0, MPI_COMM_WORLD, nullptr) ==
+                          RELAY_ERR_OPTIONS));
+    EXPECT_NE(std::string(relay_last_error()).find("RELAY_BCAST_ALGORITHM='bogus'"),
+              std::string::npos);
   }
   {
     ScopedEnv s("RELAY_BCAST_SEGMENT_BYTES", "12abc");
-    EXPECT_TRUE(all_ranks(relay_bcast(buf.data(), 100, MPI_INT, 0, MPI_COMM_WORLD, nullptr) == RELAY_ERR_OPTIONS));
+    EXPECT_TRUE(all_ranks(relay_bcast(buf.data(), 100, MPI_INT, 0, MPI_COMM_WORLD, nullptr) ==
+                          RELAY_ERR_OPTIONS));
     EXPECT_NE(std::string(relay_last_error()).find("RELAY_BCAST_SEGMENT_BYTES"), std::string::npos);
   }
   EXPECT_TRUE(all_ranks(good_bcast()));
@@ -143,19 +151,24 @@ TEST(BcastApi, EnvironmentOverridesOptionsAndIsValidated) {
 TEST(BcastApi, DescribeResolvesDefaultsAndAuto) {
   char text[256];
   auto o = options(RELAY_BCAST_PIPELINE);
-  ASSERT_EQ(relay_bcast_describe(1 << 22, MPI_BYTE, 0, MPI_COMM_WORLD, &o, text, sizeof text), RELAY_SUCCESS);
-  EXPECT_STREQ(text, "algorithm=pipeline policy=nonblocking segment_bytes=65536 fanout=1 max_requests=16");
+  ASSERT_EQ(relay_bcast_describe(1 << 22, MPI_BYTE, 0, MPI_COMM_WORLD, &o, text, sizeof text),
+            RELAY_SUCCESS);
+  EXPECT_STREQ(
+      text, "algorithm=pipeline policy=nonblocking segment_bytes=65536 fanout=1 max_requests=16");
   o = options(RELAY_BCAST_MPI);
-  ASSERT_EQ(relay_bcast_describe(100, MPI_BYTE, 0, MPI_COMM_WORLD, &o, text, sizeof text), RELAY_SUCCESS);
+  ASSERT_EQ(relay_bcast_describe(100, MPI_BYTE, 0, MPI_COMM_WORLD, &o, text, sizeof text),
+            RELAY_SUCCESS);
   EXPECT_EQ(std::string(text).rfind("algorithm=mpi", 0), 0u);
-  ASSERT_EQ(relay_bcast_describe(100, MPI_BYTE, 0, MPI_COMM_WORLD, nullptr, text, sizeof text), RELAY_SUCCESS);
+  ASSERT_EQ(relay_bcast_describe(100, MPI_BYTE, 0, MPI_COMM_WORLD, nullptr, text, sizeof text),
+            RELAY_SUCCESS);
   EXPECT_NE(std::string(text).find("(auto: model)"), std::string::npos) << text;
   // A default segment is rounded to whole elements of a 12-byte type.
   MPI_Datatype three_ints;
   MPI_Type_contiguous(3, MPI_INT, &three_ints);
   MPI_Type_commit(&three_ints);
   o = options(RELAY_BCAST_PIPELINE);
-  ASSERT_EQ(relay_bcast_describe(1 << 20, three_ints, 0, MPI_COMM_WORLD, &o, text, sizeof text), RELAY_SUCCESS);
+  ASSERT_EQ(relay_bcast_describe(1 << 20, three_ints, 0, MPI_COMM_WORLD, &o, text, sizeof text),
+            RELAY_SUCCESS);
   EXPECT_NE(std::string(text).find("segment_bytes=65532"), std::string::npos) << text;
   MPI_Type_free(&three_ints);
 }
@@ -169,22 +182,26 @@ TEST(BcastApi, CollectiveCheckReportsOneRanksErrorEverywhere) {
   const relay_status_t st = relay_bcast(data, 100, MPI_INT, 0, MPI_COMM_WORLD, &o);
   const std::string msg = relay_last_error();
   const bool ok = st == RELAY_ERR_BUFFER &&
-                  (world_rank() == 1 ? msg.find("argument 1") : msg.find("rank 1 reported")) != std::string::npos;
+                  (world_rank() == 1 ? msg.find("argument 1") : msg.find("rank 1 reported")) !=
+                      std::string::npos;
   EXPECT_TRUE(all_ranks(ok)) << relay_status_string(st) << ": " << msg;
   // Ranks that disagree on the segment size would deadlock without the check.
   o.segment_bytes = world_rank() == 0 ? 40 : 80;
-  EXPECT_TRUE(all_ranks(relay_bcast(buf.data(), 100, MPI_INT, 0, MPI_COMM_WORLD, &o) == RELAY_ERR_MISMATCH));
+  EXPECT_TRUE(all_ranks(relay_bcast(buf.data(), 100, MPI_INT, 0, MPI_COMM_WORLD, &o) ==
+                        RELAY_ERR_MISMATCH));
   EXPECT_NE(std::string(relay_last_error()).find("segment_bytes"), std::string::npos);
   EXPECT_TRUE(all_ranks(good_bcast()));
 }
 
 TEST(BcastApi, DatatypesContiguousWorkNonContiguousGetAClearError) {
   const int rank = world_rank();
-  for (relay_bcast_algorithm_t alg : {RELAY_BCAST_PIPELINE, RELAY_BCAST_SCATTER_ALLGATHER, RELAY_BCAST_BINOMIAL}) {
+  for (relay_bcast_algorithm_t alg :
+       {RELAY_BCAST_PIPELINE, RELAY_BCAST_SCATTER_ALLGATHER, RELAY_BCAST_BINOMIAL}) {
     std::vector<double> d(1001, rank == 0 ? 2.5 : 0.0);
     auto o = options(alg);
     o.segment_bytes = 8 * 17;
-    ASSERT_EQ(relay_bcast(d.data(), 1001, MPI_DOUBLE, 0, MPI_COMM_WORLD, &o), RELAY_SUCCESS) << relay_last_error();
+    ASSERT_EQ(relay_bcast(d.data(), 1001, MPI_DOUBLE, 0, MPI_COMM_WORLD, &o), RELAY_SUCCESS)
+        << relay_last_error();
     EXPECT_TRUE(all_ranks(std::all_of(d.begin(), d.end(), [](double x) { return x == 2.5; })));
     MPI_Datatype triple;
     MPI_Type_contiguous(3, MPI_INT, &triple);
@@ -192,7 +209,8 @@ TEST(BcastApi, DatatypesContiguousWorkNonContiguousGetAClearError) {
     std::vector<int> v(3 * 333);
     for (std::size_t i = 0; i < v.size(); ++i) v[i] = rank == 0 ? static_cast<int>(i) : -1;
     o.segment_bytes = 12 * 5;
-    ASSERT_EQ(relay_bcast(v.data(), 333, triple, 0, MPI_COMM_WORLD, &o), RELAY_SUCCESS) << relay_last_error();
+    ASSERT_EQ(relay_bcast(v.data(), 333, triple, 0, MPI_COMM_WORLD, &o), RELAY_SUCCESS)
+        << relay_last_error();
     bool ok = true;
     for (std::size_t i = 0; i < v.size(); ++i) ok = ok && v[i] == static_cast<int>(i);
     EXPECT_TRUE(all_ranks(ok));
@@ -203,7 +221,8 @@ TEST(BcastApi, DatatypesContiguousWorkNonContiguousGetAClearError) {
   MPI_Type_commit(&strided);
   std::vector<int> s(20, rank == 0 ? 5 : 0);
   auto o = options(RELAY_BCAST_PIPELINE);
-  EXPECT_TRUE(all_ranks(relay_bcast(s.data(), 1, strided, 0, MPI_COMM_WORLD, &o) == RELAY_ERR_DATATYPE));
+  EXPECT_TRUE(
+      all_ranks(relay_bcast(s.data(), 1, strided, 0, MPI_COMM_WORLD, &o) == RELAY_ERR_DATATYPE));
   EXPECT_NE(std::string(relay_last_error()).find("not contiguous"), std::string::npos);
   o = options(RELAY_BCAST_MPI);  // MPI_Bcast handles any datatype
   ASSERT_EQ(relay_bcast(s.data(), 1, strided, 0, MPI_COMM_WORLD, &o), RELAY_SUCCESS);
@@ -253,7 +272,8 @@ TEST(BcastApi, SeveralOperationsInFlightOnOneCommunicator) {
     for (auto& x : bufs[k]) x = rank == root ? 100 + k : -1;
     auto o = options(algs[k]);
     o.segment_bytes = 4000;
-    ASSERT_EQ(relay_ibcast(bufs[k].data(), 50000, MPI_INT, root, MPI_COMM_WORLD, &o, &reqs[k]), RELAY_SUCCESS);
+    ASSERT_EQ(relay_ibcast(bufs[k].data(), 50000, MPI_INT, root, MPI_COMM_WORLD, &o, &reqs[k]),
+              RELAY_SUCCESS);
   }
   for (int k = 3; k >= 0; --k) ASSERT_EQ(relay_wait(&reqs[k]), RELAY_SUCCESS);
   bool ok = true;
@@ -267,7 +287,8 @@ TEST(BcastApi, SubCommunicatorsCreatedAndFreedRepeatedly) {
   for (int round = 0; round < 40; ++round) {
     MPI_Comm sub;
     MPI_Comm_split(MPI_COMM_WORLD, world_rank() % 2, world_rank(), &sub);
-    EXPECT_TRUE(all_ranks(good_bcast(sub, round % 2 ? RELAY_BCAST_PIPELINE : RELAY_BCAST_BINOMIAL)));
+    EXPECT_TRUE(
+        all_ranks(good_bcast(sub, round % 2 ? RELAY_BCAST_PIPELINE : RELAY_BCAST_BINOMIAL)));
     MPI_Comm_free(&sub);
   }
 }
@@ -300,7 +321,8 @@ TEST(BcastApi, CppInterface) {
   relay::Request r = relay::ibcast(f.data(), 777, MPI_FLOAT, 0, MPI_COMM_WORLD);
   r.wait();
   EXPECT_FALSE(r.active());
-  EXPECT_NE(relay::describe_bcast(10, MPI_FLOAT, 0, MPI_COMM_WORLD).find("algorithm="), std::string::npos);
+  EXPECT_NE(relay::describe_bcast(10, MPI_FLOAT, 0, MPI_COMM_WORLD).find("algorithm="),
+            std::string::npos);
 }
 
 }  // namespace

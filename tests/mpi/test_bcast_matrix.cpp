@@ -64,18 +64,20 @@ void run_case(const Case& c, const std::vector<unsigned char>& reference,
   options.algorithm = c.algorithm;
   options.policy = c.policy;
   options.segment_bytes = c.segment;
-  const relay_status_t st = relay_bcast(buffer, c.count, MPI_BYTE, c.root, MPI_COMM_WORLD, &options);
+  const relay_status_t st =
+      relay_bcast(buffer, c.count, MPI_BYTE, c.root, MPI_COMM_WORLD, &options);
   if (st != RELAY_SUCCESS) {
     failures.add(c.name() + ": status " + relay_status_string(st) + ": " + relay_last_error());
     return;
   }
-  if (c.count > 0 && std::memcmp(buffer, reference.data(), static_cast<std::size_t>(c.count)) != 0) {
+  if (c.count > 0 &&
+      std::memcmp(buffer, reference.data(), static_cast<std::size_t>(c.count)) != 0) {
     std::int64_t i = 0;
     while (buffer[i] == reference[i]) ++i;
     const std::int64_t seg = c.segment > 0 ? c.segment : c.count;
     failures.add(c.name() + ": first wrong byte " + std::to_string(i) + " (segment " +
-                 std::to_string(i / seg) + "): expected " + std::to_string(reference[i]) +
-                 " got " + std::to_string(buffer[i]) +
+                 std::to_string(i / seg) + "): expected " + std::to_string(reference[i]) + " got " +
+                 std::to_string(buffer[i]) +
                  (buffer[i] == stale_byte(rank, i) ? " (never received)" : ""));
   }
   for (int g = 0; g < kGuard; ++g) {
@@ -91,7 +93,8 @@ class BcastMatrix : public testing::TestWithParam<relay_bcast_algorithm_t> {};
 TEST_P(BcastMatrix, MatchesMpiBcast) {
   const int size = relay::test::world_size();
   const relay_bcast_algorithm_t algorithm = GetParam();
-  const bool schedule_based = relay::coll::find_algorithm(relay::coll::Collective::bcast, algorithm)->build != nullptr;
+  const bool schedule_based =
+      relay::coll::find_algorithm(relay::coll::Collective::bcast, algorithm)->build != nullptr;
   std::vector<int> roots = {0, size / 2, size - 1};
   roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
   std::vector<int> counts = {0, 1, std::max(1, size - 1), 12345, (1 << 20) + 3, 1 << 24};
@@ -103,7 +106,8 @@ TEST_P(BcastMatrix, MatchesMpiBcast) {
     static bool noted = false;
     if (counts.size() != before && relay::test::world_rank() == 0 && !noted) {
       noted = true;
-      std::printf("note: RELAY_TEST_MAX_BYTES=%lld skips %zu count(s)\n", max_bytes, before - counts.size());
+      std::printf("note: RELAY_TEST_MAX_BYTES=%lld skips %zu count(s)\n", max_bytes,
+                  before - counts.size());
     }
   }
   relay::test::Failures failures;

@@ -49,8 +49,7 @@ bool good_allreduce() {
 void expect(relay_status_t got, relay_status_t want, const char* part, const char* what) {
   const std::string msg = relay_last_error();
   const bool ok = got == want && msg.find(part) != std::string::npos;
-  EXPECT_TRUE(all_ranks(ok)) << what << ": got " << relay_status_string(got) << " '" << msg
-                             << "'";
+  EXPECT_TRUE(all_ranks(ok)) << what << ": got " << relay_status_string(got) << " '" << msg << "'";
   EXPECT_TRUE(all_ranks(good_allreduce())) << "communicator unusable after: " << what;
 }
 
@@ -159,24 +158,27 @@ TEST(CollApi, BadArgumentsFailOnEveryRankNamingTheArgument) {
          RELAY_ERR_REQUEST, "relay_igather: argument 8 (request) is NULL", "igather NULL request");
   relay_request_t req = RELAY_REQUEST_NULL;
   expect(relay_igather(a.data(), b.data(), 4, MPI_INT, 0, MPI_COMM_WORLD, &gat, &req),
-         RELAY_ERR_ALGORITHM, "relay_igather: argument 7 (options->algorithm = 42) is not a "
-         "gather algorithm", "igather unknown algorithm");
+         RELAY_ERR_ALGORITHM,
+         "relay_igather: argument 7 (options->algorithm = 42) is not a "
+         "gather algorithm",
+         "igather unknown algorithm");
   EXPECT_EQ(req, RELAY_REQUEST_NULL);
   auto sco = options(RELAY_SCATTER_BINOMIAL);
   expect(relay_scatter(a.data(), nullptr, 4, MPI_INT, size - 1, MPI_COMM_WORLD, &sco),
          RELAY_ERR_BUFFER, "relay_scatter: argument 2 (recvbuf) is NULL", "scatter NULL recvbuf");
-  expect(relay_scatter(a.data(), b.data(), 4, MPI_INT, size, MPI_COMM_WORLD, &sco),
-         RELAY_ERR_ROOT, "relay_scatter: argument 5 (root = ", "scatter root = size");
+  expect(relay_scatter(a.data(), b.data(), 4, MPI_INT, size, MPI_COMM_WORLD, &sco), RELAY_ERR_ROOT,
+         "relay_scatter: argument 5 (root = ", "scatter root = size");
   expect(relay_iscatter(a.data(), b.data(), 4, MPI_DATATYPE_NULL, 0, MPI_COMM_WORLD, &sco, &req),
          RELAY_ERR_DATATYPE, "relay_iscatter: argument 4 (datatype)", "iscatter null datatype");
   // sendbuf matters at the root only (NULL elsewhere is fine); MPI_IN_PLACE at the root must be
   // recvbuf: every rank fails here (the others through the collective check).
   sco.check = RELAY_CHECK_COLLECTIVE;
-  expect(relay_scatter(rank == 0 ? MPI_IN_PLACE : nullptr, b.data(), 4, MPI_INT, 0,
-                       MPI_COMM_WORLD, &sco),
-         RELAY_ERR_BUFFER, rank == 0 ? "relay_scatter: argument 1 (sendbuf) is MPI_IN_PLACE at "
-                                       "the root"
-                                     : "",
+  expect(relay_scatter(rank == 0 ? MPI_IN_PLACE : nullptr, b.data(), 4, MPI_INT, 0, MPI_COMM_WORLD,
+                       &sco),
+         RELAY_ERR_BUFFER,
+         rank == 0 ? "relay_scatter: argument 1 (sendbuf) is MPI_IN_PLACE at "
+                     "the root"
+                   : "",
          "scatter MPI_IN_PLACE sendbuf at the root");
   if (size > 1) {
     expect(relay_scatter(a.data(), MPI_IN_PLACE, 4, MPI_INT, 0, MPI_COMM_WORLD, &sco),
@@ -184,9 +186,8 @@ TEST(CollApi, BadArgumentsFailOnEveryRankNamingTheArgument) {
            "scatter MPI_IN_PLACE recvbuf off the root");
   }
   auto ato = options(RELAY_ALLTOALL_BRUCK);
-  expect(relay_alltoall(a.data(), MPI_IN_PLACE, 4, MPI_INT, MPI_COMM_WORLD, &ato),
-         RELAY_ERR_BUFFER, "relay_alltoall: argument 2 (recvbuf) is MPI_IN_PLACE",
-         "alltoall recvbuf MPI_IN_PLACE");
+  expect(relay_alltoall(a.data(), MPI_IN_PLACE, 4, MPI_INT, MPI_COMM_WORLD, &ato), RELAY_ERR_BUFFER,
+         "relay_alltoall: argument 2 (recvbuf) is MPI_IN_PLACE", "alltoall recvbuf MPI_IN_PLACE");
   expect(relay_alltoall(a.data(), b.data(), 4, MPI_INT, MPI_COMM_NULL, &ato), RELAY_ERR_COMM,
          "relay_alltoall: argument 5 (comm)", "alltoall null communicator");
   MPI_Datatype strided_a2a;
@@ -216,8 +217,8 @@ TEST(CollApi, DescribeShowsEnvironmentAutoAndRestrictions) {
   const int size = world_size();
   char text[256];
   auto o = options(RELAY_ALLGATHER_RECURSIVE_DOUBLING);
-  ASSERT_EQ(relay_coll_describe(RELAY_COLL_ALLGATHER, 100, MPI_INT, MPI_OP_NULL, 0,
-                                MPI_COMM_WORLD, &o, text, sizeof text),
+  ASSERT_EQ(relay_coll_describe(RELAY_COLL_ALLGATHER, 100, MPI_INT, MPI_OP_NULL, 0, MPI_COMM_WORLD,
+                                &o, text, sizeof text),
             RELAY_SUCCESS);
   const bool pow2 = (size & (size - 1)) == 0;
   EXPECT_EQ(std::string(text).find("needs a power-of-two size: ran bruck") != std::string::npos,
@@ -228,8 +229,8 @@ TEST(CollApi, DescribeShowsEnvironmentAutoAndRestrictions) {
       << text;
   setenv("RELAY_ALLREDUCE_ALGORITHM", "ring", 1);
   setenv("RELAY_ALLREDUCE_SEGMENT_BYTES", "4KiB", 1);
-  ASSERT_EQ(relay_coll_describe(RELAY_COLL_ALLREDUCE, 1 << 20, MPI_INT, MPI_SUM, 0,
-                                MPI_COMM_WORLD, nullptr, text, sizeof text),
+  ASSERT_EQ(relay_coll_describe(RELAY_COLL_ALLREDUCE, 1 << 20, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD,
+                                nullptr, text, sizeof text),
             RELAY_SUCCESS);
   EXPECT_EQ(std::string(text).rfind("algorithm=ring policy=nonblocking segment_bytes=4096", 0), 0u)
       << text;
@@ -263,8 +264,8 @@ TEST(CollApi, DescribeShowsEnvironmentAutoAndRestrictions) {
                                 MPI_COMM_WORLD, nullptr, text, sizeof text),
             RELAY_SUCCESS);
   EXPECT_EQ(std::string(text).rfind("algorithm=binomial", 0), 0u) << text;
-  EXPECT_EQ(relay_coll_describe(RELAY_COLL_SCATTER, 100, MPI_INT, MPI_OP_NULL, size,
-                                MPI_COMM_WORLD, nullptr, text, sizeof text),
+  EXPECT_EQ(relay_coll_describe(RELAY_COLL_SCATTER, 100, MPI_INT, MPI_OP_NULL, size, MPI_COMM_WORLD,
+                                nullptr, text, sizeof text),
             RELAY_ERR_ROOT);
   ASSERT_EQ(relay_coll_describe(RELAY_COLL_ALLTOALL, 8, MPI_INT, MPI_OP_NULL, 0, MPI_COMM_WORLD,
                                 nullptr, text, sizeof text),
@@ -300,7 +301,8 @@ TEST(CollApi, AutoFollowsTheTuningTable) {
   ASSERT_EQ(relay_tuning_load(path), RELAY_SUCCESS) << relay_last_error();
   char text[512];
   ASSERT_EQ(relay_coll_describe(RELAY_COLL_ALLREDUCE, 4096, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD,
-                                nullptr, text, sizeof text), RELAY_SUCCESS);
+                                nullptr, text, sizeof text),
+            RELAY_SUCCESS);
   const std::string rule0 = std::string("(auto: table ") + path + " rule 0)";
   EXPECT_EQ(std::string(text).rfind("algorithm=ring policy=blocking segment_bytes=2048", 0), 0u)
       << text;
@@ -312,25 +314,32 @@ TEST(CollApi, AutoFollowsTheTuningTable) {
   EXPECT_EQ(y[0], size * (size + 1) / 2);
   EXPECT_EQ(y[4095], size * (size + 1) / 2);
   // Beyond the rule's bytes: no rule, the closed forms choose.
-  ASSERT_EQ(relay_coll_describe(RELAY_COLL_ALLREDUCE, 1 << 19, MPI_INT, MPI_SUM, 0,
-                                MPI_COMM_WORLD, nullptr, text, sizeof text), RELAY_SUCCESS);
+  ASSERT_EQ(relay_coll_describe(RELAY_COLL_ALLREDUCE, 1 << 19, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD,
+                                nullptr, text, sizeof text),
+            RELAY_SUCCESS);
   EXPECT_NE(std::string(text).find(std::string("(auto: model, no rule in ") + path + ")"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
   // rabenseifner reorders operands: a non-commutative op gets an order-keeping algorithm.
   MPI_Op noncommutative;
-  MPI_Op_create([](void* in, void* inout, int* len, MPI_Datatype*) {
-    for (int i = 0; i < *len; ++i) static_cast<int*>(inout)[i] += static_cast<int*>(in)[i];
-  }, 0, &noncommutative);
+  MPI_Op_create(
+      [](void* in, void* inout, int* len, MPI_Datatype*) {
+        for (int i = 0; i < *len; ++i) static_cast<int*>(inout)[i] += static_cast<int*>(in)[i];
+      },
+      0, &noncommutative);
   ASSERT_EQ(relay_coll_describe(RELAY_COLL_REDUCE, 100, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD,
-                                nullptr, text, sizeof text), RELAY_SUCCESS);
+                                nullptr, text, sizeof text),
+            RELAY_SUCCESS);
   EXPECT_EQ(std::string(text).rfind("algorithm=rabenseifner", 0), 0u) << text;
-  ASSERT_EQ(relay_coll_describe(RELAY_COLL_REDUCE, 100, MPI_INT, noncommutative, 0,
-                                MPI_COMM_WORLD, nullptr, text, sizeof text), RELAY_SUCCESS);
+  ASSERT_EQ(relay_coll_describe(RELAY_COLL_REDUCE, 100, MPI_INT, noncommutative, 0, MPI_COMM_WORLD,
+                                nullptr, text, sizeof text),
+            RELAY_SUCCESS);
   EXPECT_EQ(std::string(text).find("rabenseifner"), std::string::npos) << text;
   MPI_Op_free(&noncommutative);
   ASSERT_EQ(relay_tuning_load(nullptr), RELAY_SUCCESS);
   ASSERT_EQ(relay_coll_describe(RELAY_COLL_ALLREDUCE, 4096, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD,
-                                nullptr, text, sizeof text), RELAY_SUCCESS);
+                                nullptr, text, sizeof text),
+            RELAY_SUCCESS);
   EXPECT_NE(std::string(text).find("(auto: model)"), std::string::npos) << text;
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) unlink(path);
@@ -347,16 +356,19 @@ TEST(CollApi, SeveralNonblockingOperationsInFlight) {
   auto o1 = options(RELAY_ALLREDUCE_RABENSEIFNER), o2 = options(RELAY_ALLGATHER_BRUCK),
        o3 = options(RELAY_REDUCE_SCATTER_RECURSIVE_HALVING), o4 = options(RELAY_REDUCE_MPI);
   o1.segment_bytes = 1024;
-  ASSERT_EQ(relay_iallreduce(x.data(), sum.data(), n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &o1,
-                             &r[0]), RELAY_SUCCESS);
+  ASSERT_EQ(
+      relay_iallreduce(x.data(), sum.data(), n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &o1, &r[0]),
+      RELAY_SUCCESS);
   ASSERT_EQ(relay_iallgather(mine.data(), all.data(), n, MPI_INT, MPI_COMM_WORLD, &o2, &r[1]),
             RELAY_SUCCESS);
   ASSERT_EQ(relay_ireduce_scatter_block(block_in.data(), block_out.data(), n, MPI_INT, MPI_SUM,
-                                        MPI_COMM_WORLD, &o3, &r[2]), RELAY_SUCCESS);
+                                        MPI_COMM_WORLD, &o3, &r[2]),
+            RELAY_SUCCESS);
   int root_sum = 0;
   const int one = 1;
-  ASSERT_EQ(relay_ireduce(&one, &root_sum, 1, MPI_INT, MPI_SUM, size - 1, MPI_COMM_WORLD, &o4,
-                          &r[3]), RELAY_SUCCESS);
+  ASSERT_EQ(
+      relay_ireduce(&one, &root_sum, 1, MPI_INT, MPI_SUM, size - 1, MPI_COMM_WORLD, &o4, &r[3]),
+      RELAY_SUCCESS);
   complete_in_reverse(r, 4);
   bool ok = true;
   for (int i = 0; i < n; ++i) {
@@ -377,12 +389,14 @@ TEST(CollApi, BlockingReductionsKeepTheirMemoryBetweenCalls) {
   const int size = world_size(), rank = world_rank();
   const int n = 1 << 20;  // 8 MiB of doubles
   std::vector<double> x(n, rank + 1.0), y(n, 0.0);
-  auto reduce = options(RELAY_REDUCE_BINOMIAL), rsb = options(RELAY_REDUCE_SCATTER_RECURSIVE_HALVING);
+  auto reduce = options(RELAY_REDUCE_BINOMIAL),
+       rsb = options(RELAY_REDUCE_SCATTER_RECURSIVE_HALVING);
   const int block = n / size;
   auto calls = [&] {
-    bool ok = relay_reduce(x.data(), y.data(), n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD, &reduce) == RELAY_SUCCESS;
-    ok = ok && relay_reduce_scatter_block(x.data(), y.data(), block, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &rsb) ==
-                   RELAY_SUCCESS;
+    bool ok = relay_reduce(x.data(), y.data(), n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD,
+                           &reduce) == RELAY_SUCCESS;
+    ok = ok && relay_reduce_scatter_block(x.data(), y.data(), block, MPI_DOUBLE, MPI_SUM,
+                                          MPI_COMM_WORLD, &rsb) == RELAY_SUCCESS;
     return ok;
   };
   bool ok = calls() && calls();  // the memory of both is in place
@@ -392,7 +406,8 @@ TEST(CollApi, BlockingReductionsKeepTheirMemoryBetweenCalls) {
   getrusage(RUSAGE_SELF, &after);
   const long faults = after.ru_minflt - before.ru_minflt;
   EXPECT_TRUE(all_ranks(ok));
-  EXPECT_TRUE(all_ranks(faults < 32)) << "rank " << rank << ": " << faults << " page faults in 3 rounds of calls";
+  EXPECT_TRUE(all_ranks(faults < 32))
+      << "rank " << rank << ": " << faults << " page faults in 3 rounds of calls";
   const double want = size * (size + 1) / 2.0;
   EXPECT_TRUE(all_ranks(y[0] == want && y[static_cast<std::size_t>(block) - 1] == want));
 }
@@ -408,7 +423,7 @@ TEST(CollApi, GatherScatterAlltoallBarrierInFlight) {
   for (int i = 0; i < n; ++i) mine[i] = rank * n + i;
   for (int q = 0; q < size; ++q) {
     for (int i = 0; i < n; ++i) {
-      parts[static_cast<std::size_t>(q) * n + i] = (q + 1) * 7 + i;          // at the root
+      parts[static_cast<std::size_t>(q) * n + i] = (q + 1) * 7 + i;              // at the root
       out[static_cast<std::size_t>(q) * n + i] = rank * 1000 + q * 10 + i % 10;  // for rank q
     }
   }
@@ -418,10 +433,11 @@ TEST(CollApi, GatherScatterAlltoallBarrierInFlight) {
        o5 = options(RELAY_BARRIER_DISSEMINATION);
   o1.segment_bytes = 1024;
   o3.segment_bytes = 4096;
-  ASSERT_EQ(relay_igather(mine.data(), gathered.data(), n, MPI_INT, root, MPI_COMM_WORLD, &o1,
-                          &r[0]), RELAY_SUCCESS);
-  ASSERT_EQ(relay_iscatter(parts.data(), part.data(), n, MPI_INT, root, MPI_COMM_WORLD, &o2,
-                           &r[1]), RELAY_SUCCESS);
+  ASSERT_EQ(
+      relay_igather(mine.data(), gathered.data(), n, MPI_INT, root, MPI_COMM_WORLD, &o1, &r[0]),
+      RELAY_SUCCESS);
+  ASSERT_EQ(relay_iscatter(parts.data(), part.data(), n, MPI_INT, root, MPI_COMM_WORLD, &o2, &r[1]),
+            RELAY_SUCCESS);
   ASSERT_EQ(relay_ialltoall(out.data(), in.data(), n, MPI_INT, MPI_COMM_WORLD, &o3, &r[2]),
             RELAY_SUCCESS);
   ASSERT_EQ(relay_ialltoall(out.data(), in2.data(), n, MPI_INT, MPI_COMM_WORLD, &o4, &r[3]),
@@ -457,19 +473,17 @@ TEST(CollApi, AllgathervBadArgumentsFailOnEveryRankNamingTheArgument) {
   expect(relay_allgatherv(a.data(), -1, MPI_INT, b.data(), c, d, MPI_INT, MPI_COMM_WORLD, &o),
          RELAY_ERR_COUNT, "relay_allgatherv: argument 2 (sendcount = -1) is negative",
          "negative sendcount");
-  expect(relay_allgatherv(a.data(), n, MPI_DATATYPE_NULL, b.data(), c, d, MPI_INT,
-                          MPI_COMM_WORLD, &o),
-         RELAY_ERR_DATATYPE, "argument 3 (datatype) is MPI_DATATYPE_NULL", "null sendtype");
-  expect(relay_allgatherv(a.data(), n, MPI_INT, b.data(), c, d, MPI_DATATYPE_NULL,
-                          MPI_COMM_WORLD, &o),
-         RELAY_ERR_DATATYPE, "argument 7 (datatype) is MPI_DATATYPE_NULL", "null recvtype");
+  expect(
+      relay_allgatherv(a.data(), n, MPI_DATATYPE_NULL, b.data(), c, d, MPI_INT, MPI_COMM_WORLD, &o),
+      RELAY_ERR_DATATYPE, "argument 3 (datatype) is MPI_DATATYPE_NULL", "null sendtype");
+  expect(
+      relay_allgatherv(a.data(), n, MPI_INT, b.data(), c, d, MPI_DATATYPE_NULL, MPI_COMM_WORLD, &o),
+      RELAY_ERR_DATATYPE, "argument 7 (datatype) is MPI_DATATYPE_NULL", "null recvtype");
   expect(relay_allgatherv(a.data(), n, MPI_INT, b.data(), c, d, MPI_INT, MPI_COMM_NULL, &o),
          RELAY_ERR_COMM, "argument 8 (comm)", "null communicator");
-  expect(relay_allgatherv(a.data(), n, MPI_INT, b.data(), nullptr, d, MPI_INT, MPI_COMM_WORLD,
-                          &o),
+  expect(relay_allgatherv(a.data(), n, MPI_INT, b.data(), nullptr, d, MPI_INT, MPI_COMM_WORLD, &o),
          RELAY_ERR_COUNT, "argument 5 (recvcounts) is NULL", "NULL recvcounts");
-  expect(relay_allgatherv(a.data(), n, MPI_INT, b.data(), c, nullptr, MPI_INT, MPI_COMM_WORLD,
-                          &o),
+  expect(relay_allgatherv(a.data(), n, MPI_INT, b.data(), c, nullptr, MPI_INT, MPI_COMM_WORLD, &o),
          RELAY_ERR_BUFFER, "argument 6 (displs) is NULL", "NULL displs");
   std::vector<int> negative = counts;
   negative[size - 1] = -3;
@@ -480,8 +494,10 @@ TEST(CollApi, AllgathervBadArgumentsFailOnEveryRankNamingTheArgument) {
          rank == size - 1 ? "argument 2 (sendcount = -3)" : "argument 5 (recvcounts[",
          "negative recvcounts[size - 1]");
   expect(relay_allgatherv(a.data(), n + 1, MPI_INT, b.data(), c, d, MPI_INT, MPI_COMM_WORLD, &o),
-         RELAY_ERR_COUNT, ("argument 2 (sendcount = " + std::to_string(n + 1) +
-                           ") differs from recvcounts[" + std::to_string(rank) + "]").c_str(),
+         RELAY_ERR_COUNT,
+         ("argument 2 (sendcount = " + std::to_string(n + 1) + ") differs from recvcounts[" +
+          std::to_string(rank) + "]")
+             .c_str(),
          "sendcount != recvcounts[rank]");
   expect(relay_allgatherv(a.data(), 3, MPI_BYTE, b.data(), c, d, MPI_INT, MPI_COMM_WORLD, &o),
          RELAY_ERR_COUNT, "bytes of sendtype) differs from recvcounts[", "3 bytes for ints");
@@ -607,18 +623,19 @@ TEST(CollApi, AllgathervNonblockingInterleavedWithOtherWork) {
     scratch_counts = counts;
     scratch_displs = displs;
     const auto& o = k == 0 ? o1 : k == 1 ? o2 : o3;
-    ASSERT_EQ(relay_iallgatherv(mine.data(), counts[rank], MPI_INT, out[k].data(),
-                                scratch_counts.data(), scratch_displs.data(), MPI_INT,
-                                MPI_COMM_WORLD, &o, &r[k]),
-              RELAY_SUCCESS)
+    ASSERT_EQ(
+        relay_iallgatherv(mine.data(), counts[rank], MPI_INT, out[k].data(), scratch_counts.data(),
+                          scratch_displs.data(), MPI_INT, MPI_COMM_WORLD, &o, &r[k]),
+        RELAY_SUCCESS)
         << relay_last_error();
     if (k < 2) {  // relay's copies; MPI_Iallgatherv needs its arrays until completion
       std::fill(scratch_counts.begin(), scratch_counts.end(), -7);
       std::fill(scratch_displs.begin(), scratch_displs.end(), -7);
     }
   }
-  ASSERT_EQ(relay_iallreduce(in.data(), sum.data(), 64, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &o4,
-                             &r[3]), RELAY_SUCCESS);
+  ASSERT_EQ(
+      relay_iallreduce(in.data(), sum.data(), 64, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &o4, &r[3]),
+      RELAY_SUCCESS);
   complete_in_reverse(r, 4, other_work);
   bool ok = g_sink > 0 && sum[0] == size;
   std::vector<int> want(static_cast<std::size_t>(total), -1);

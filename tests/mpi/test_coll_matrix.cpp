@@ -69,23 +69,35 @@ MPI_Op g_plus_one = MPI_OP_NULL, g_compose = MPI_OP_NULL;
 enum class Op { sum, max, min, prod, plus_one, compose };
 const char* name(Op op) {
   switch (op) {
-    case Op::sum: return "sum";
-    case Op::max: return "max";
-    case Op::min: return "min";
-    case Op::prod: return "prod";
-    case Op::plus_one: return "plus_one";
-    case Op::compose: return "compose";
+    case Op::sum:
+      return "sum";
+    case Op::max:
+      return "max";
+    case Op::min:
+      return "min";
+    case Op::prod:
+      return "prod";
+    case Op::plus_one:
+      return "plus_one";
+    case Op::compose:
+      return "compose";
   }
   return "?";
 }
 MPI_Op mpi_op(Op op) {
   switch (op) {
-    case Op::sum: return MPI_SUM;
-    case Op::max: return MPI_MAX;
-    case Op::min: return MPI_MIN;
-    case Op::prod: return MPI_PROD;
-    case Op::plus_one: return g_plus_one;
-    case Op::compose: return g_compose;
+    case Op::sum:
+      return MPI_SUM;
+    case Op::max:
+      return MPI_MAX;
+    case Op::min:
+      return MPI_MIN;
+    case Op::prod:
+      return MPI_PROD;
+    case Op::plus_one:
+      return g_plus_one;
+    case Op::compose:
+      return g_compose;
   }
   return MPI_OP_NULL;
 }
@@ -106,9 +118,11 @@ struct Case {
            relay_coll_algorithm_name(static_cast<relay_collective_t>(collective), algorithm) +
            " root=" + std::to_string(root) + " count=" + std::to_string(count) +
            " segment=" + std::to_string(segment) +
-           (type == MPI_INT ? " int" : type == MPI_DOUBLE ? " double" : " 2int") + " " +
-           ::name(op) + " " + relay_policy_name(policy) + (nonblocking ? " nonblocking-call" : "") +
-           (in_place ? " in-place" : "");
+           (type == MPI_INT      ? " int"
+            : type == MPI_DOUBLE ? " double"
+                                 : " 2int") +
+           " " + ::name(op) + " " + relay_policy_name(policy) +
+           (nonblocking ? " nonblocking-call" : "") + (in_place ? " in-place" : "");
   }
 };
 
@@ -130,8 +144,8 @@ void fill(const Case& c, int r, std::int64_t n, unsigned char* out) {
     if (!reduction(c.collective)) {
       const int v = r * (1 << 24) + static_cast<int>(i);
       const double d = v + 0.5;
-      std::memcpy(out + elem_bytes(c.type) * i, c.type == MPI_INT ? static_cast<const void*>(&v)
-                                                                  : static_cast<const void*>(&d),
+      std::memcpy(out + elem_bytes(c.type) * i,
+                  c.type == MPI_INT ? static_cast<const void*>(&v) : static_cast<const void*>(&d),
                   static_cast<std::size_t>(elem_bytes(c.type)));
     } else if (c.type == MPI_INT) {
       int v = static_cast<int>((r * 37 + i * 13) % 101) - 50;
@@ -217,8 +231,10 @@ relay_status_t call_relay(const Case& c, const void* send, void* recv,
                  : relay_alltoall(send, recv, c.count, c.type, MPI_COMM_WORLD, o);
     case Collective::barrier:
       return req ? relay_ibarrier(MPI_COMM_WORLD, o, req) : relay_barrier(MPI_COMM_WORLD, o);
-    case Collective::allgatherv: break;  // test_coll_matrix_allgatherv.cpp
-    case Collective::bcast: break;       // test_bcast_matrix.cpp
+    case Collective::allgatherv:
+      break;  // test_coll_matrix_allgatherv.cpp
+    case Collective::bcast:
+      break;  // test_bcast_matrix.cpp
   }
   return RELAY_ERR_INTERNAL;
 }
@@ -250,8 +266,10 @@ void call_mpi(const Case& c, const void* send, void* recv) {
     case Collective::barrier:
       MPI_Barrier(MPI_COMM_WORLD);
       break;
-    case Collective::allgatherv: break;  // test_coll_matrix_allgatherv.cpp
-    case Collective::bcast: break;       // test_bcast_matrix.cpp
+    case Collective::allgatherv:
+      break;  // test_coll_matrix_allgatherv.cpp
+    case Collective::bcast:
+      break;  // test_bcast_matrix.cpp
   }
 }
 
@@ -307,7 +325,8 @@ void run_case(const Case& c, bool expect_refusal, relay::test::Failures& failure
     st = call_relay(c, send_arg, recv_arg, &o, nullptr);
   }
   if (expect_refusal) {
-    if (st != RELAY_ERR_OP || std::strstr(relay_last_error(), "(op) is not commutative") == nullptr) {
+    if (st != RELAY_ERR_OP ||
+        std::strstr(relay_last_error(), "(op) is not commutative") == nullptr) {
       failures.add(c.name() + ": expected RELAY_ERR_OP naming the op, got status " +
                    relay_status_string(st) + ": " + relay_last_error());
     }
@@ -320,12 +339,12 @@ void run_case(const Case& c, bool expect_refusal, relay::test::Failures& failure
   std::vector<unsigned char> reference(static_cast<std::size_t>(std::max<std::int64_t>(1, nr * e)));
   call_mpi(c, send.data(), reference.data());
   if (send != sent) failures.add(c.name() + ": the send buffer was written");
-  const bool significant = (!rooted(c.collective) || c.collective == Collective::scatter ||
-                            rank == c.root) &&
-                           !scatter_root_in_place;
+  const bool significant =
+      (!rooted(c.collective) || c.collective == Collective::scatter || rank == c.root) &&
+      !scatter_root_in_place;
   const bool exact = c.type != MPI_DOUBLE || !reduction(c.collective);
-  const std::vector<double> bound = exact || !significant ? std::vector<double>{}
-                                                          : bounds(c, size, ns);
+  const std::vector<double> bound =
+      exact || !significant ? std::vector<double>{} : bounds(c, size, ns);
   for (std::int64_t i = 0; significant && i < nr; ++i) {
     bool ok;
     std::string got, want;
@@ -335,13 +354,15 @@ void run_case(const Case& c, bool expect_refusal, relay::test::Failures& failure
       double a, b;
       std::memcpy(&a, recv + i * e, 8);
       std::memcpy(&b, reference.data() + i * e, 8);
-      const std::int64_t base = c.collective == Collective::reduce_scatter_block ? rank * c.count : 0;
+      const std::int64_t base =
+          c.collective == Collective::reduce_scatter_block ? rank * c.count : 0;
       ok = std::fabs(a - b) <= bound[base + i];
       got = " got " + std::to_string(a);
       want = " MPI " + std::to_string(b);
     }
     if (!ok) {
-      failures.add(c.name() + ": element " + std::to_string(i) + " differs from MPI's" + got + want);
+      failures.add(c.name() + ": element " + std::to_string(i) + " differs from MPI's" + got +
+                   want);
       break;
     }
   }
@@ -395,8 +416,8 @@ TEST_P(CollMatrix, MatchesMpi) {
             ++variant;
             c.policy = variant % 2 ? RELAY_POLICY_BLOCKING : RELAY_POLICY_NONBLOCKING;
             c.nonblocking = variant % 3 == 0;
-            c.in_place = variant % 5 == 0 && (!rooted(p.collective) ||
-                                              relay::test::world_rank() == root);
+            c.in_place =
+                variant % 5 == 0 && (!rooted(p.collective) || relay::test::world_rank() == root);
             run_case(c, false, failures);
             ++ran;
           }
@@ -418,8 +439,8 @@ TEST_P(CollMatrix, MatchesMpi) {
     if (reduction(p.collective)) {
       for (int count : {1, 1001}) {
         for (long long segment : {0LL, 8 * 37LL}) {
-          Case c{p.collective, p.algorithm, root, count, schedule_based ? segment : 0, MPI_2INT,
-                 Op::compose};
+          Case c{p.collective, p.algorithm, root, count, schedule_based ? segment : 0,
+                 MPI_2INT,     Op::compose};
           run_case(c, !algorithm->keeps_rank_order, failures);
           ++ran;
         }
@@ -487,10 +508,9 @@ TEST(Barrier, NoRankLeavesBeforeEveryRankHasArrived) {
       for (int late : late_ranks) {
         const bool nonblocking = variant++ % 2 == 1;
         const std::string name =
-            std::string("barrier/") +
-            relay_coll_algorithm_name(RELAY_COLL_BARRIER, algorithm) + " " +
-            relay_policy_name(policy) + (nonblocking ? " nonblocking-call" : "") + " late rank " +
-            std::to_string(late);
+            std::string("barrier/") + relay_coll_algorithm_name(RELAY_COLL_BARRIER, algorithm) +
+            " " + relay_policy_name(policy) + (nonblocking ? " nonblocking-call" : "") +
+            " late rank " + std::to_string(late);
         relay_coll_options_t o;
         relay_coll_options_init(&o);
         o.algorithm = algorithm;

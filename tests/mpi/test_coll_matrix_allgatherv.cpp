@@ -53,8 +53,7 @@ std::vector<Layout> layouts(int P, int rank, int elem) {
     uneven.push_back((r * 7 + 3) % 5 * 13);  // rank 1 (and every fifth) sends nothing
     large.push_back(r == P / 2 ? (1 << 20) / elem : r % 3 == 1 ? 0 : 5);
   }
-  return {make_layout("zero", zero, in_order, 0, 0),
-          make_layout("uneven", uneven, in_order, 0, 0),
+  return {make_layout("zero", zero, in_order, 0, 0), make_layout("uneven", uneven, in_order, 0, 0),
           make_layout("large", large, in_order, 0, 0),
           make_layout("permuted_gaps", uneven, permuted, 2, 3),
           make_layout("per_rank_displs", uneven, rank % 2 ? permuted : in_order, rank % 3, 1)};
@@ -70,10 +69,9 @@ struct Case {
   std::string name() const {
     return std::string("allgatherv/") +
            relay_coll_algorithm_name(RELAY_COLL_ALLGATHERV, algorithm) + " " + layout->name +
-           " segment=" + std::to_string(segment) +
-           (type == MPI_INT ? " int" : " double") + " " + relay_policy_name(policy) +
-           (nonblocking ? " nonblocking-call" : "") + (in_place ? " in-place" : "") +
-           (send_bytes ? " sendtype=MPI_BYTE" : "");
+           " segment=" + std::to_string(segment) + (type == MPI_INT ? " int" : " double") + " " +
+           relay_policy_name(policy) + (nonblocking ? " nonblocking-call" : "") +
+           (in_place ? " in-place" : "") + (send_bytes ? " sendtype=MPI_BYTE" : "");
   }
 };
 
@@ -160,17 +158,22 @@ TEST_P(AllgathervMatrix, MatchesMpiAllgatherv) {
   int ran = 0, variant = 0;
   for (MPI_Datatype type : {MPI_INT, MPI_DOUBLE}) {
     const long long e = type == MPI_INT ? 4 : 8;
-    for (const Layout& l : layouts(relay::test::world_size(), relay::test::world_rank(),
-                                   static_cast<int>(e))) {
+    for (const Layout& l :
+         layouts(relay::test::world_size(), relay::test::world_rank(), static_cast<int>(e))) {
       const bool large = l.name == "large";
-      for (long long segment : {e, 7 * e, 1000 / e * e, 65536LL, 0LL,
-                                static_cast<long long>(RELAY_SEGMENT_DEFAULT)}) {
+      for (long long segment :
+           {e, 7 * e, 1000 / e * e, 65536LL, 0LL, static_cast<long long>(RELAY_SEGMENT_DEFAULT)}) {
         if (!schedule_based && segment != 0) continue;
         if (large && segment != 65536 && segment != 0) continue;  // ~1 MiB in 4-byte messages
         ++variant;
-        Case c{algorithm, &l, segment, type,
+        Case c{algorithm,
+               &l,
+               segment,
+               type,
                variant % 2 ? RELAY_POLICY_BLOCKING : RELAY_POLICY_NONBLOCKING,
-               variant % 3 == 0, variant % 5 == 0, false};
+               variant % 3 == 0,
+               variant % 5 == 0,
+               false};
         c.send_bytes = type == MPI_INT && l.name == "uneven" && segment == 7 * e;
         run_case(c, failures);
         ++ran;

@@ -72,10 +72,22 @@ std::complex<R> conj_of(std::complex<R> x) {
 }
 template <class T>
 MPI_Datatype mpi_type();
-template <> MPI_Datatype mpi_type<float>() { return MPI_FLOAT; }
-template <> MPI_Datatype mpi_type<double>() { return MPI_DOUBLE; }
-template <> MPI_Datatype mpi_type<std::complex<float>>() { return MPI_C_FLOAT_COMPLEX; }
-template <> MPI_Datatype mpi_type<std::complex<double>>() { return MPI_C_DOUBLE_COMPLEX; }
+template <>
+MPI_Datatype mpi_type<float>() {
+  return MPI_FLOAT;
+}
+template <>
+MPI_Datatype mpi_type<double>() {
+  return MPI_DOUBLE;
+}
+template <>
+MPI_Datatype mpi_type<std::complex<float>>() {
+  return MPI_C_FLOAT_COMPLEX;
+}
+template <>
+MPI_Datatype mpi_type<std::complex<double>>() {
+  return MPI_C_DOUBLE_COMPLEX;
+}
 template <class T>
 double epsilon() {
   using R = decltype(std::abs(T{}));
@@ -108,15 +120,22 @@ constexpr double kSentinel = 777.0;  // LLD padding and the outside of sub(C)
 
 template <class T>
 Matrix<T> make_matrix(std::mt19937_64& rng, i64 m, i64 n, i64 mb, i64 nb, i64 imb, i64 inb,
-                      int rsrc, int csrc, int nprow, int npcol, int myrow, int mycol,
-                      i64 extra_lld, bool nan_fill) {
+                      int rsrc, int csrc, int nprow, int npcol, int myrow, int mycol, i64 extra_lld,
+                      bool nan_fill) {
   Matrix<T> a;
   a.rows = Axis{imb, mb, rsrc, nprow};
   a.cols = Axis{inb, nb, csrc, npcol};
   a.local_rows = a.rows.count(myrow, m);
   a.local_cols = a.cols.count(mycol, n);
-  a.desc = relay_matrix_desc_t{m, n, mb, nb, imb == mb ? 0 : imb, inb == nb ? 0 : inb,
-                               rsrc, csrc, std::max<i64>(1, a.local_rows) + extra_lld};
+  a.desc = relay_matrix_desc_t{m,
+                               n,
+                               mb,
+                               nb,
+                               imb == mb ? 0 : imb,
+                               inb == nb ? 0 : inb,
+                               rsrc,
+                               csrc,
+                               std::max<i64>(1, a.local_rows) + extra_lld};
   a.global.resize(static_cast<std::size_t>(m * n));
   for (auto& v : a.global) {
     v = nan_fill ? T(std::numeric_limits<double>::quiet_NaN()) : random_value<T>(rng);
@@ -127,8 +146,7 @@ Matrix<T> make_matrix(std::mt19937_64& rng, i64 m, i64 n, i64 mb, i64 nb, i64 im
     if (a.cols.owner(j) != mycol && a.cols.src >= 0) continue;
     for (i64 i = 0; i < m; ++i) {
       if (a.rows.owner(i) != myrow && a.rows.src >= 0) continue;
-      a.local[static_cast<std::size_t>(a.rows.local(i) + a.cols.local(j) * a.desc.lld)] =
-          a.g(i, j);
+      a.local[static_cast<std::size_t>(a.rows.local(i) + a.cols.local(j) * a.desc.lld)] = a.g(i, j);
     }
   }
   return a;
@@ -157,12 +175,11 @@ struct Case {
            std::to_string(blocks[0][0]) + "," + std::to_string(blocks[0][1]) + "," +
            std::to_string(blocks[0][2]) + "," + std::to_string(blocks[0][3]) + " src " +
            std::to_string(src[0][0]) + "," + std::to_string(src[0][1]) + " off " +
-           std::to_string(ia) + "," + std::to_string(ja) + ") B(" +
-           std::to_string(blocks[1][0]) + "," + std::to_string(blocks[1][1]) + " off " +
-           std::to_string(ib) + "," + std::to_string(jb) + ") C(" +
-           std::to_string(blocks[2][0]) + "," + std::to_string(blocks[2][1]) + " off " +
-           std::to_string(ic) + "," + std::to_string(jc) + ") alpha" +
-           std::to_string(alpha_kind) + " beta" + std::to_string(beta_kind) + " " +
+           std::to_string(ia) + "," + std::to_string(ja) + ") B(" + std::to_string(blocks[1][0]) +
+           "," + std::to_string(blocks[1][1]) + " off " + std::to_string(ib) + "," +
+           std::to_string(jb) + ") C(" + std::to_string(blocks[2][0]) + "," +
+           std::to_string(blocks[2][1]) + " off " + std::to_string(ic) + "," + std::to_string(jc) +
+           ") alpha" + std::to_string(alpha_kind) + " beta" + std::to_string(beta_kind) + " " +
            relay_bcast_algorithm_name(algorithm) + "/" + relay_policy_name(policy) +
            " seg=" + std::to_string(segment) + " L=" + std::to_string(lookahead) +
            " w=" + std::to_string(panel_width) + " pieces=" + std::to_string(pieces);
@@ -183,7 +200,8 @@ Case random_case(std::mt19937_64& rng, int nprow, int npcol, bool dtype1_only) {
   c.m = pick({1, 2, 3, 7, 13, 31, 37, 64});
   c.n = pick({1, 2, 5, 11, 29, 37, 48});
   c.k = pick({1, 2, 3, 17, 32, 41, 67});
-  for (auto* off : {&c.ia, &c.ja, &c.ib, &c.jb, &c.ic, &c.jc}) *off = coin(40) ? pick({1, 2, 5}) : 0;
+  for (auto* off : {&c.ia, &c.ja, &c.ib, &c.jb, &c.ic, &c.jc})
+    *off = coin(40) ? pick({1, 2, 5}) : 0;
   for (int x = 0; x < 3; ++x) {
     c.blocks[x][0] = pick({1, 2, 3, 5, 8, 32});
     c.blocks[x][1] = coin(50) ? c.blocks[x][0] : pick({1, 2, 4, 7, 32});
@@ -208,10 +226,15 @@ Case random_case(std::mt19937_64& rng, int nprow, int npcol, bool dtype1_only) {
   }
   c.alpha_kind = coin(8) ? 1 : 0;
   c.beta_kind = coin(30) ? 1 : (coin(20) ? 2 : 0);
-  const relay_bcast_algorithm_t algorithms[] = {
-      RELAY_BCAST_BINOMIAL, RELAY_BCAST_PIPELINE, RELAY_BCAST_PIPELINE, RELAY_BCAST_MPI,
-      RELAY_BCAST_SCATTER_ALLGATHER, RELAY_BCAST_LINEAR, RELAY_BCAST_CHAIN, RELAY_BCAST_KARY,
-      RELAY_BCAST_AUTO};
+  const relay_bcast_algorithm_t algorithms[] = {RELAY_BCAST_BINOMIAL,
+                                                RELAY_BCAST_PIPELINE,
+                                                RELAY_BCAST_PIPELINE,
+                                                RELAY_BCAST_MPI,
+                                                RELAY_BCAST_SCATTER_ALLGATHER,
+                                                RELAY_BCAST_LINEAR,
+                                                RELAY_BCAST_CHAIN,
+                                                RELAY_BCAST_KARY,
+                                                RELAY_BCAST_AUTO};
   c.algorithm = algorithms[pick({0, 1, 2, 3, 4, 5, 6, 7, 8})];
   c.policy = coin(50) ? RELAY_POLICY_BLOCKING : RELAY_POLICY_NONBLOCKING;
   c.segment = coin(50) ? RELAY_SEGMENT_DEFAULT : pick({0, 64, 256});  // multiples of 16
@@ -232,9 +255,9 @@ void run_case(const Case& c, relay_grid_t grid, int ctxt, std::uint64_t seed) {
   const i64 bm = c.ib + (notb ? c.k : c.n) + 1, bn = c.jb + (notb ? c.n : c.k);
   const i64 cm = c.ic + c.m + 2, cn = c.jc + c.n + 1;
   auto make = [&](int x, i64 m, i64 n, bool nan) {
-    return make_matrix<T>(rng, m, n, c.blocks[x][0], c.blocks[x][1], c.blocks[x][2],
-                          c.blocks[x][3], c.src[x][0], c.src[x][1], nprow, npcol, myrow, mycol,
-                          c.extra_lld[x], nan);
+    return make_matrix<T>(rng, m, n, c.blocks[x][0], c.blocks[x][1], c.blocks[x][2], c.blocks[x][3],
+                          c.src[x][0], c.src[x][1], nprow, npcol, myrow, mycol, c.extra_lld[x],
+                          nan);
   };
   Matrix<T> A = make(0, am, an, false);
   Matrix<T> B = make(1, bm, bn, false);
@@ -277,9 +300,9 @@ void run_case(const Case& c, relay_grid_t grid, int ctxt, std::uint64_t seed) {
                  &C.desc, grid, &options, &info, &stats);
   ASSERT_EQ(st, RELAY_SUCCESS) << c.describe() << ": " << relay_last_error();
   // Check every local entry of C.
-  const double scale = (absval(alpha) * static_cast<double>(c.k) * max_a * max_b +
-                        absval(beta) * max_c + 1e-300) *
-                       static_cast<double>(c.k + 2) * epsilon<T>();
+  const double scale =
+      (absval(alpha) * static_cast<double>(c.k) * max_a * max_b + absval(beta) * max_c + 1e-300) *
+      static_cast<double>(c.k + 2) * epsilon<T>();
   double worst = 0;
   int bad_outside = 0;
   for (i64 lj = 0; lj < std::max<i64>(1, C.local_cols); ++lj) {
@@ -298,7 +321,8 @@ void run_case(const Case& c, relay_grid_t grid, int ctxt, std::uint64_t seed) {
       const bool inside = gi >= c.ic && gi < c.ic + c.m && gj >= c.jc && gj < c.jc + c.n;
       if (!inside) {
         const T before = C.local[at];
-        const bool same = (before == result[at]) || (std::isnan(absval(before)) && std::isnan(absval(result[at])));
+        const bool same = (before == result[at]) ||
+                          (std::isnan(absval(before)) && std::isnan(absval(result[at])));
         bad_outside += same ? 0 : 1;
         continue;
       }
@@ -313,15 +337,22 @@ void run_case(const Case& c, relay_grid_t grid, int ctxt, std::uint64_t seed) {
     }
   }
   EXPECT_EQ(bad_outside, 0) << c.describe() << ": entries outside sub(C) changed";
-  EXPECT_LE(worst, 4.0) << c.describe() << ": ||C - C_ref|| / (|alpha| k ||A|| ||B|| + ...) (k+2) eps";
+  EXPECT_LE(worst, 4.0) << c.describe()
+                        << ": ||C - C_ref|| / (|alpha| k ||A|| ||B|| + ...) (k+2) eps";
 #ifdef RELAY_TEST_SCALAPACK
   if (ctxt >= 0 && c.blocks[0][0] == c.blocks[0][2] && c.blocks[0][1] == c.blocks[0][3] &&
       c.blocks[1][0] == c.blocks[1][2] && c.blocks[1][1] == c.blocks[1][3] &&
       c.blocks[2][0] == c.blocks[2][2] && c.blocks[2][1] == c.blocks[2][3]) {
     auto desc9 = [&](const Matrix<T>& x) {
-      return std::vector<int>{1, ctxt, static_cast<int>(x.desc.m), static_cast<int>(x.desc.n),
-                              static_cast<int>(x.desc.mb), static_cast<int>(x.desc.nb),
-                              x.desc.rsrc, x.desc.csrc, static_cast<int>(x.desc.lld)};
+      return std::vector<int>{1,
+                              ctxt,
+                              static_cast<int>(x.desc.m),
+                              static_cast<int>(x.desc.n),
+                              static_cast<int>(x.desc.mb),
+                              static_cast<int>(x.desc.nb),
+                              x.desc.rsrc,
+                              x.desc.csrc,
+                              static_cast<int>(x.desc.lld)};
     };
     std::vector<int> da = desc9(A), db = desc9(B), dc = desc9(C);
     const int m = static_cast<int>(c.m), n = static_cast<int>(c.n), k = static_cast<int>(c.k);
@@ -330,8 +361,8 @@ void run_case(const Case& c, relay_grid_t grid, int ctxt, std::uint64_t seed) {
     const int ic = static_cast<int>(c.ic + 1), jc = static_cast<int>(c.jc + 1);
     std::vector<T> theirs = C.local;
     auto call = [&](auto fn) {
-      fn(&c.ta, &c.tb, &m, &n, &k, &alpha, A.local.data(), &ia, &ja, da.data(), B.local.data(),
-         &ib, &jb, db.data(), &beta, theirs.data(), &ic, &jc, dc.data());
+      fn(&c.ta, &c.tb, &m, &n, &k, &alpha, A.local.data(), &ia, &ja, da.data(), B.local.data(), &ib,
+         &jb, db.data(), &beta, theirs.data(), &ic, &jc, dc.data());
     };
     if constexpr (std::is_same_v<T, float>) call(psgemm_);
     if constexpr (std::is_same_v<T, double>) call(pdgemm_);
@@ -411,10 +442,18 @@ TEST(Gemm, RandomCasesAgainstReferenceAndScaLAPACK) {
       SCOPED_TRACE("grid " + std::to_string(g.rows) + "x" + std::to_string(g.cols) + " case " +
                    std::to_string(i));
       switch (c.type) {
-        case 0: run_case<float>(c, g.grid, g.ctxt, seed); break;
-        case 1: run_case<double>(c, g.grid, g.ctxt, seed); break;
-        case 2: run_case<std::complex<float>>(c, g.grid, g.ctxt, seed); break;
-        default: run_case<std::complex<double>>(c, g.grid, g.ctxt, seed); break;
+        case 0:
+          run_case<float>(c, g.grid, g.ctxt, seed);
+          break;
+        case 1:
+          run_case<double>(c, g.grid, g.ctxt, seed);
+          break;
+        case 2:
+          run_case<std::complex<float>>(c, g.grid, g.ctxt, seed);
+          break;
+        default:
+          run_case<std::complex<double>>(c, g.grid, g.ctxt, seed);
+          break;
       }
       if (HasFatalFailure()) break;
     }
@@ -429,15 +468,22 @@ TEST(Gemm, EverySchemeAndLookahead) {
   for (auto& g : grids) {
     if (g.comm == MPI_COMM_NULL) continue;
     const relay_bcast_algorithm_t algorithms[] = {
-        RELAY_BCAST_BINOMIAL, RELAY_BCAST_PIPELINE, RELAY_BCAST_MPI, RELAY_BCAST_SCATTER_ALLGATHER,
-        RELAY_BCAST_LINEAR,   RELAY_BCAST_CHAIN,    RELAY_BCAST_BINARY, RELAY_BCAST_KARY};
+        RELAY_BCAST_BINOMIAL, RELAY_BCAST_PIPELINE,
+        RELAY_BCAST_MPI,      RELAY_BCAST_SCATTER_ALLGATHER,
+        RELAY_BCAST_LINEAR,   RELAY_BCAST_CHAIN,
+        RELAY_BCAST_BINARY,   RELAY_BCAST_KARY};
     for (auto algorithm : algorithms) {
       for (auto policy : {RELAY_POLICY_BLOCKING, RELAY_POLICY_NONBLOCKING}) {
         for (int lookahead : {0, 2}) {
           Case c;
           c.type = 1;
-          c.m = 45; c.n = 38; c.k = 53;
-          for (auto& b : c.blocks) { b[0] = b[2] = 4; b[1] = b[3] = 4; }
+          c.m = 45;
+          c.n = 38;
+          c.k = 53;
+          for (auto& b : c.blocks) {
+            b[0] = b[2] = 4;
+            b[1] = b[3] = 4;
+          }
           c.algorithm = algorithm;
           c.policy = policy;
           c.segment = 128;
@@ -455,8 +501,13 @@ TEST(Gemm, BetaZeroNeverReadsCAndZeroSizes) {
   for (auto& g : grids) {
     if (g.comm == MPI_COMM_NULL) continue;
     Case c;
-    c.m = 9; c.n = 7; c.k = 5;
-    for (auto& b : c.blocks) { b[0] = b[2] = 2; b[1] = b[3] = 3; }
+    c.m = 9;
+    c.n = 7;
+    c.k = 5;
+    for (auto& b : c.blocks) {
+      b[0] = b[2] = 2;
+      b[1] = b[3] = 3;
+    }
     c.beta_kind = 1;  // NaN-filled C
     run_case<double>(c, g.grid, g.ctxt, 1);
     c.k = 0;  // C = beta C: zeros, not NaN
@@ -485,9 +536,9 @@ TEST(Gemm, InvalidArgumentsGiveThePblasInfoEverywhere) {
     const double one = 1.0;
     auto run = [&](char ta, relay_matrix_desc_t da, relay_matrix_desc_t dc, long long m) {
       int info = 0;
-      relay_status_t st = relay_gemm(ta, 'N', m, 4, 4, MPI_DOUBLE, &one, a.data(), 0, 0, &da,
-                                     b.data(), 0, 0, &d, &one, c.data(), 0, 0, &dc, g.grid,
-                                     nullptr, &info, nullptr);
+      relay_status_t st =
+          relay_gemm(ta, 'N', m, 4, 4, MPI_DOUBLE, &one, a.data(), 0, 0, &da, b.data(), 0, 0, &d,
+                     &one, c.data(), 0, 0, &dc, g.grid, nullptr, &info, nullptr);
       EXPECT_EQ(st, RELAY_ERR_ARGUMENT);
       return info;
     };
@@ -519,15 +570,16 @@ TEST(Gemm, OptionsStructSizeIsCheckedEverywhere) {
     std::vector<double> a(64, 1.0), b(64, 1.0), c(64, 5.0);
     const double one = 1.0;
     auto run = [&](const relay_gemm_options_t& options) {
-      return relay_gemm('N', 'N', 4, 4, 4, MPI_DOUBLE, &one, a.data(), 0, 0, &d, b.data(), 0, 0,
-                        &d, &one, c.data(), 0, 0, &d, g.grid, &options, nullptr, nullptr);
+      return relay_gemm('N', 'N', 4, 4, 4, MPI_DOUBLE, &one, a.data(), 0, 0, &d, b.data(), 0, 0, &d,
+                        &one, c.data(), 0, 0, &d, g.grid, &options, nullptr, nullptr);
     };
     relay_gemm_options_t options;
     relay_gemm_options_init(&options);
     options.struct_size = 0;
     EXPECT_EQ(run(options), RELAY_ERR_OPTIONS);
     EXPECT_NE(std::string(relay_last_error()).find("argument 22 (options->struct_size = 0)"),
-              std::string::npos) << relay_last_error();
+              std::string::npos)
+        << relay_last_error();
     relay_bcast_options_t bcast;
     relay_bcast_options_init(&bcast);
     if (rank == 0) bcast.struct_size = 0;  // only process 0 passes it
@@ -536,7 +588,8 @@ TEST(Gemm, OptionsStructSizeIsCheckedEverywhere) {
     EXPECT_EQ(run(options), RELAY_ERR_OPTIONS);
     if (rank == 0) {
       EXPECT_NE(std::string(relay_last_error()).find("options->bcast->struct_size = 0"),
-                std::string::npos) << relay_last_error();
+                std::string::npos)
+          << relay_last_error();
     }
     for (double v : c) ASSERT_EQ(v, 5.0);
   }
@@ -556,12 +609,13 @@ TEST(Gemm, CppInterface) {
       dc{m, n, 2, 2, 0, 0, 0, 0, m};
   const int me = grid.my_col();
   // A: 1 x size grid with NB = 1, so column j of A lives on process j % size.
-  std::vector<double> a(static_cast<std::size_t>(m * k), 0.0), b(static_cast<std::size_t>(k * 2), 0.0),
-      c(static_cast<std::size_t>(m * 2), -1.0);
+  std::vector<double> a(static_cast<std::size_t>(m * k), 0.0),
+      b(static_cast<std::size_t>(k * 2), 0.0), c(static_cast<std::size_t>(m * 2), -1.0);
   long long lj = 0;
   for (long long j = 0; j < k; ++j) {
     if (j % size != me) continue;
-    for (long long i = 0; i < m; ++i) a[static_cast<std::size_t>(i + lj * m)] = static_cast<double>(i + 1);
+    for (long long i = 0; i < m; ++i)
+      a[static_cast<std::size_t>(i + lj * m)] = static_cast<double>(i + 1);
     ++lj;
   }
   for (long long j = 0; j < 2; ++j) {
@@ -569,11 +623,12 @@ TEST(Gemm, CppInterface) {
   }
   relay::GemmOptions options;
   options.lookahead = 1;
-  relay::gemm<double>('N', 'N', m, n, k, 2.0, a.data(), 0, 0, da, b.data(), 0, 0, db, 0.0,
-                      c.data(), 0, 0, dc, grid, options);
+  relay::gemm<double>('N', 'N', m, n, k, 2.0, a.data(), 0, 0, da, b.data(), 0, 0, db, 0.0, c.data(),
+                      0, 0, dc, grid, options);
   for (long long j = 0; j < 2; ++j) {
     for (long long i = 0; i < m; ++i) {
-      EXPECT_DOUBLE_EQ(c[static_cast<std::size_t>(i + j * m)], 2.0 * static_cast<double>(k) * static_cast<double>(i + 1));
+      EXPECT_DOUBLE_EQ(c[static_cast<std::size_t>(i + j * m)],
+                       2.0 * static_cast<double>(k) * static_cast<double>(i + 1));
     }
   }
   try {

@@ -61,8 +61,7 @@ TEST(Gemm, GridOfCommFollowsTheShapeAndIsFreedWithTheComm) {
   relay_grid* none = nullptr;
   EXPECT_EQ(relay::gemm::grid_of_comm(comm, size + 1, 1, &none, error), RELAY_ERR_COMM);
   EXPECT_EQ(none, nullptr);
-  EXPECT_NE(error.find("the communicator has " + std::to_string(size)), std::string::npos)
-      << error;
+  EXPECT_NE(error.find("the communicator has " + std::to_string(size)), std::string::npos) << error;
   MPI_Comm_free(&comm);
   MPI_Comm_free_keyval(&keyval);
 }

@@ -86,7 +86,8 @@ void compare(const T* got, const T* want, std::int64_t n, bool summed, const std
   for (std::int64_t i = 0; i < n; ++i) {
     double bound = 0;
     if (std::is_floating_point_v<T> && summed) {
-      for (int r = 0; r < world_size(); ++r) bound += std::fabs(static_cast<double>(value<T>(r, i)));
+      for (int r = 0; r < world_size(); ++r)
+        bound += std::fabs(static_cast<double>(value<T>(r, i)));
       bound *= 2.0 * world_size() * u;
     }
     if (!(std::fabs(static_cast<double>(got[i]) - static_cast<double>(want[i])) <= bound)) {
@@ -117,8 +118,8 @@ void run_case(Op op, Parts parts, int n_dup, int count, int root, Failures& f) {
     }
     MPI_Bcast(want.data(), count, type, root, MPI_COMM_WORLD);
     const auto o = bcast_options(parts, n_dup);
-    st = relay_overlap_bcast(recv.data() + 1, count, type, root, MPI_COMM_WORLD, n_dup, &o,
-                             nullptr);
+    st =
+        relay_overlap_bcast(recv.data() + 1, count, type, root, MPI_COMM_WORLD, n_dup, &o, nullptr);
   } else {
     const auto o = coll_options(op, parts, n_dup);
     if (op == Op::reduce) {
@@ -235,15 +236,16 @@ void chained_on_grid(Parts parts) {
       for (int m : {0, 1, n_dup - 1, 1001, kLarge + 3}) {
         const auto n = static_cast<std::size_t>(m);
         std::vector<T> part(n), y(n + 2, sentinel<T>());
-        for (std::size_t e = 0; e < n; ++e) part[e] = contribution<T>(g.i, g.j, static_cast<std::int64_t>(e));
+        for (std::size_t e = 0; e < n; ++e)
+          part[e] = contribution<T>(g.i, g.j, static_cast<std::int64_t>(e));
         const auto ro = coll_options(Op::reduce, parts, n_dup);
         const auto bo = bcast_options(parts, n_dup);
         std::ostringstream what;
         what << g.p << "x" << g.p << " grid n_dup=" << n_dup << " m=" << m;
         relay_overlap_part_times_t times[8];
-        const relay_status_t st = relay_overlap_reduce_bcast(
-            part.data(), y.data() + 1, m, mpi_type<T>(), MPI_SUM, g.i, g.row, g.j, g.col, n_dup,
-            &ro, &bo, times);
+        const relay_status_t st =
+            relay_overlap_reduce_bcast(part.data(), y.data() + 1, m, mpi_type<T>(), MPI_SUM, g.i,
+                                       g.row, g.j, g.col, n_dup, &ro, &bo, times);
         if (st != RELAY_SUCCESS) {
           f.add(what.str() + ": " + relay_last_error());
           continue;
@@ -253,10 +255,10 @@ void chained_on_grid(Parts parts) {
         // Each part's broadcast started after its own reduction completed (Algorithm 2).
         for (int c = 0; c < n_dup; ++c) {
           const auto& t = times[c];
-          if (t.element_count > 0 && !(t.post_start_s <= t.posted_s && t.posted_s <= t.first_done_s &&
-                               t.first_done_s <= t.second_post_start_s &&
-                               t.second_post_start_s <= t.second_posted_s &&
-                               t.second_posted_s <= t.done_s)) {
+          if (t.element_count > 0 &&
+              !(t.post_start_s <= t.posted_s && t.posted_s <= t.first_done_s &&
+                t.first_done_s <= t.second_post_start_s &&
+                t.second_post_start_s <= t.second_posted_s && t.second_posted_s <= t.done_s)) {
             f.add(what.str() + ": part " + std::to_string(c) + "'s times are out of order");
           }
         }
@@ -281,8 +283,16 @@ struct InFlight {
   std::vector<int> part_a, part_b, y_a, y_b, bc, red, all, plain, in;
   std::vector<relay_request_t> requests;
 
-  InFlight() : part_a(m), part_b(m), y_a(m, -1), y_b(m, -1), bc(n), red(n, -1), all(n, -1),
-               plain(n, -1), in(n) {
+  InFlight()
+      : part_a(m),
+        part_b(m),
+        y_a(m, -1),
+        y_b(m, -1),
+        bc(n),
+        red(n, -1),
+        all(n, -1),
+        plain(n, -1),
+        in(n) {
     const int rank = world_rank(), size = world_size();
     for (int e = 0; e < m; ++e) {
       part_a[e] = contribution<int>(g.i, g.j, e);
@@ -303,24 +313,31 @@ struct InFlight {
   void post(bool mpi_only, Failures& f) {
     const int size = world_size();
     const Parts relay = mpi_only ? Parts::mpi : Parts::relay;
-    const auto ro = coll_options(Op::reduce, relay, 2), mo = coll_options(Op::reduce, Parts::mpi, 4);
+    const auto ro = coll_options(Op::reduce, relay, 2),
+               mo = coll_options(Op::reduce, Parts::mpi, 4);
     const auto bo = bcast_options(relay, 2), mb = bcast_options(Parts::mpi, 4);
     const auto rr = coll_options(Op::reduce, relay, 3), ao = coll_options(Op::allreduce, relay, 4);
     if (g.member()) {
       posted(relay_overlap_ireduce_bcast(part_a.data(), y_a.data(), m, MPI_INT, MPI_SUM, g.i, g.row,
-                                         g.j, g.col, 4, &ro, &bo, nullptr, &q), f);
+                                         g.j, g.col, 4, &ro, &bo, nullptr, &q),
+             f);
       posted(relay_overlap_ireduce_bcast(part_b.data(), y_b.data(), m, MPI_INT, MPI_SUM, g.i, g.row,
-                                         g.j, g.col, 3, &mo, &mb, nullptr, &q), f);
+                                         g.j, g.col, 3, &mo, &mb, nullptr, &q),
+             f);
     }
-    posted(relay_overlap_ibcast(bc.data(), n, MPI_INT, size - 1, MPI_COMM_WORLD, 4, &mb, nullptr,
-                                &q), f);
+    posted(
+        relay_overlap_ibcast(bc.data(), n, MPI_INT, size - 1, MPI_COMM_WORLD, 4, &mb, nullptr, &q),
+        f);
     posted(relay_overlap_ireduce(in.data(), red.data(), n, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, 3,
-                                 &rr, nullptr, &q), f);
+                                 &rr, nullptr, &q),
+           f);
     posted(relay_overlap_iallreduce(in.data(), all.data(), n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, 8,
-                                    &ao, nullptr, &q), f);
+                                    &ao, nullptr, &q),
+           f);
     if (!mpi_only) {
-      posted(relay_iallreduce(in.data(), plain.data(), n, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
-                              nullptr, &q), f);
+      posted(relay_iallreduce(in.data(), plain.data(), n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, nullptr,
+                              &q),
+             f);
     }
   }
   // Completes them in this rank's order. relay's schedules advance only when their rank calls
@@ -330,7 +347,8 @@ struct InFlight {
   void complete(bool progress_all, Failures& f) {
     const int k = static_cast<int>(requests.size());
     for (int x = 0; x < k; ++x) {
-      relay_request_t& req = requests[static_cast<std::size_t>(world_rank() % 2 == 0 ? x : k - 1 - x)];
+      relay_request_t& req =
+          requests[static_cast<std::size_t>(world_rank() % 2 == 0 ? x : k - 1 - x)];
       relay_status_t st = RELAY_SUCCESS;
       for (int flag = 0; progress_all && st == RELAY_SUCCESS && !flag;) {
         for (auto& other : requests) {

@@ -23,8 +23,8 @@ struct Counts {
            reduce == o.reduce && ireduce == o.ireduce;
   }
   Counts operator-(const Counts& o) const {
-    return {dup - o.dup, free - o.free, bcast - o.bcast, ibcast - o.ibcast, reduce - o.reduce,
-            ireduce - o.ireduce};
+    return {dup - o.dup,       free - o.free,     bcast - o.bcast,
+            ibcast - o.ibcast, reduce - o.reduce, ireduce - o.ireduce};
   }
 };
 Counts g_calls;
@@ -88,8 +88,8 @@ relay_coll_options_t coll_options(int algorithm) {
 bool good_overlap() {
   std::vector<int> in(100, 1), out(100, 0);
   const auto o = coll_options(RELAY_ALLREDUCE_RING);
-  if (relay_overlap_allreduce(in.data(), out.data(), 100, MPI_INT, MPI_SUM, MPI_COMM_WORLD, 3,
-                              &o, nullptr) != RELAY_SUCCESS) {
+  if (relay_overlap_allreduce(in.data(), out.data(), 100, MPI_INT, MPI_SUM, MPI_COMM_WORLD, 3, &o,
+                              nullptr) != RELAY_SUCCESS) {
     return false;
   }
   for (int x : out) {
@@ -114,58 +114,56 @@ TEST(OverlapApi, BadInputFailsOnEveryRankNamingTheArgument) {
   auto ao = coll_options(RELAY_ALLREDUCE_RING);
   expect_failure(relay_overlap_bcast(a.data(), 8, MPI_INT, 0, w, 0, &bo, nullptr), RELAY_ERR_NDUP,
                  "relay_overlap_bcast: argument 6 (n_dup = 0) is not in 1..64", "n_dup 0");
-  expect_failure(relay_overlap_bcast(a.data(), 8, MPI_INT, 0, w, -3, &bo, nullptr),
-                 RELAY_ERR_NDUP, "argument 6 (n_dup = -3)", "n_dup -3");
-  expect_failure(relay_overlap_bcast(a.data(), 8, MPI_INT, 0, w, 65, &bo, nullptr),
-                 RELAY_ERR_NDUP, "argument 6 (n_dup = 65)", "n_dup 65");
-  expect_failure(relay_overlap_bcast(a.data(), -1, MPI_INT, 0, w, 2, &bo, nullptr),
-                 RELAY_ERR_COUNT, "relay_overlap_bcast: argument 2 (count = -1) is negative",
-                 "negative count");
+  expect_failure(relay_overlap_bcast(a.data(), 8, MPI_INT, 0, w, -3, &bo, nullptr), RELAY_ERR_NDUP,
+                 "argument 6 (n_dup = -3)", "n_dup -3");
+  expect_failure(relay_overlap_bcast(a.data(), 8, MPI_INT, 0, w, 65, &bo, nullptr), RELAY_ERR_NDUP,
+                 "argument 6 (n_dup = 65)", "n_dup 65");
+  expect_failure(relay_overlap_bcast(a.data(), -1, MPI_INT, 0, w, 2, &bo, nullptr), RELAY_ERR_COUNT,
+                 "relay_overlap_bcast: argument 2 (count = -1) is negative", "negative count");
   expect_failure(relay_overlap_bcast(a.data(), 8, MPI_INT, size, w, 2, &bo, nullptr),
                  RELAY_ERR_ROOT, "argument 4 (root = ", "root = size");
-  expect_failure(relay_overlap_bcast(nullptr, 8, MPI_INT, 0, w, 2, &bo, nullptr),
-                 RELAY_ERR_BUFFER, "argument 1 (buffer) is NULL", "NULL buffer");
+  expect_failure(relay_overlap_bcast(nullptr, 8, MPI_INT, 0, w, 2, &bo, nullptr), RELAY_ERR_BUFFER,
+                 "argument 1 (buffer) is NULL", "NULL buffer");
   auto bad = bcast_options(static_cast<relay_bcast_algorithm_t>(15));
   expect_failure(relay_overlap_bcast(a.data(), 8, MPI_INT, 0, w, 2, &bad, nullptr),
                  RELAY_ERR_ALGORITHM, "relay_overlap_bcast: argument 7 (options->algorithm = 15)",
                  "unknown algorithm");
-  expect_failure(relay_overlap_reduce(nullptr, b.data(), 8, MPI_INT, MPI_SUM, 0, w, 2, &ro,
-                                      nullptr),
-                 RELAY_ERR_BUFFER, "relay_overlap_reduce: argument 1 (sendbuf) is NULL",
-                 "NULL sendbuf");
-  expect_failure(relay_overlap_reduce(a.data(), b.data(), 8, MPI_INT, MPI_SUM, -1, w, 2, &ro,
-                                      nullptr),
-                 RELAY_ERR_ROOT, "argument 6 (root = -1)", "root -1");
-  expect_failure(relay_overlap_reduce(a.data(), b.data(), -5, MPI_INT, MPI_SUM, 0, w, 2, &ro,
-                                      nullptr),
-                 RELAY_ERR_COUNT, "argument 3 (count = -5)", "negative count (reduce)");
-  expect_failure(relay_overlap_reduce(a.data(), b.data(), 8, MPI_INT, MPI_SUM, 0, w, 0, &ro,
-                                      nullptr),
-                 RELAY_ERR_NDUP, "relay_overlap_reduce: argument 8 (n_dup = 0)", "n_dup 0 (reduce)");
-  expect_failure(relay_overlap_allreduce(a.data(), nullptr, 8, MPI_INT, MPI_SUM, w, 2, &ao,
-                                         nullptr),
-                 RELAY_ERR_BUFFER, "argument 2 (recvbuf) is NULL", "NULL recvbuf");
-  expect_failure(relay_overlap_allreduce(a.data(), b.data(), 8, MPI_INT, MPI_OP_NULL, w, 2, &ao,
-                                         nullptr),
-                 RELAY_ERR_OP, "argument 5 (op) is MPI_OP_NULL", "null op");
-  expect_failure(relay_overlap_allreduce(a.data(), b.data(), 8, MPI_INT, MPI_SUM, w, 100, &ao,
-                                         nullptr),
-                 RELAY_ERR_NDUP, "relay_overlap_allreduce: argument 7 (n_dup = 100)", "n_dup 100");
+  expect_failure(
+      relay_overlap_reduce(nullptr, b.data(), 8, MPI_INT, MPI_SUM, 0, w, 2, &ro, nullptr),
+      RELAY_ERR_BUFFER, "relay_overlap_reduce: argument 1 (sendbuf) is NULL", "NULL sendbuf");
+  expect_failure(
+      relay_overlap_reduce(a.data(), b.data(), 8, MPI_INT, MPI_SUM, -1, w, 2, &ro, nullptr),
+      RELAY_ERR_ROOT, "argument 6 (root = -1)", "root -1");
+  expect_failure(
+      relay_overlap_reduce(a.data(), b.data(), -5, MPI_INT, MPI_SUM, 0, w, 2, &ro, nullptr),
+      RELAY_ERR_COUNT, "argument 3 (count = -5)", "negative count (reduce)");
+  expect_failure(
+      relay_overlap_reduce(a.data(), b.data(), 8, MPI_INT, MPI_SUM, 0, w, 0, &ro, nullptr),
+      RELAY_ERR_NDUP, "relay_overlap_reduce: argument 8 (n_dup = 0)", "n_dup 0 (reduce)");
+  expect_failure(
+      relay_overlap_allreduce(a.data(), nullptr, 8, MPI_INT, MPI_SUM, w, 2, &ao, nullptr),
+      RELAY_ERR_BUFFER, "argument 2 (recvbuf) is NULL", "NULL recvbuf");
+  expect_failure(
+      relay_overlap_allreduce(a.data(), b.data(), 8, MPI_INT, MPI_OP_NULL, w, 2, &ao, nullptr),
+      RELAY_ERR_OP, "argument 5 (op) is MPI_OP_NULL", "null op");
+  expect_failure(
+      relay_overlap_allreduce(a.data(), b.data(), 8, MPI_INT, MPI_SUM, w, 100, &ao, nullptr),
+      RELAY_ERR_NDUP, "relay_overlap_allreduce: argument 7 (n_dup = 100)", "n_dup 100");
   expect_failure(relay_overlap_allreduce(a.data(), b.data(), 8, MPI_DATATYPE_NULL, MPI_SUM, w, 2,
                                          &ao, nullptr),
                  RELAY_ERR_DATATYPE, "argument 4 (datatype)", "null datatype");
-  expect_failure(relay_overlap_reduce_bcast(a.data(), b.data(), 8, MPI_INT, MPI_SUM, 0, w, 0, w,
-                                            0, &ro, &bo, nullptr),
+  expect_failure(relay_overlap_reduce_bcast(a.data(), b.data(), 8, MPI_INT, MPI_SUM, 0, w, 0, w, 0,
+                                            &ro, &bo, nullptr),
                  RELAY_ERR_NDUP, "relay_overlap_reduce_bcast: argument 10 (n_dup = 0)",
                  "n_dup 0 (chained)");
-  expect_failure(relay_overlap_reduce_bcast(a.data(), b.data(), 8, MPI_INT, MPI_SUM, size, w, 0,
-                                            w, 2, &ro, &bo, nullptr),
-                 RELAY_ERR_ROOT, "argument 6 (reduce_root = ", "reduce_root out of range");
-  expect_failure(relay_overlap_reduce_bcast(a.data(), b.data(), 8, MPI_INT, MPI_SUM, 0, w, -2, w,
+  expect_failure(relay_overlap_reduce_bcast(a.data(), b.data(), 8, MPI_INT, MPI_SUM, size, w, 0, w,
                                             2, &ro, &bo, nullptr),
+                 RELAY_ERR_ROOT, "argument 6 (reduce_root = ", "reduce_root out of range");
+  expect_failure(relay_overlap_reduce_bcast(a.data(), b.data(), 8, MPI_INT, MPI_SUM, 0, w, -2, w, 2,
+                                            &ro, &bo, nullptr),
                  RELAY_ERR_ROOT, "argument 8 (bcast_root = -2)", "bcast_root out of range");
-  expect_failure(relay_overlap_reduce_bcast(a.data(), b.data(), 8, MPI_INT, MPI_SUM, 0, w, 0, w,
-                                            2, &ro, &bad, nullptr),
+  expect_failure(relay_overlap_reduce_bcast(a.data(), b.data(), 8, MPI_INT, MPI_SUM, 0, w, 0, w, 2,
+                                            &ro, &bad, nullptr),
                  RELAY_ERR_ALGORITHM, "argument 12 (options->algorithm = 15)",
                  "bad broadcast options (chained)");
   relay_request_t* no_request = nullptr;
@@ -180,16 +178,15 @@ TEST(OverlapApi, BadInputFailsOnEveryRankNamingTheArgument) {
     // Errors only some ranks can see: the collective check makes every rank fail.
     bo.check = RELAY_CHECK_COLLECTIVE;
     const int n_dup = world_rank() == size - 1 ? 3 : 2;
-    const relay_status_t st =
-        relay_overlap_bcast(a.data(), 8, MPI_INT, 0, w, n_dup, &bo, nullptr);
+    const relay_status_t st = relay_overlap_bcast(a.data(), 8, MPI_INT, 0, w, n_dup, &bo, nullptr);
     EXPECT_TRUE(all_ranks(st == RELAY_ERR_MISMATCH &&
                           std::string(relay_last_error()).find("disagree on the n_dup") !=
                               std::string::npos))
         << relay_last_error();
     // Broadcasting from a rank that is not the reduce root: the bcast root alone can tell.
     ro.check = RELAY_CHECK_COLLECTIVE;
-    const relay_status_t cs = relay_overlap_reduce_bcast(a.data(), b.data(), 8, MPI_INT, MPI_SUM,
-                                                         0, w, 1, w, 2, &ro, &bo, nullptr);
+    const relay_status_t cs = relay_overlap_reduce_bcast(a.data(), b.data(), 8, MPI_INT, MPI_SUM, 0,
+                                                         w, 1, w, 2, &ro, &bo, nullptr);
     const std::string msg = relay_last_error();
     EXPECT_TRUE(all_ranks(cs == RELAY_ERR_ROOT &&
                           msg.find(world_rank() == 1 ? "argument 8 (bcast_root = 1) is this rank"
@@ -207,15 +204,16 @@ TEST(OverlapApi, DuplicatesAreMadeOnceCachedAndFreedWithTheCommunicator) {
   const auto ao = coll_options(RELAY_ALLREDUCE_MPI);
   Counts before = g_calls;
   ASSERT_EQ(relay_overlap_bcast(x.data(), 1000, MPI_DOUBLE, 0, comm, 4, &bo, nullptr),
-            RELAY_SUCCESS) << relay_last_error();
+            RELAY_SUCCESS)
+      << relay_last_error();
   // Duplicates 0..3, and relay's private copy of each (made with it, not while in flight).
   EXPECT_EQ((g_calls - before).dup, 8);
   before = g_calls;
   for (int k = 0; k < 3; ++k) {
     ASSERT_EQ(relay_overlap_bcast(x.data(), 1000, MPI_DOUBLE, 0, comm, 4, &bo, nullptr),
               RELAY_SUCCESS);
-    ASSERT_EQ(relay_overlap_allreduce(x.data(), y.data(), 1000, MPI_DOUBLE, MPI_SUM, comm, 3,
-                                      &ao, nullptr),
+    ASSERT_EQ(relay_overlap_allreduce(x.data(), y.data(), 1000, MPI_DOUBLE, MPI_SUM, comm, 3, &ao,
+                                      nullptr),
               RELAY_SUCCESS);
     relay_request_t r;
     ASSERT_EQ(relay_overlap_ibcast(x.data(), 1000, MPI_DOUBLE, 0, comm, 1, &bo, nullptr, &r),
@@ -262,8 +260,8 @@ TEST(OverlapApi, BlockingNDupOneIsExactlyThePlainCall) {
   const auto ro = coll_options(RELAY_REDUCE_MPI);
   const auto mb = bcast_options(RELAY_BCAST_MPI);
   const Counts chained = calls_on_fresh_comm([&](MPI_Comm c) {
-    return relay_overlap_reduce_bcast(in.data(), out.data(), n, MPI_FLOAT, MPI_SUM, 0, c, 0, c,
-                                      1, &ro, &mb, nullptr);
+    return relay_overlap_reduce_bcast(in.data(), out.data(), n, MPI_FLOAT, MPI_SUM, 0, c, 0, c, 1,
+                                      &ro, &mb, nullptr);
   });
   const Counts sequence = calls_on_fresh_comm([&](MPI_Comm c) {
     const relay_status_t st = relay_reduce(in.data(), out.data(), n, MPI_FLOAT, MPI_SUM, 0, c, &ro);
@@ -275,8 +273,8 @@ TEST(OverlapApi, BlockingNDupOneIsExactlyThePlainCall) {
   EXPECT_EQ(out[n - 1], static_cast<float>(world_size()));
   // n_dup = 4: four nonblocking calls on the duplicates, no blocking one.
   const Counts four = calls_on_fresh_comm([&](MPI_Comm c) {
-    return relay_overlap_reduce_bcast(in.data(), out.data(), n, MPI_FLOAT, MPI_SUM, 0, c, 0, c,
-                                      4, &ro, &mb, nullptr);
+    return relay_overlap_reduce_bcast(in.data(), out.data(), n, MPI_FLOAT, MPI_SUM, 0, c, 0, c, 4,
+                                      &ro, &mb, nullptr);
   });
   EXPECT_EQ(four.ireduce, 4) << to_string(four);
   EXPECT_EQ(four.ibcast, 4) << to_string(four);

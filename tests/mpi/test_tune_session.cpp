@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "coll/table.hpp"
 #include "measure/p2p_params.hpp"
 #include "measure/timing.hpp"
 #include "model/params.hpp"
 #include "mpi_test.hpp"
 #include "tune/session.hpp"
-#include "coll/table.hpp"
 
 namespace {
 
@@ -91,7 +91,8 @@ TEST(Timing, CountsAndStopsAlikeOnEveryRank) {
   EXPECT_EQ(stopped.times_s.size(), 3U);
   EXPECT_EQ(stopped.walls_s.size(), 3U);
   EXPECT_TRUE(stopped.stopped_early);
-  EXPECT_TRUE(same_everywhere(nlohmann::json(stopped.times_s).dump() + nlohmann::json(stopped.walls_s).dump()));
+  EXPECT_TRUE(same_everywhere(nlohmann::json(stopped.times_s).dump() +
+                              nlohmann::json(stopped.walls_s).dump()));
 }
 
 relay::tune::SessionOptions small_session() {
@@ -113,7 +114,9 @@ TEST(TuneSession, BroadcastTableAgreedAndLoadable) {
   o.sizes = {4096, 16384};
   std::vector<std::int64_t> reported;
   relay::tune::SessionEvents events;
-  events.size_done = [&](const nlohmann::json& size) { reported.push_back(size["size_bytes"].get<std::int64_t>()); };
+  events.size_done = [&](const nlohmann::json& size) {
+    reported.push_back(size["size_bytes"].get<std::int64_t>());
+  };
   EXPECT_FALSE(relay::tune::needs_model(o, world_size()));
   const auto result = relay::tune::run_session(MPI_COMM_WORLD, o, events);
   EXPECT_EQ(reported, (std::vector<std::int64_t>{4096, 16384}));
@@ -129,12 +132,14 @@ TEST(TuneSession, BroadcastTableAgreedAndLoadable) {
   for (const auto& rule : result.table.rules) {
     EXPECT_EQ(rule.operation, "bcast");
     EXPECT_EQ(rule.min_ranks, world_size());
-    EXPECT_TRUE(rule.choice.algorithm == "binomial" || rule.choice.algorithm == "pipeline") << rule.choice.algorithm;
+    EXPECT_TRUE(rule.choice.algorithm == "binomial" || rule.choice.algorithm == "pipeline")
+        << rule.choice.algorithm;
   }
   const auto text = result.table.to_json().dump();
   EXPECT_NO_THROW(relay::coll::Table::from_json(nlohmann::json::parse(text)));
   // The table only: the results carry each rank's own measured times, agreed but not verbatim.
-  EXPECT_TRUE(same_everywhere(nlohmann::json(result.table.rules.size()).dump() + result.table.rules.front().choice.algorithm));
+  EXPECT_TRUE(same_everywhere(nlohmann::json(result.table.rules.size()).dump() +
+                              result.table.rules.front().choice.algorithm));
 }
 
 TEST(TuneSession, AllreduceWithModelForOtherRankCounts) {

@@ -161,10 +161,14 @@ std::vector<Case> catalogue() {
       return nonblocking ? ibcast_wait(buf, count, t, root, comm, o)
                          : relay_bcast(buf, count, t, root, comm, o);
     };
-    add(entry, "count = -1", "same", RELAY_ERR_COUNT,
-        [bc](Ctx& c) { auto o = bopt(); return bc(c.recv.data(), -1, MPI_DOUBLE, 0, c.comm, &o); });
-    add(entry, "buffer = NULL, count > 0", "same", RELAY_ERR_BUFFER,
-        [bc](Ctx& c) { auto o = bopt(); return bc(nullptr, kCount, MPI_DOUBLE, 0, c.comm, &o); });
+    add(entry, "count = -1", "same", RELAY_ERR_COUNT, [bc](Ctx& c) {
+      auto o = bopt();
+      return bc(c.recv.data(), -1, MPI_DOUBLE, 0, c.comm, &o);
+    });
+    add(entry, "buffer = NULL, count > 0", "same", RELAY_ERR_BUFFER, [bc](Ctx& c) {
+      auto o = bopt();
+      return bc(nullptr, kCount, MPI_DOUBLE, 0, c.comm, &o);
+    });
     add(entry, "buffer = MPI_IN_PLACE", "same", RELAY_ERR_BUFFER, [bc](Ctx& c) {
       auto o = bopt();
       return bc(MPI_IN_PLACE, kCount, MPI_DOUBLE, 0, c.comm, &o);
@@ -177,8 +181,10 @@ std::vector<Case> catalogue() {
       auto o = bopt();
       return bc(c.recv.data(), kCount, MPI_DOUBLE, c.size, c.comm, &o);
     });
-    add(entry, "root = -1", "same", RELAY_ERR_ROOT,
-        [bc](Ctx& c) { auto o = bopt(); return bc(c.recv.data(), kCount, MPI_DOUBLE, -1, c.comm, &o); });
+    add(entry, "root = -1", "same", RELAY_ERR_ROOT, [bc](Ctx& c) {
+      auto o = bopt();
+      return bc(c.recv.data(), kCount, MPI_DOUBLE, -1, c.comm, &o);
+    });
     add(entry, "comm = MPI_COMM_NULL", "same", RELAY_ERR_COMM, [bc](Ctx& c) {
       auto o = bopt();
       return bc(c.recv.data(), kCount, MPI_DOUBLE, 0, MPI_COMM_NULL, &o);
@@ -208,23 +214,35 @@ std::vector<Case> catalogue() {
       o.max_requests = -1;
       return bc(c.recv.data(), kCount, MPI_DOUBLE, 0, c.comm, &o);
     });
-    add(entry, "count differs between ranks", "differs", RELAY_ERR_MISMATCH, [bc](Ctx& c) {
-      auto o = bopt(RELAY_BCAST_BINOMIAL, kColl);
-      return bc(c.recv.data(), kCount + c.rank, MPI_DOUBLE, 0, c.comm, &o);
-    }, 2);
-    add(entry, "root differs between ranks", "differs", RELAY_ERR_MISMATCH, [bc](Ctx& c) {
-      auto o = bopt(RELAY_BCAST_BINOMIAL, kColl);
-      return bc(c.recv.data(), kCount, MPI_DOUBLE, c.rank == 0 ? 0 : 1, c.comm, &o);
-    }, 2);
-    add(entry, "segment_bytes differs between ranks", "differs", RELAY_ERR_MISMATCH, [bc](Ctx& c) {
-      auto o = bopt(RELAY_BCAST_PIPELINE, kColl);
-      o.segment_bytes = c.rank == 0 ? 64 : 128;
-      return bc(c.recv.data(), kCount, MPI_DOUBLE, 0, c.comm, &o);
-    }, 2);
-    add(entry, "algorithm differs between ranks", "differs", RELAY_ERR_MISMATCH, [bc](Ctx& c) {
-      auto o = bopt(c.rank == 0 ? RELAY_BCAST_BINOMIAL : RELAY_BCAST_CHAIN, kColl);
-      return bc(c.recv.data(), kCount, MPI_DOUBLE, 0, c.comm, &o);
-    }, 2);
+    add(
+        entry, "count differs between ranks", "differs", RELAY_ERR_MISMATCH,
+        [bc](Ctx& c) {
+          auto o = bopt(RELAY_BCAST_BINOMIAL, kColl);
+          return bc(c.recv.data(), kCount + c.rank, MPI_DOUBLE, 0, c.comm, &o);
+        },
+        2);
+    add(
+        entry, "root differs between ranks", "differs", RELAY_ERR_MISMATCH,
+        [bc](Ctx& c) {
+          auto o = bopt(RELAY_BCAST_BINOMIAL, kColl);
+          return bc(c.recv.data(), kCount, MPI_DOUBLE, c.rank == 0 ? 0 : 1, c.comm, &o);
+        },
+        2);
+    add(
+        entry, "segment_bytes differs between ranks", "differs", RELAY_ERR_MISMATCH,
+        [bc](Ctx& c) {
+          auto o = bopt(RELAY_BCAST_PIPELINE, kColl);
+          o.segment_bytes = c.rank == 0 ? 64 : 128;
+          return bc(c.recv.data(), kCount, MPI_DOUBLE, 0, c.comm, &o);
+        },
+        2);
+    add(
+        entry, "algorithm differs between ranks", "differs", RELAY_ERR_MISMATCH,
+        [bc](Ctx& c) {
+          auto o = bopt(c.rank == 0 ? RELAY_BCAST_BINOMIAL : RELAY_BCAST_CHAIN, kColl);
+          return bc(c.recv.data(), kCount, MPI_DOUBLE, 0, c.comm, &o);
+        },
+        2);
   }
   // Per-call options that differ, default check: rank 1 posts 128-byte receives, the root
   // sends 64-byte segments (all eager, so the root completes); rank 1 sees short receives.
@@ -234,26 +252,29 @@ std::vector<Case> catalogue() {
         "segment_bytes differs, 2 ranks, default check",
         "segment_bytes differs, 2 ranks, blocking policy",
         "segment_bytes differs, 2 ranks, relay_ibcast + relay_test"};
-    add("relay_bcast", kInputs[mode], "schedule", RELAY_ERR_MISMATCH, [mode](Ctx& c) {
-      MPI_Comm pair = MPI_COMM_NULL;
-      MPI_Comm_split(c.comm, c.rank < 2 ? 0 : MPI_UNDEFINED, c.rank, &pair);
-      if (pair == MPI_COMM_NULL) return RELAY_SUCCESS;  // not in the pair: nothing to see
-      auto o = bopt(RELAY_BCAST_PIPELINE);
-      o.segment_bytes = c.rank == 0 ? 64 : 128;
-      if (mode == 1) o.policy = RELAY_POLICY_BLOCKING;
-      relay_status_t st = RELAY_SUCCESS;
-      if (mode < 2) {
-        st = relay_bcast(c.recv.data(), 32, MPI_DOUBLE, 0, pair, &o);
-      } else {
-        relay_request_t r = RELAY_REQUEST_NULL;
-        st = relay_ibcast(c.recv.data(), 32, MPI_DOUBLE, 0, pair, &o, &r);
-        int done = 0;
-        while (st == RELAY_SUCCESS && !done) st = relay_test(&r, &done);
-        if (r != RELAY_REQUEST_NULL) st = RELAY_ERR_INTERNAL;  // a spent request must be freed
-      }
-      MPI_Comm_free(&pair);
-      return st;
-    }, 2, Where::ranks_that_receive);
+    add(
+        "relay_bcast", kInputs[mode], "schedule", RELAY_ERR_MISMATCH,
+        [mode](Ctx& c) {
+          MPI_Comm pair = MPI_COMM_NULL;
+          MPI_Comm_split(c.comm, c.rank < 2 ? 0 : MPI_UNDEFINED, c.rank, &pair);
+          if (pair == MPI_COMM_NULL) return RELAY_SUCCESS;  // not in the pair: nothing to see
+          auto o = bopt(RELAY_BCAST_PIPELINE);
+          o.segment_bytes = c.rank == 0 ? 64 : 128;
+          if (mode == 1) o.policy = RELAY_POLICY_BLOCKING;
+          relay_status_t st = RELAY_SUCCESS;
+          if (mode < 2) {
+            st = relay_bcast(c.recv.data(), 32, MPI_DOUBLE, 0, pair, &o);
+          } else {
+            relay_request_t r = RELAY_REQUEST_NULL;
+            st = relay_ibcast(c.recv.data(), 32, MPI_DOUBLE, 0, pair, &o, &r);
+            int done = 0;
+            while (st == RELAY_SUCCESS && !done) st = relay_test(&r, &done);
+            if (r != RELAY_REQUEST_NULL) st = RELAY_ERR_INTERNAL;  // a spent request must be freed
+          }
+          MPI_Comm_free(&pair);
+          return st;
+        },
+        2, Where::ranks_that_receive);
   }
   add("relay_bcast", "segment_bytes = 1 for 8 MiB (8 Mi segments)", "same", RELAY_ERR_SEGMENT,
       [](Ctx& c) {
@@ -264,18 +285,20 @@ std::vector<Case> catalogue() {
   add("relay_allreduce", "segment_bytes = 8 for 8 MiB", "same", RELAY_ERR_SEGMENT, [](Ctx& c) {
     auto o = copt();
     o.segment_bytes = 8;
-    return relay_allreduce(c.send.data(), c.recv.data(), 1 << 20, MPI_DOUBLE, MPI_SUM, c.comm,
-                           &o);
+    return relay_allreduce(c.send.data(), c.recv.data(), 1 << 20, MPI_DOUBLE, MPI_SUM, c.comm, &o);
   });
-  add("relay_bcast", "RELAY_BCAST_SEGMENT_BYTES set on rank 1 only", "setting",
-      RELAY_ERR_MISMATCH, [](Ctx& c) {
+  add(
+      "relay_bcast", "RELAY_BCAST_SEGMENT_BYTES set on rank 1 only", "setting", RELAY_ERR_MISMATCH,
+      [](Ctx& c) {
         if (c.rank == 1) setenv("RELAY_BCAST_SEGMENT_BYTES", "128", 1);
         auto o = bopt(RELAY_BCAST_PIPELINE);
         const relay_status_t st = relay_bcast(c.recv.data(), kCount, MPI_DOUBLE, 0, c.comm, &o);
         unsetenv("RELAY_BCAST_SEGMENT_BYTES");
         return st;
-      }, 2);
-  add("relay_bcast", "a different tuning table on rank 0", "setting", RELAY_ERR_MISMATCH,
+      },
+      2);
+  add(
+      "relay_bcast", "a different tuning table on rank 0", "setting", RELAY_ERR_MISMATCH,
       [](Ctx& c) {
         const std::string path = table_file(c.rank == 0 ? "binomial" : "pipeline");
         if (relay_tuning_load(path.c_str()) != RELAY_SUCCESS) return RELAY_ERR_INTERNAL;
@@ -284,7 +307,8 @@ std::vector<Case> catalogue() {
         relay_tuning_load(nullptr);
         std::remove(path.c_str());
         return st;
-      }, 2);
+      },
+      2);
   add("relay_tuning_load", "a file that does not exist", "same", RELAY_ERR_TUNING,
       [](Ctx&) { return relay_tuning_load("/nonexistent/relay-table.json"); });
   add("relay_tuning_load", "a directory", "same", RELAY_ERR_TUNING,
@@ -298,9 +322,10 @@ std::vector<Case> catalogue() {
   // recvbuf is significant only at the root (MPI's rule), so only the root can object.
   add("relay_reduce", "recvbuf = MPI_IN_PLACE on every rank", "by rank", RELAY_ERR_BUFFER,
       [](Ctx& c) {
-    auto o = copt(0, kColl);
-    return relay_reduce(c.send.data(), MPI_IN_PLACE, kCount, MPI_DOUBLE, MPI_SUM, 0, c.comm, &o);
-  });
+        auto o = copt(0, kColl);
+        return relay_reduce(c.send.data(), MPI_IN_PLACE, kCount, MPI_DOUBLE, MPI_SUM, 0, c.comm,
+                            &o);
+      });
   add("relay_reduce", "op = MPI_OP_NULL", "same", RELAY_ERR_OP, [](Ctx& c) {
     auto o = copt();
     return relay_reduce(c.send.data(), c.recv.data(), kCount, MPI_DOUBLE, MPI_OP_NULL, 0, c.comm,
@@ -308,24 +333,29 @@ std::vector<Case> catalogue() {
   });
   add("relay_reduce", "root = size", "same", RELAY_ERR_ROOT, [](Ctx& c) {
     auto o = copt();
-    return relay_reduce(c.send.data(), c.recv.data(), kCount, MPI_DOUBLE, MPI_SUM, c.size,
-                        c.comm, &o);
+    return relay_reduce(c.send.data(), c.recv.data(), kCount, MPI_DOUBLE, MPI_SUM, c.size, c.comm,
+                        &o);
   });
   add("relay_reduce", "algorithm = 99", "same", RELAY_ERR_ALGORITHM, [](Ctx& c) {
     auto o = copt(99);
     return relay_reduce(c.send.data(), c.recv.data(), kCount, MPI_DOUBLE, MPI_SUM, 0, c.comm, &o);
   });
-  add("relay_reduce", "sendbuf = MPI_IN_PLACE on every rank", "by rank", RELAY_ERR_BUFFER,
+  add(
+      "relay_reduce", "sendbuf = MPI_IN_PLACE on every rank", "by rank", RELAY_ERR_BUFFER,
       [](Ctx& c) {
         auto o = copt(0, kColl);
         return relay_reduce(MPI_IN_PLACE, c.recv.data(), kCount, MPI_DOUBLE, MPI_SUM, 0, c.comm,
                             &o);
-      }, 2);
-  add("relay_reduce", "root differs between ranks", "differs", RELAY_ERR_MISMATCH, [](Ctx& c) {
-    auto o = copt(0, kColl);
-    return relay_reduce(c.send.data(), c.recv.data(), kCount, MPI_DOUBLE, MPI_SUM,
-                        c.rank == 0 ? 0 : 1, c.comm, &o);
-  }, 2);
+      },
+      2);
+  add(
+      "relay_reduce", "root differs between ranks", "differs", RELAY_ERR_MISMATCH,
+      [](Ctx& c) {
+        auto o = copt(0, kColl);
+        return relay_reduce(c.send.data(), c.recv.data(), kCount, MPI_DOUBLE, MPI_SUM,
+                            c.rank == 0 ? 0 : 1, c.comm, &o);
+      },
+      2);
   add("relay_allreduce", "count = -1", "same", RELAY_ERR_COUNT, [](Ctx& c) {
     auto o = copt();
     return relay_allreduce(c.send.data(), c.recv.data(), -1, MPI_DOUBLE, MPI_SUM, c.comm, &o);
@@ -334,22 +364,22 @@ std::vector<Case> catalogue() {
     auto o = copt();
     return relay_allreduce(c.send.data(), nullptr, kCount, MPI_DOUBLE, MPI_SUM, c.comm, &o);
   });
-  add("relay_allreduce", "count differs between ranks", "differs", RELAY_ERR_MISMATCH,
+  add(
+      "relay_allreduce", "count differs between ranks", "differs", RELAY_ERR_MISMATCH,
       [](Ctx& c) {
         auto o = copt(0, kColl);
         return relay_allreduce(c.send.data(), c.recv.data(), kCount + c.rank, MPI_DOUBLE, MPI_SUM,
                                c.comm, &o);
-      }, 2);
+      },
+      2);
   add("relay_allgather", "comm = MPI_COMM_NULL", "same", RELAY_ERR_COMM, [](Ctx& c) {
     auto o = copt();
     return relay_allgather(c.send.data(), c.recv.data(), kCount, MPI_DOUBLE, MPI_COMM_NULL, &o);
   });
-  add("relay_allgather", "datatype = MPI_DATATYPE_NULL", "same", RELAY_ERR_DATATYPE,
-      [](Ctx& c) {
-        auto o = copt();
-        return relay_allgather(c.send.data(), c.recv.data(), kCount, MPI_DATATYPE_NULL, c.comm,
-                               &o);
-      });
+  add("relay_allgather", "datatype = MPI_DATATYPE_NULL", "same", RELAY_ERR_DATATYPE, [](Ctx& c) {
+    auto o = copt();
+    return relay_allgather(c.send.data(), c.recv.data(), kCount, MPI_DATATYPE_NULL, c.comm, &o);
+  });
   add("relay_allgatherv", "a negative count in recvcounts", "same", RELAY_ERR_COUNT, [](Ctx& c) {
     auto o = copt();
     std::vector<int> counts(c.counts);
@@ -364,23 +394,27 @@ std::vector<Case> catalogue() {
   });
   add("relay_reduce_scatter_block", "op = MPI_OP_NULL", "same", RELAY_ERR_OP, [](Ctx& c) {
     auto o = copt();
-    return relay_reduce_scatter_block(c.send.data(), c.recv.data(), kCount, MPI_DOUBLE,
-                                      MPI_OP_NULL, c.comm, &o);
+    return relay_reduce_scatter_block(c.send.data(), c.recv.data(), kCount, MPI_DOUBLE, MPI_OP_NULL,
+                                      c.comm, &o);
   });
   add("relay_gather", "root = -1", "same", RELAY_ERR_ROOT, [](Ctx& c) {
     auto o = copt();
     return relay_gather(c.send.data(), c.recv.data(), kCount, MPI_DOUBLE, -1, c.comm, &o);
   });
-  add("relay_gather", "sendbuf = MPI_IN_PLACE on every rank", "by rank", RELAY_ERR_BUFFER,
+  add(
+      "relay_gather", "sendbuf = MPI_IN_PLACE on every rank", "by rank", RELAY_ERR_BUFFER,
       [](Ctx& c) {
         auto o = copt(0, kColl);
         return relay_gather(MPI_IN_PLACE, c.recv.data(), kCount, MPI_DOUBLE, 0, c.comm, &o);
-      }, 2);
-  add("relay_scatter", "recvbuf = MPI_IN_PLACE on every rank", "by rank", RELAY_ERR_BUFFER,
+      },
+      2);
+  add(
+      "relay_scatter", "recvbuf = MPI_IN_PLACE on every rank", "by rank", RELAY_ERR_BUFFER,
       [](Ctx& c) {
         auto o = copt(0, kColl);
         return relay_scatter(c.send.data(), MPI_IN_PLACE, kCount, MPI_DOUBLE, 0, c.comm, &o);
-      }, 2);
+      },
+      2);
   add("relay_scatter", "segment_bytes = 3", "same", RELAY_ERR_SEGMENT, [](Ctx& c) {
     auto o = copt();
     o.segment_bytes = 3;
@@ -405,21 +439,24 @@ std::vector<Case> catalogue() {
     return relay_overlap_bcast(c.recv.data(), kCount, MPI_DOUBLE, 0, c.comm, 0, nullptr, nullptr);
   });
   add("relay_overlap_reduce", "count = -1", "same", RELAY_ERR_COUNT, [](Ctx& c) {
-    return relay_overlap_reduce(c.send.data(), c.recv.data(), -1, MPI_DOUBLE, MPI_SUM, 0, c.comm,
-                                2, nullptr, nullptr);
+    return relay_overlap_reduce(c.send.data(), c.recv.data(), -1, MPI_DOUBLE, MPI_SUM, 0, c.comm, 2,
+                                nullptr, nullptr);
   });
   add("relay_overlap_allreduce", "op = MPI_OP_NULL", "same", RELAY_ERR_OP, [](Ctx& c) {
     return relay_overlap_allreduce(c.send.data(), c.recv.data(), kCount, MPI_DOUBLE, MPI_OP_NULL,
                                    c.comm, 2, nullptr, nullptr);
   });
-  add("relay_overlap_reduce_bcast", "reduce_root differs between ranks", "differs",
-      RELAY_ERR_MISMATCH, [](Ctx& c) {
+  add(
+      "relay_overlap_reduce_bcast", "reduce_root differs between ranks", "differs",
+      RELAY_ERR_MISMATCH,
+      [](Ctx& c) {
         auto co = copt(0, kColl);
         auto bo = bopt(RELAY_BCAST_AUTO, kColl);
-        return relay_overlap_reduce_bcast(c.send.data(), c.recv.data(), kCount, MPI_DOUBLE,
-                                          MPI_SUM, c.rank == 0 ? 0 : 1, c.comm, 0, c.comm, 2, &co,
-                                          &bo, nullptr);
-      }, 2);
+        return relay_overlap_reduce_bcast(c.send.data(), c.recv.data(), kCount, MPI_DOUBLE, MPI_SUM,
+                                          c.rank == 0 ? 0 : 1, c.comm, 0, c.comm, 2, &co, &bo,
+                                          nullptr);
+      },
+      2);
 
   // --- GEMM (always agrees on its arguments: no collective check needed) ---
   add("relay_gemm", "transa = 'X'", "same", RELAY_ERR_ARGUMENT,
@@ -428,19 +465,18 @@ std::vector<Case> catalogue() {
       [](Ctx& c) { return gemm(c, [](GemmArgs& g) { g.type = MPI_INT; }); });
   add("relay_gemm", "a = NULL", "same", RELAY_ERR_BUFFER,
       [](Ctx& c) { return gemm(c, [](GemmArgs& g) { g.null_a = true; }); });
-  add("relay_gemm", "transa differs between ranks", "differs", RELAY_ERR_MISMATCH, [](Ctx& c) {
-    return gemm(c, [&](GemmArgs& g) { g.transa = c.rank == 0 ? 'N' : 'T'; });
-  }, 2);
-  add("relay_gemm", "descriptor's MB differs between ranks", "differs", RELAY_ERR_MISMATCH,
-      [](Ctx& c) {
-        return gemm(c, [&](GemmArgs& g) { g.desc.mb = c.rank == 0 ? 4 : 8; });
-      }, 2);
+  add(
+      "relay_gemm", "transa differs between ranks", "differs", RELAY_ERR_MISMATCH,
+      [](Ctx& c) { return gemm(c, [&](GemmArgs& g) { g.transa = c.rank == 0 ? 'N' : 'T'; }); }, 2);
+  add(
+      "relay_gemm", "descriptor's MB differs between ranks", "differs", RELAY_ERR_MISMATCH,
+      [](Ctx& c) { return gemm(c, [&](GemmArgs& g) { g.desc.mb = c.rank == 0 ? 4 : 8; }); }, 2);
   add("relay_gemm", "grid = NULL", "same", RELAY_ERR_COMM, [](Ctx&) {
     const double one = 1;
     double x = 0;
     relay_matrix_desc_t d{1, 1, 1, 1, 0, 0, 0, 0, 1};
-    return relay_gemm('N', 'N', 1, 1, 1, MPI_DOUBLE, &one, &x, 0, 0, &d, &x, 0, 0, &d, &one, &x,
-                      0, 0, &d, RELAY_GRID_NULL, nullptr, nullptr, nullptr);
+    return relay_gemm('N', 'N', 1, 1, 1, MPI_DOUBLE, &one, &x, 0, 0, &d, &x, 0, 0, &d, &one, &x, 0,
+                      0, &d, RELAY_GRID_NULL, nullptr, nullptr, nullptr);
   });
   return cases;
 }
@@ -460,7 +496,8 @@ TEST(Robustness, GarbagePacingVariablesFailEveryRank) {
   const auto o = bopt(RELAY_BCAST_PIPELINE);
   const relay_status_t st = relay_bcast(v.data(), kCount, MPI_DOUBLE, 0, MPI_COMM_WORLD, &o);
   const std::string message = relay_last_error();
-  EXPECT_TRUE(relay::test::all_ranks(st == RELAY_ERR_OPTIONS)) << status_name(st) << ": " << message;
+  EXPECT_TRUE(relay::test::all_ranks(st == RELAY_ERR_OPTIONS))
+      << status_name(st) << ": " << message;
   EXPECT_NE(message.find("RELAY_"), std::string::npos) << message;
 }
 
@@ -519,8 +556,7 @@ TEST(Robustness, EveryEntryPointFailsCleanlyOnEveryBadInput) {
                     << status_name(k.expected) << ", got " << status_name(st) << " ("
                     << relay_last_error() << ")";
     }
-    const std::string where =
-        k.where == Where::every_rank ? "every rank" : "the receiving rank";
+    const std::string where = k.where == Where::every_rank ? "every rank" : "the receiving rank";
     rows.push_back({k.entry, k.input, k.kind, status_name(k.expected) + " on " + where,
                     pass ? (successes == 0 ? "as expected, on " + std::to_string(size) + " ranks"
                                            : "as expected; " + std::to_string(successes) +
@@ -530,13 +566,13 @@ TEST(Robustness, EveryEntryPointFailsCleanlyOnEveryBadInput) {
                     pass});
   }
   if (rank == 0) {
-    std::string table = "| entry point | input | kind | expected | observed |\n|---|---|---|---|---|\n";
+    std::string table =
+        "| entry point | input | kind | expected | observed |\n|---|---|---|---|---|\n";
     for (const Row& r : rows) {
       table += "| `" + r.entry + "` | " + r.input + " | " + r.kind + " | " + r.expected + " | " +
                (r.pass ? "" : "**FAIL** ") + r.observed + " |\n";
     }
-    std::printf("%s%zu cases on %d ranks, %d failed\n", table.c_str(), rows.size(), size,
-                failures);
+    std::printf("%s%zu cases on %d ranks, %d failed\n", table.c_str(), rows.size(), size, failures);
     if (const char* path = std::getenv("RELAY_ROBUSTNESS_TABLE"); path != nullptr && *path) {
       std::ofstream(path) << table;
     }

@@ -23,12 +23,14 @@ void pdgemm_(const char* ta, const char* tb, const int* m, const int* n, const i
              const double* b, const int* ib, const int* jb, const int* descb, const double* beta,
              double* c, const int* ic, const int* jc, const int* descc);
 void pdgesv_(const int* n, const int* nrhs, double* a, const int* ia, const int* ja,
-             const int* desca, int* ipiv, double* b, const int* ib, const int* jb,
-             const int* descb, int* info);
+             const int* desca, int* ipiv, double* b, const int* ib, const int* jb, const int* descb,
+             int* info);
 
-static double value(int i, int j, int seed) {  /* deterministic global entries */
+static double value(int i, int j, int seed) { /* deterministic global entries */
   unsigned h = (unsigned)(i * 73856093u) ^ (unsigned)(j * 19349663u) ^ (unsigned)(seed * 83492791u);
-  h ^= h >> 13; h *= 0x5bd1e995u; h ^= h >> 15;
+  h ^= h >> 13;
+  h *= 0x5bd1e995u;
+  h ^= h >> 15;
   return (double)(h % 2001u) / 1000.0 - 1.0;
 }
 
@@ -36,7 +38,8 @@ static double value(int i, int j, int seed) {  /* deterministic global entries *
 static double* distribute(int m, int n, int nb, int myrow, int mycol, int nprow, int npcol,
                           int seed, double diag, int* lld_out) {
   int zero = 0;
-  int mloc = numroc_(&m, &nb, &myrow, &zero, &nprow), nloc = numroc_(&n, &nb, &mycol, &zero, &npcol);
+  int mloc = numroc_(&m, &nb, &myrow, &zero, &nprow),
+      nloc = numroc_(&n, &nb, &mycol, &zero, &npcol);
   int lld = mloc > 1 ? mloc : 1;
   double* x = calloc((size_t)lld * (size_t)(nloc > 0 ? nloc : 1), sizeof(double));
   for (int lj = 0; lj < nloc; ++lj) {
@@ -71,9 +74,10 @@ int main(int argc, char** argv) {
     descinit_(descb, &k, &n, &nb, &nb, &zero, &zero, &ctxt, &ldb, &info);
     descinit_(descc, &m, &n, &nb, &nb, &zero, &zero, &ctxt, &ldc, &info);
     double alpha = 1.5, beta = -0.5, worst = 0.0;
-    pdgemm_("N", "N", &m, &n, &k, &alpha, a, &one, &one, desca, b, &one, &one, descb, &beta,
-            c, &one, &one, descc);
-    int mloc = numroc_(&m, &nb, &myrow, &zero, &nprow), nloc = numroc_(&n, &nb, &mycol, &zero, &npcol);
+    pdgemm_("N", "N", &m, &n, &k, &alpha, a, &one, &one, desca, b, &one, &one, descb, &beta, c,
+            &one, &one, descc);
+    int mloc = numroc_(&m, &nb, &myrow, &zero, &nprow),
+        nloc = numroc_(&n, &nb, &mycol, &zero, &npcol);
     for (int lj = 0; lj < nloc; ++lj) {
       int j = ((lj / nb) * npcol + mycol) * nb + lj % nb;
       for (int li = 0; li < mloc; ++li) {
@@ -124,12 +128,18 @@ int main(int argc, char** argv) {
     /* 3. An invalid argument: MB_A = 0. */
     if (bad) {
       desca[4] = 0;
-      pdgemm_("N", "N", &m, &n, &k, &alpha, a, &one, &one, desca, b, &one, &one, descb, &beta,
-              c, &one, &one, descc);
+      pdgemm_("N", "N", &m, &n, &k, &alpha, a, &one, &one, desca, b, &one, &one, descb, &beta, c,
+              &one, &one, descc);
       printf("rank %d: returned from the invalid call\n", me);
       fflush(stdout);
     }
-    free(a); free(b); free(c); free(as); free(bs); free(ipiv); free(x);
+    free(a);
+    free(b);
+    free(c);
+    free(as);
+    free(bs);
+    free(ipiv);
+    free(x);
     Cblacs_gridexit(ctxt);
   }
   int all = 0;

@@ -1,6 +1,6 @@
 // RelayEnvironment: the RELAY_* variables found in one pass over the environment, read afresh
-// by each call (a program may change them between calls); the table of them; and the byte sizes read from it and
-// from the command line (issue 23: 8MB meant 8 MiB).
+// by each call (a program may change them between calls); the table of them; and the byte sizes
+// read from it and from the command line (issue 23: 8MB meant 8 MiB).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -20,9 +20,10 @@ TEST(Environment, FindsWholeNamesOnly) {
   const RelayEnvironment env;
   EXPECT_STREQ(env.get(Knob::op_segment_bytes, "TESTOP"), "4KiB");
   EXPECT_STREQ(env.get(Knob::test_max_bytes), "1KiB");
-  EXPECT_EQ(env.get(Knob::op_segment_bytes, "TESTO"), nullptr);  // a prefix of a name is not the name
-  EXPECT_EQ(env.get(Knob::op_fanout, "TESTOP"), nullptr);   // nor is a longer name
-  EXPECT_EQ(env.get(Knob::op_policy, "TESTOP"), nullptr);   // empty counts as unset
+  EXPECT_EQ(env.get(Knob::op_segment_bytes, "TESTO"),
+            nullptr);                                      // a prefix of a name is not the name
+  EXPECT_EQ(env.get(Knob::op_fanout, "TESTOP"), nullptr);  // nor is a longer name
+  EXPECT_EQ(env.get(Knob::op_policy, "TESTOP"), nullptr);  // empty counts as unset
   EXPECT_EQ(env.get(Knob::op_max_requests, "TESTOP"), nullptr);
   unsetenv("RELAY_TESTOP_SEGMENT_BYTES");
   unsetenv("RELAY_TESTOP_FANOUTX");

@@ -6,20 +6,21 @@
 #include <cmath>
 
 #include "coll/registry.hpp"
-#include "shapes.hpp"
 #include "model/replay.hpp"
+#include "shapes.hpp"
 #include "topology/tree.hpp"
 
 using relay::coll::Shape;
-using relay::schedule::Policy;
 using relay::model::Machine;
 using relay::model::replay;
+using relay::schedule::Policy;
 using relay::test::bcast_shape;
 
 namespace {
 
 relay::schedule::Schedule bcast(const char* name, Shape shape) {
-  return relay::coll::build_schedule(*relay::coll::find_algorithm(relay::coll::Collective::bcast, name), shape);
+  return relay::coll::build_schedule(
+      *relay::coll::find_algorithm(relay::coll::Collective::bcast, name), shape);
 }
 
 Machine alpha_beta(double alpha, double beta) {
@@ -29,8 +30,8 @@ Machine alpha_beta(double alpha, double beta) {
   return m;
 }
 
-constexpr double kAlpha = 20e-6;   // 20 us per message
-constexpr double kBeta = 1e-8;     // 100 MB/s
+constexpr double kAlpha = 20e-6;  // 20 us per message
+constexpr double kBeta = 1e-8;    // 100 MB/s
 
 }  // namespace
 
@@ -69,8 +70,8 @@ TEST(Model, BinomialMatchesTan2014Eq2AndLinearIsSequential) {
   const double hop = kAlpha + kBeta * static_cast<double>(S);
   for (int P = 1; P <= 33; ++P) {
     for (int root : {0, P / 2, P - 1}) {
-      const auto b = replay(bcast("binomial", bcast_shape(P, root, S, 1, 0, 1)), Policy::nonblocking,
-                            16, alpha_beta(kAlpha, kBeta));
+      const auto b = replay(bcast("binomial", bcast_shape(P, root, S, 1, 0, 1)),
+                            Policy::nonblocking, 16, alpha_beta(kAlpha, kBeta));
       EXPECT_NEAR(b.time_s, relay::topology::ceil_log2(P) * hop, 1e-12) << "P " << P;
       const auto l = replay(bcast("linear", bcast_shape(P, root, S, 1, 0, 1)), Policy::nonblocking,
                             16, alpha_beta(kAlpha, kBeta));
@@ -137,8 +138,7 @@ TEST(Model, SharedLinkHalvesTheForwardingRanksRate) {
   const auto two = bcast("pipeline", bcast_shape(2, 0, n * seg, 1, seg, 1));
   Machine half = alpha_beta(kAlpha, kBeta);
   half.duplex = 0;
-  EXPECT_NEAR(replay(two, Policy::nonblocking, 16, half).time_s,
-              n * (kAlpha + kBeta * seg), 1e-12);
+  EXPECT_NEAR(replay(two, Policy::nonblocking, 16, half).time_s, n * (kAlpha + kBeta * seg), 1e-12);
 }
 
 TEST(Model, PerPeerByteBudgetSerialisesIssueOverheads) {
@@ -191,8 +191,10 @@ TEST(Model, RendezvousMessagesWaitForTheHandshake) {
   // nonblocking one has them in flight together while the ports move the data.
   const auto eight = bcast("linear", bcast_shape(2, 0, 8 * 4096, 1, 4096, 1));
   const relay::model::ReplayLimits unlimited{16, 1 << 30};
-  EXPECT_NEAR(replay(eight, Policy::blocking, unlimited, m).time_s, 8 * (1e-6 + 10e-6 + g) + 2e-6, 1e-12);
-  EXPECT_NEAR(replay(eight, Policy::nonblocking, unlimited, m).time_s, 1e-6 + 10e-6 + 8 * g + 2e-6, 1e-12);
+  EXPECT_NEAR(replay(eight, Policy::blocking, unlimited, m).time_s, 8 * (1e-6 + 10e-6 + g) + 2e-6,
+              1e-12);
+  EXPECT_NEAR(replay(eight, Policy::nonblocking, unlimited, m).time_s, 1e-6 + 10e-6 + 8 * g + 2e-6,
+              1e-12);
   m.eager_limit_bytes = -1;  // every message eager
   EXPECT_NEAR(replay(eight, Policy::blocking, unlimited, m).time_s, 8 * (1e-6 + g) + 2e-6, 1e-12);
 }
@@ -221,7 +223,9 @@ TEST(Model, TransferSlotsShareTheRateOfConcurrentTransfers) {
     std::int64_t best = 0;
     double best_t = 1e300;
     for (std::int64_t sg = 4096; sg <= n * seg; sg *= 2) {
-      const double t = replay(bcast("pipeline", bcast_shape(P, 0, n * seg, 1, sg, 1)), Policy::nonblocking, 16, m).time_s;
+      const double t = replay(bcast("pipeline", bcast_shape(P, 0, n * seg, 1, sg, 1)),
+                              Policy::nonblocking, 16, m)
+                           .time_s;
       if (t < best_t) best_t = t, best = sg;
     }
     return best;
@@ -232,11 +236,12 @@ TEST(Model, TransferSlotsShareTheRateOfConcurrentTransfers) {
 }
 
 TEST(Model, ParameterFileRoundTripAndErrors) {
-  nlohmann::json doc = {{"schema", relay::model::kParamsSchema},
-                        {"hockney", {{"alpha_s", 5e-6}, {"beta_s_per_byte", 1e-9}}},
-                        {"duplex", 0.5},
-                        {"plogp", {{{"bytes", 1}, {"os_s", 1e-6}, {"or_s", 1e-6}, {"g_s", 2e-6},
-                                    {"latency_s", 1e-6}}}}};
+  nlohmann::json doc = {
+      {"schema", relay::model::kParamsSchema},
+      {"hockney", {{"alpha_s", 5e-6}, {"beta_s_per_byte", 1e-9}}},
+      {"duplex", 0.5},
+      {"plogp",
+       {{{"bytes", 1}, {"os_s", 1e-6}, {"or_s", 1e-6}, {"g_s", 2e-6}, {"latency_s", 1e-6}}}}};
   const auto m = relay::model::machine_from_json(doc, true);
   EXPECT_DOUBLE_EQ(m.alpha_s, 5e-6);
   EXPECT_DOUBLE_EQ(m.duplex, 0.5);
@@ -246,13 +251,15 @@ TEST(Model, ParameterFileRoundTripAndErrors) {
   // measured was eager) no limit; with the Hockney fit none either (no control message cost).
   EXPECT_EQ(m.eager_limit_bytes, -1);
   auto eager = doc;
-  eager["plogp"].push_back({{"bytes", 4096}, {"os_s", 1e-6}, {"or_s", 1e-6}, {"g_s", 4e-6}, {"latency_s", 1e-6}});
+  eager["plogp"].push_back(
+      {{"bytes", 4096}, {"os_s", 1e-6}, {"or_s", 1e-6}, {"g_s", 4e-6}, {"latency_s", 1e-6}});
   eager["eager_limit_bytes"] = 1024;
   EXPECT_EQ(relay::model::machine_from_json(eager, true).eager_limit_bytes, 1024);
   EXPECT_EQ(relay::model::machine_from_json(eager, false).eager_limit_bytes, -1);
   eager["eager_limit_bytes"] = 4096;
   EXPECT_EQ(relay::model::machine_from_json(eager, true).eager_limit_bytes, -1);
-  for (const nlohmann::json& wrong : {nlohmann::json(-1), nlohmann::json(1.5), nlohmann::json("64KiB")}) {
+  for (const nlohmann::json& wrong :
+       {nlohmann::json(-1), nlohmann::json(1.5), nlohmann::json("64KiB")}) {
     eager["eager_limit_bytes"] = wrong;
     EXPECT_THROW(relay::model::machine_from_json(eager, true), std::runtime_error) << wrong;
   }
@@ -273,11 +280,12 @@ TEST(Model, ParameterFileRoundTripAndErrors) {
   EXPECT_THROW(relay::model::machine_from_json(bad, true), std::runtime_error);
   EXPECT_TRUE(m.combine.empty());  // absent: combines are free
   auto combine = doc;
-  combine["combine"]["rows"] = nlohmann::json::array({{{"bytes", 1024}, {"s", 1e-6}}, {{"bytes", 2048}, {"s", 3e-6}}});
+  combine["combine"]["rows"] =
+      nlohmann::json::array({{{"bytes", 1024}, {"s", 1e-6}}, {{"bytes", 2048}, {"s", 3e-6}}});
   const auto c = relay::model::machine_from_json(combine, false);  // with the Hockney fit too
-  EXPECT_DOUBLE_EQ(c.combine.at(1536), 2e-6);   // interpolated
-  EXPECT_DOUBLE_EQ(c.combine.at(4096), 7e-6);   // the last slope beyond
-  EXPECT_DOUBLE_EQ(c.combine.at(512), 1e-6);    // the first row below
+  EXPECT_DOUBLE_EQ(c.combine.at(1536), 2e-6);                      // interpolated
+  EXPECT_DOUBLE_EQ(c.combine.at(4096), 7e-6);                      // the last slope beyond
+  EXPECT_DOUBLE_EQ(c.combine.at(512), 1e-6);                       // the first row below
   EXPECT_DOUBLE_EQ(c.combine.at(0), 0);
   combine["combine"]["rows"][1]["s"] = -1;
   EXPECT_THROW(relay::model::machine_from_json(combine, true), std::runtime_error);
@@ -303,13 +311,15 @@ TEST(Model, RingAllgatherAndAllreduceMatchTheirClosedForms) {
         *relay::coll::find_algorithm(Collective::allgather, "ring"), shape);
     const double block = kAlpha + kBeta * 8000;
     EXPECT_NEAR(replay(gather, Policy::nonblocking, 16, alpha_beta(kAlpha, kBeta)).time_s,
-                (P - 1) * block, 1e-12) << "allgather ring, P " << P;
+                (P - 1) * block, 1e-12)
+        << "allgather ring, P " << P;
     shape.blocks = false;
     shape.bytes = 8 * 1000 * P;  // allreduce: the vector, P blocks of 1000 elements
     const auto reduce = relay::coll::build_schedule(
         *relay::coll::find_algorithm(Collective::allreduce, "ring"), shape);
     EXPECT_NEAR(replay(reduce, Policy::nonblocking, 16, alpha_beta(kAlpha, kBeta)).time_s,
-                2 * (P - 1) * block, 1e-12) << "allreduce ring, P " << P;
+                2 * (P - 1) * block, 1e-12)
+        << "allreduce ring, P " << P;
   }
 }
 
@@ -330,8 +340,10 @@ TEST(Model, CombineCostsLieOnTheCriticalPath) {
         *relay::coll::find_algorithm(Collective::allreduce, "ring"), shape);
     const double block = kAlpha + kBeta * 8000;
     for (Policy policy : {Policy::blocking, Policy::nonblocking}) {
-      EXPECT_NEAR(replay(ring, policy, 16, m).time_s, 2 * (P - 1) * block + (P - 1) * 8000 * kGamma, 1e-12)
-          << "allreduce ring, P " << P << (policy == Policy::blocking ? " blocking" : " nonblocking");
+      EXPECT_NEAR(replay(ring, policy, 16, m).time_s, 2 * (P - 1) * block + (P - 1) * 8000 * kGamma,
+                  1e-12)
+          << "allreduce ring, P " << P
+          << (policy == Policy::blocking ? " blocking" : " nonblocking");
     }
   }
   relay::coll::Shape two;

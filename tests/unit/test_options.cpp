@@ -20,7 +20,8 @@ TEST(CommonOptions, FanoutCapIsTheEnvironmentsCap) {
   o.fanout = INT_MAX;
   EXPECT_EQ(relay::coll::validate(o, 1, "relay_bcast", 6), RELAY_ERR_FANOUT);
   const std::string message = relay::core::last_error();
-  EXPECT_NE(message.find("argument 6 (options->fanout = 2147483647)"), std::string::npos) << message;
+  EXPECT_NE(message.find("argument 6 (options->fanout = 2147483647)"), std::string::npos)
+      << message;
   EXPECT_NE(message.find("[0, 1048576]"), std::string::npos) << message;
   o.fanout = relay::coll::kMaxFanout;
   EXPECT_EQ(relay::coll::validate(o, 1, "relay_bcast", 6), RELAY_SUCCESS);
@@ -29,12 +30,16 @@ TEST(CommonOptions, FanoutCapIsTheEnvironmentsCap) {
 
   relay::coll::CommonOptions from_env;
   setenv("RELAY_TESTFAN_FANOUT", "1048577", 1);
-  EXPECT_EQ(relay::coll::apply_environment(relay::core::RelayEnvironment(), "TESTFAN", "relay_bcast", from_env),
+  EXPECT_EQ(relay::coll::apply_environment(relay::core::RelayEnvironment(), "TESTFAN",
+                                           "relay_bcast", from_env),
             RELAY_ERR_OPTIONS);
-  EXPECT_NE(std::string(relay::core::last_error()).find("RELAY_TESTFAN_FANOUT='1048577' is not an integer in [0, 1048576]"),
-            std::string::npos) << relay::core::last_error();
+  EXPECT_NE(std::string(relay::core::last_error())
+                .find("RELAY_TESTFAN_FANOUT='1048577' is not an integer in [0, 1048576]"),
+            std::string::npos)
+      << relay::core::last_error();
   setenv("RELAY_TESTFAN_FANOUT", "1048576", 1);
-  EXPECT_EQ(relay::coll::apply_environment(relay::core::RelayEnvironment(), "TESTFAN", "relay_bcast", from_env),
+  EXPECT_EQ(relay::coll::apply_environment(relay::core::RelayEnvironment(), "TESTFAN",
+                                           "relay_bcast", from_env),
             RELAY_SUCCESS);
   EXPECT_EQ(from_env.fanout, relay::coll::kMaxFanout);
   unsetenv("RELAY_TESTFAN_FANOUT");
@@ -73,22 +78,28 @@ TEST(CommonOptions, OutOfRangeEnumsAreRefusedBeforeTheyAreRead) {
   for (int bad : {99, -1, RELAY_BCAST_MPI + 1, INT_MIN}) {
     store(o.algorithm, bad);
     EXPECT_EQ(validate_stored_enums(o, "relay_bcast", 6), RELAY_ERR_ALGORITHM) << bad;
-    const std::string want = "relay_bcast: argument 6 (options->algorithm = " + std::to_string(bad) + ")";
-    EXPECT_NE(std::string(relay::core::last_error()).find(want), std::string::npos) << relay::core::last_error();
+    const std::string want =
+        "relay_bcast: argument 6 (options->algorithm = " + std::to_string(bad) + ")";
+    EXPECT_NE(std::string(relay::core::last_error()).find(want), std::string::npos)
+        << relay::core::last_error();
   }
 
   o = valid_bcast_options();
   store(o.policy, 7);
   EXPECT_EQ(validate_stored_enums(o, "relay_bcast", 6), RELAY_ERR_POLICY);
-  EXPECT_NE(std::string(relay::core::last_error()).find("(options->policy = 7) is not a policy"), std::string::npos)
+  EXPECT_NE(std::string(relay::core::last_error()).find("(options->policy = 7) is not a policy"),
+            std::string::npos)
       << relay::core::last_error();
 
   o = valid_bcast_options();
   store(o.check, -5);
   EXPECT_EQ(validate_stored_enums(o, "relay_bcast", 6), RELAY_ERR_OPTIONS);
-  EXPECT_NE(std::string(relay::core::last_error()).find("(options->check = -5) is not a check mode"), std::string::npos)
+  EXPECT_NE(
+      std::string(relay::core::last_error()).find("(options->check = -5) is not a check mode"),
+      std::string::npos)
       << relay::core::last_error();
-  EXPECT_EQ(stored_check(&o), RELAY_CHECK_DEFAULT);  // whether to agree: the invalid value is not read
+  EXPECT_EQ(stored_check(&o),
+            RELAY_CHECK_DEFAULT);  // whether to agree: the invalid value is not read
   store(o.check, RELAY_CHECK_COLLECTIVE);
   EXPECT_EQ(stored_check(&o), RELAY_CHECK_COLLECTIVE);
   EXPECT_EQ(stored_check(static_cast<const relay_bcast_options_t*>(nullptr)), RELAY_CHECK_DEFAULT);
@@ -99,8 +110,10 @@ TEST(CommonOptions, OutOfRangeEnumsAreRefusedBeforeTheyAreRead) {
   EXPECT_EQ(validate_stored_enums(c, "relay_allreduce", 7), RELAY_SUCCESS);
   store(c.policy, 3);
   EXPECT_EQ(validate_stored_enums(c, "relay_allreduce", 7), RELAY_ERR_POLICY);
-  EXPECT_NE(std::string(relay::core::last_error()).find("relay_allreduce: argument 7 (options->policy = 3)"),
-            std::string::npos) << relay::core::last_error();
+  EXPECT_NE(std::string(relay::core::last_error())
+                .find("relay_allreduce: argument 7 (options->policy = 3)"),
+            std::string::npos)
+      << relay::core::last_error();
   std::memset(&c, 0, sizeof c);
   store(c.check, 42);
   EXPECT_EQ(validate_stored_enums(c, "relay_allreduce", 7), RELAY_ERR_OPTIONS);

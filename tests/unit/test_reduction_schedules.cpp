@@ -50,9 +50,7 @@ Value everyone(int P, std::int64_t element) {
 // Bytes between allgatherv's blocks are never addressed: each rank's hold its own mark.
 Value gap(int r) { return Value{0, r, r, -2}; }
 
-bool gathers_all(Collective c) {
-  return c == Collective::allgather || c == Collective::allgatherv;
-}
+bool gathers_all(Collective c) { return c == Collective::allgather || c == Collective::allgatherv; }
 
 // The block each element of the buffer belongs to (-1: between blocks).
 std::vector<int> owners(const Shape& s) {
@@ -90,15 +88,16 @@ std::vector<Value> initial_buffer(const Algorithm& a, const Shape& s, int r) {
       case Collective::scatter:
         if (r == s.root) b[i] = single(r, i);
         break;
-      default: b[i] = single(r, i);
+      default:
+        b[i] = single(r, i);
     }
   }
   if (is_bruck_alltoall(a)) {  // own block in place, block r + i in the area of its first round
     const relay::coll::BruckAlltoallLayout layout(s.size, s.bytes);
     std::vector<Value> w(static_cast<std::size_t>(layout.bytes() / s.elem_bytes));
     for (int i = 0; i < s.size; ++i) {
-      const std::int64_t at = i == 0 ? r * s.elements()
-                                     : layout.at(layout.round_from(0, i), i) / s.elem_bytes;
+      const std::int64_t at =
+          i == 0 ? r * s.elements() : layout.at(layout.round_from(0, i), i) / s.elem_bytes;
       for (std::int64_t j = 0; j < s.elements(); ++j) {
         w[at + j] = single(r, (r + i) % s.size * s.elements() + j);
       }
@@ -134,8 +133,8 @@ struct Sim {
       return {};
     }
     if (algorithm.collective == Collective::barrier) {  // OR: idempotent
-      return Value{left.mask | right.mask, std::min(left.lo, right.lo),
-                   std::max(left.hi, right.hi), left.element};
+      return Value{left.mask | right.mask, std::min(left.lo, right.lo), std::max(left.hi, right.hi),
+                   left.element};
     }
     if (left.mask & right.mask) {
       error = "counts a rank twice";
@@ -179,9 +178,9 @@ struct Sim {
       std::vector<Value> data;
       int round;
     };
-    std::map<std::pair<int, int>, std::vector<InFlight>> flying;   // (from, to) in order
+    std::map<std::pair<int, int>, std::vector<InFlight>> flying;          // (from, to) in order
     std::map<std::pair<int, int>, std::int32_t> posted_count, delivered;  // per (from, to)
-    std::vector<std::vector<std::int32_t>> posted_recvs(P);  // receive ordinals posted
+    std::vector<std::vector<std::int32_t>> posted_recvs(P);               // receive ordinals posted
     auto ready = [&](const Step& x, const State& t) {
       return x.needs_recvs <= t.recv_prefix && x.needs_combines <= t.combines &&
              x.needs_sends <= t.send_prefix;
@@ -204,8 +203,8 @@ struct Sim {
           Value* acc = slice(r, c, false);
           const Value* in = slice(r, c, true);
           for (std::int64_t i = 0; i < c.bytes / e; ++i) {
-            acc[i] = c.received_left ? combine(in[i], acc[i], in[i])
-                                     : combine(acc[i], in[i], in[i]);
+            acc[i] =
+                c.received_left ? combine(in[i], acc[i], in[i]) : combine(acc[i], in[i], in[i]);
           }
           if (!error.empty()) return "rank " + std::to_string(r) + " " + error;
           ++t.combines;
@@ -252,8 +251,10 @@ struct Sim {
       }
       for (int r = 0; r < P; ++r) {
         State& t = st[r];
-        while (t.recv_prefix < s.ranks[r].recv_count() && t.recv_done[t.recv_prefix]) ++t.recv_prefix;
-        while (t.send_prefix < s.ranks[r].send_count() && t.send_done[t.send_prefix]) ++t.send_prefix;
+        while (t.recv_prefix < s.ranks[r].recv_count() && t.recv_done[t.recv_prefix])
+          ++t.recv_prefix;
+        while (t.send_prefix < s.ranks[r].send_count() && t.send_done[t.send_prefix])
+          ++t.send_prefix;
       }
       bool pending = false;
       for (auto& kv : flying) pending = pending || !kv.second.empty();
@@ -306,19 +307,37 @@ std::string expect_result(const Sim& sim, const Shape& shape) {
       Value want;
       bool check = true;
       switch (c) {
-        case Collective::reduce: check = r == shape.root; want = everyone(P, i); break;
-        case Collective::allreduce: want = everyone(P, i); break;
+        case Collective::reduce:
+          check = r == shape.root;
+          want = everyone(P, i);
+          break;
+        case Collective::allreduce:
+          want = everyone(P, i);
+          break;
         case Collective::allgather:
-        case Collective::allgatherv: break;  // above
-        case Collective::reduce_scatter_block: check = block == r; want = everyone(P, i); break;
-        case Collective::gather: check = r == shape.root; want = single(block, i); break;
-        case Collective::scatter: check = block == r; want = single(shape.root, i); break;
+        case Collective::allgatherv:
+          break;  // above
+        case Collective::reduce_scatter_block:
+          check = block == r;
+          want = everyone(P, i);
+          break;
+        case Collective::gather:
+          check = r == shape.root;
+          want = single(block, i);
+          break;
+        case Collective::scatter:
+          check = block == r;
+          want = single(shape.root, i);
+          break;
         case Collective::alltoall:
           check = !linear_alltoall || block != r;
           want = single(block, r * shape.elements() + j);
           break;
-        case Collective::barrier: want = everyone(P, i); break;
-        case Collective::bcast: break;  // test_schedule.cpp checks the broadcasts
+        case Collective::barrier:
+          want = everyone(P, i);
+          break;
+        case Collective::bcast:
+          break;  // test_schedule.cpp checks the broadcasts
       }
       if (check && b[static_cast<std::size_t>(i)] != want) {
         const Value& got = b[static_cast<std::size_t>(i)];
@@ -362,8 +381,8 @@ TEST(ReductionSchedules, EveryAlgorithmIsConsistentCompleteAndCorrect) {
         roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
         for (int root : roots) {
           for (std::int64_t elem : {1, 4}) {
-            for (std::int64_t count : {0LL, 1LL, static_cast<long long>(std::max(1, size - 1)),
-                                       7LL, 50LL}) {
+            for (std::int64_t count :
+                 {0LL, 1LL, static_cast<long long>(std::max(1, size - 1)), 7LL, 50LL}) {
               // A barrier is one byte (relay_barrier's shape), whatever the loops say.
               if (c == Collective::barrier && (elem != 1 || count != 1)) continue;
               for (std::int64_t seg : {std::int64_t{0}, elem, 3 * elem, 64 * elem}) {
@@ -382,10 +401,10 @@ TEST(ReductionSchedules, EveryAlgorithmIsConsistentCompleteAndCorrect) {
                     shape.fanout = fanout;
                     shape.blocks = relay::coll::has_blocks(c);
                     const std::string e = check(a, shape);
-                    ASSERT_EQ(e, "") << to_string(c) << " " << a.name << " size " << size
-                                     << " root " << root << " count " << count << " elem "
-                                     << elem << " segment " << seg << " commutative "
-                                     << commutative << " fanout " << fanout;
+                    ASSERT_EQ(e, "")
+                        << to_string(c) << " " << a.name << " size " << size << " root " << root
+                        << " count " << count << " elem " << elem << " segment " << seg
+                        << " commutative " << commutative << " fanout " << fanout;
                     ++checked;
                   }
                 }
@@ -437,7 +456,7 @@ TEST(ReductionSchedules, VolumesMatchTheirCostFormulas) {
   s.blocks = true;
   s.bytes = 1000;
   const auto* bruck = relay::coll::find_algorithm(Collective::allgather, "bruck");
-  EXPECT_EQ(sent(*bruck, s, 5), 7 * 1000);          // S (P-1)/P with S = P blocks
+  EXPECT_EQ(sent(*bruck, s, 5), 7 * 1000);  // S (P-1)/P with S = P blocks
   s.size = 7;
   EXPECT_EQ(sent(*bruck, s, 5), 6 * 1000);
   // Rooted: the root of a scatter sends, and that of a gather receives, S (P-1)/P whatever the
@@ -465,8 +484,7 @@ TEST(ReductionSchedules, VolumesMatchTheirCostFormulas) {
   Shape one;
   one.size = 6;
   one.bytes = 1;
-  EXPECT_EQ(sent(*relay::coll::find_algorithm(Collective::barrier, "dissemination"), one, 4),
-            3);
+  EXPECT_EQ(sent(*relay::coll::find_algorithm(Collective::barrier, "dissemination"), one, 4), 3);
 }
 
 // The model replays reduction schedules too (a combine is local work of zero cost there):
@@ -480,8 +498,8 @@ TEST(ReductionSchedules, ReplayMatchesClosedForms) {
   s.size = 8;
   s.bytes = 80000;
   for (auto policy : {relay::schedule::Policy::blocking, relay::schedule::Policy::nonblocking}) {
-    const auto ring = relay::coll::build_schedule(
-        *relay::coll::find_algorithm(Collective::allreduce, "ring"), s);
+    const auto ring =
+        relay::coll::build_schedule(*relay::coll::find_algorithm(Collective::allreduce, "ring"), s);
     EXPECT_NEAR(relay::model::replay(ring, policy, 16, m).time_s, 14 * (1e-6 + 1e-9 * 10000),
                 1e-12);
     const auto rd = relay::coll::build_schedule(
@@ -538,8 +556,8 @@ TEST(AllgathervSchedules, UnevenEmptyAndPermutedBlocksAreConsistentCompleteAndCo
         for (auto [name, shape] : allgatherv_layouts(P, elem)) {
           for (std::int64_t seg : {std::int64_t{0}, elem, 3 * elem}) {
             shape.segment_bytes = seg;
-            ASSERT_EQ(check(a, shape), "") << a.name << " P " << P << " " << name << " elem "
-                                           << elem << " segment " << seg;
+            ASSERT_EQ(check(a, shape), "")
+                << a.name << " P " << P << " " << name << " elem " << elem << " segment " << seg;
             ++checked;
           }
         }
@@ -557,8 +575,8 @@ TEST(AllgathervSchedules, MessagesMatchWhenRanksPlaceBlocksDifferently) {
     if (a.build == nullptr) continue;
     for (int P : {3, 6, 7}) {
       const auto layouts = allgatherv_layouts(P, 4);
-      const Shape& in_order = layouts[1].second;   // uneven
-      const Shape& permuted = layouts[3].second;   // the same counts elsewhere
+      const Shape& in_order = layouts[1].second;  // uneven
+      const Shape& permuted = layouts[3].second;  // the same counts elsewhere
       relay::schedule::Schedule s;
       for (int r = 0; r < P; ++r) s.ranks.push_back(a.build(r % 2 ? permuted : in_order, r));
       for (int from = 0; from < P; ++from) {

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "coll/registry.hpp"
-#include "shapes.hpp"
 #include "core/units.hpp"
 #include "schedule/schedule.hpp"
+#include "shapes.hpp"
 
 using relay::coll::Shape;
 using relay::schedule::RankProgram;
@@ -55,8 +55,8 @@ TEST(Registry, NamesAndIdsAreUniqueAndRoundTrip) {
     EXPECT_EQ(relay::coll::find_algorithm(relay::coll::Collective::bcast, a.id), &a);
     EXPECT_FALSE(a.summary.empty());
   }
-  for (const char* required : {"linear", "chain", "binary", "binomial", "pipeline",
-                               "scatter_allgather", "mpi"}) {
+  for (const char* required :
+       {"linear", "chain", "binary", "binomial", "pipeline", "scatter_allgather", "mpi"}) {
     EXPECT_TRUE(names.count(required)) << required;
   }
   EXPECT_EQ(relay::coll::find_algorithm(relay::coll::Collective::bcast, "nonsense"), nullptr);
@@ -81,8 +81,8 @@ std::string check_schedule(const relay::coll::Algorithm& algorithm, const Shape&
       if (s.kind == StepKind::recv) {
         if (r == shape.root) return "the root receives";
         for (auto b = s.offset; b < s.offset + s.bytes; ++b) {
-          if (arrival[b] != -2) return "rank " + std::to_string(r) + " receives byte " +
-                                       std::to_string(b) + " twice";
+          if (arrival[b] != -2)
+            return "rank " + std::to_string(r) + " receives byte " + std::to_string(b) + " twice";
           arrival[b] = recvs_before;
         }
         ++recvs_before;
@@ -99,7 +99,8 @@ std::string check_schedule(const relay::coll::Algorithm& algorithm, const Shape&
       }
     }
     for (std::int64_t b = 0; b < shape.bytes; ++b) {
-      if (arrival[b] == -2) return "rank " + std::to_string(r) + " never gets byte " + std::to_string(b);
+      if (arrival[b] == -2)
+        return "rank " + std::to_string(r) + " never gets byte " + std::to_string(b);
     }
   }
   return {};
@@ -122,11 +123,11 @@ TEST(BcastSchedules, EveryAlgorithmIsConsistentCompleteAndExact) {
       }
       for (int root : roots) {
         for (std::int64_t elem : {1, 4, 8}) {
-          for (std::int64_t count : {0LL, 1LL, static_cast<long long>(std::max(1, size - 1)), 7LL,
-                                     1000LL, 4099LL}) {
+          for (std::int64_t count :
+               {0LL, 1LL, static_cast<long long>(std::max(1, size - 1)), 7LL, 1000LL, 4099LL}) {
             const std::int64_t total = count * elem;
-            for (std::int64_t seg : {std::int64_t{0}, elem, 1000 / elem * elem, std::int64_t{4096},
-                                     total + elem}) {
+            for (std::int64_t seg :
+                 {std::int64_t{0}, elem, 1000 / elem * elem, std::int64_t{4096}, total + elem}) {
               if (seg == elem && total > 8192) continue;  // keeps the test fast
               for (int fanout : {1, 2, 3}) {
                 if (!algorithm.uses_fanout && fanout != 1) continue;
@@ -171,13 +172,16 @@ TEST(BcastSchedules, EqualSchedulesAreTheSameExperiment) {
   // relay tune measures algorithms with equal schedules once: chain with fanout 1 is pipeline;
   // kary with fanout 4 is linear on up to 5 ranks, not on 6.
   auto build = [](const char* name, int size, std::int64_t seg, int fanout) {
-    return relay::coll::build_schedule(*relay::coll::find_algorithm(relay::coll::Collective::bcast, name),
-                                             bcast_shape(size, 1, 100000, 1, seg, fanout));
+    return relay::coll::build_schedule(
+        *relay::coll::find_algorithm(relay::coll::Collective::bcast, name),
+        bcast_shape(size, 1, 100000, 1, seg, fanout));
   };
   for (int size : {2, 3, 4, 5, 8}) {
     for (std::int64_t seg : {std::int64_t{0}, std::int64_t{4096}}) {
-      EXPECT_TRUE(build("chain", size, seg, 1) == build("pipeline", size, seg, 1)) << size << " " << seg;
-      EXPECT_EQ(build("kary", size, seg, 4) == build("linear", size, seg, 1), size <= 5) << size << " " << seg;
+      EXPECT_TRUE(build("chain", size, seg, 1) == build("pipeline", size, seg, 1))
+          << size << " " << seg;
+      EXPECT_EQ(build("kary", size, seg, 4) == build("linear", size, seg, 1), size <= 5)
+          << size << " " << seg;
     }
   }
   EXPECT_TRUE(build("chain", 8, 4096, 2) != build("pipeline", 8, 4096, 1));

@@ -22,7 +22,8 @@ std::vector<std::int64_t> segments(int n) {
 // worse than the race's bound (or better than its floor) stops early: a third of the cost.
 // bounds and floors (if given) record the races.
 relay::tune::Measure curves(const std::vector<std::vector<double>>& t, int* calls = nullptr,
-                            std::vector<double>* bounds = nullptr, std::vector<double>* floors = nullptr) {
+                            std::vector<double>* bounds = nullptr,
+                            std::vector<double>* floors = nullptr) {
   return [t, calls, bounds, floors](int a, int s, const relay::tune::Race& race, double& cost) {
     if (calls != nullptr) ++*calls;
     if (bounds != nullptr) bounds->push_back(race.above);
@@ -60,10 +61,10 @@ TEST(Search, SmgdPrunesHopelessAlgorithmsAndKeepsTheWinner) {
   std::vector<std::vector<double>> t(4, std::vector<double>(12));
   for (int s = 0; s < 12; ++s) {
     const double x = s - 6.0;
-    t[0][s] = 10 + 0.2 * x * x;             // best: minimum 10 at index 6
-    t[1][s] = 30 + 0.2 * x * x;             // 3x worse everywhere
-    t[2][s] = 11 + 0.1 * (s - 9) * (s - 9); // close competitor, minimum at 9
-    t[3][s] = 50 - s;                       // falls steadily but stays far behind
+    t[0][s] = 10 + 0.2 * x * x;              // best: minimum 10 at index 6
+    t[1][s] = 30 + 0.2 * x * x;              // 3x worse everywhere
+    t[2][s] = 11 + 0.1 * (s - 9) * (s - 9);  // close competitor, minimum at 9
+    t[3][s] = 50 - s;                        // falls steadily but stays far behind
   }
   std::vector<Axis> axes;
   for (const char* n : {"a", "b", "c", "d"}) axes.push_back({n, segments(12)});
@@ -120,7 +121,8 @@ TEST(Search, SmgdSearchesVariantsNearTheirAlgorithmsBest) {
   // Without the variant link the variant is scanned from its largest segment like the rest.
   axes[1].variant_of = -1;
   int scanned = 0;
-  for (const auto& p : relay::tune::search_smgd(axes, curves(t)).path) scanned += p.axis == 1 ? 1 : 0;
+  for (const auto& p : relay::tune::search_smgd(axes, curves(t)).path)
+    scanned += p.axis == 1 ? 1 : 0;
   EXPECT_GT(scanned, on_variant);
   // A variant of nothing, or of a variant, is refused.
   axes[1].variant_of = 5;
@@ -130,10 +132,11 @@ TEST(Search, SmgdSearchesVariantsNearTheirAlgorithmsBest) {
 TEST(Search, SmgdSearchesTheVariantsOfEveryNearTie) {
   // Three algorithms within 3% of each other (a flat, noisy top); the third one's variant is
   // the best by 20%. The top two alone would miss it.
-  const std::vector<std::vector<double>> t = {{10.0, 10.1}, {10.1, 10.2}, {10.3, 10.4}, {20, 20},
-                                              {20, 20}, {8.0, 8.3}};
-  std::vector<Axis> axes = {{"a/nb", segments(2)}, {"b/nb", segments(2)}, {"c/nb", segments(2)},
-                            {"a/b", segments(2), 0}, {"b/b", segments(2), 1}, {"c/b", segments(2), 2}};
+  const std::vector<std::vector<double>> t = {{10.0, 10.1}, {10.1, 10.2}, {10.3, 10.4},
+                                              {20, 20},     {20, 20},     {8.0, 8.3}};
+  std::vector<Axis> axes = {{"a/nb", segments(2)},   {"b/nb", segments(2)},
+                            {"c/nb", segments(2)},   {"a/b", segments(2), 0},
+                            {"b/b", segments(2), 1}, {"c/b", segments(2), 2}};
   relay::tune::SearchOptions o;
   EXPECT_DOUBLE_EQ(relay::tune::search_smgd(axes, curves(t), o).best.time_s, 8.0);
   o.variant_within = 1.0;  // the top two only
@@ -185,7 +188,7 @@ TEST(Search, NoiseDoesNotProlongADescentOnAFlatCurve) {
   exact.noise = 0;
   const auto strict = relay::tune::search_smgd(axes, curves(t), exact);
   const auto tolerant = relay::tune::search_smgd(axes, curves(t));
-  EXPECT_EQ(strict.experiments, 14);  // always finds a hair's gain: walks the whole axis
+  EXPECT_EQ(strict.experiments, 14);   // always finds a hair's gain: walks the whole axis
   EXPECT_EQ(tolerant.experiments, 4);  // the first, patience (2) more, and the one that ends it
   EXPECT_LE(tolerant.best.time_s, t[0][13]);
 }
@@ -207,9 +210,9 @@ TEST(Search, ConfirmationPoolTakesTheFastestThenRivalAxesBest) {
   using relay::tune::Point;
   // Axis 0 holds the three fastest; axis 1's best (11) is within 1.25x of 10, axis 2's (13) is
   // not; axis 3's best (12) comes after axis 1's. A point measured twice counts once.
-  const std::vector<Point> measured = {{0, 1, 10.0}, {0, 2, 10.2}, {0, 1, 10.1}, {0, 3, 10.4},
-                                       {1, 0, 11.0}, {1, 1, 11.5}, {3, 2, 12.0}, {2, 0, 13.0},
-                                       {0, 4, 14.0}};
+  const std::vector<Point> measured = {{0, 1, 10.0}, {0, 2, 10.2}, {0, 1, 10.1},
+                                       {0, 3, 10.4}, {1, 0, 11.0}, {1, 1, 11.5},
+                                       {3, 2, 12.0}, {2, 0, 13.0}, {0, 4, 14.0}};
   const auto pool = relay::tune::confirmation_pool(measured, 3);
   ASSERT_EQ(pool.fastest, 3);
   ASSERT_EQ(pool.points.size(), 5u);
@@ -230,7 +233,8 @@ TEST(Search, ConfirmationPoolTakesTheFastestThenRivalAxesBest) {
   remeasured.insert(remeasured.begin(), {0, 5, 9.0});
   remeasured.push_back({0, 5, 10.9});
   const auto latest = relay::tune::confirmation_pool(remeasured, 3);
-  for (int i = 0; i < latest.fastest; ++i) EXPECT_NE(latest.points[static_cast<std::size_t>(i)].segment, 5);
+  for (int i = 0; i < latest.fastest; ++i)
+    EXPECT_NE(latest.points[static_cast<std::size_t>(i)].segment, 5);
 }
 
 TEST(Search, SmgdScansInTheModelsOrderSoTheRaceBoundIsLowEarly) {
@@ -251,9 +255,8 @@ TEST(Search, SmgdScansInTheModelsOrderSoTheRaceBoundIsLowEarly) {
   relay::tune::search_smgd(axes, curves(t, nullptr, &bounds));
   EXPECT_TRUE(std::isinf(bounds[0]));
   EXPECT_DOUBLE_EQ(bounds[1], 1.2 * 32);
-  const auto partial = relay::tune::search_smgd(axes, curves(t), {}, [&](int a, int s) {
-    return a == 2 ? -1.0 : t[a][s];
-  });
+  const auto partial = relay::tune::search_smgd(
+      axes, curves(t), {}, [&](int a, int s) { return a == 2 ? -1.0 : t[a][s]; });
   EXPECT_EQ(partial.path[0].axis, 0);
   EXPECT_EQ(partial.path[2].axis, 2);
   EXPECT_DOUBLE_EQ(partial.best.time_s, 9);
@@ -285,7 +288,8 @@ TEST(Search, RaceStopsAfterOneCallOnlyWhenTwoSamplesAgree) {
   // Past 16 iterations the median is looked at every 8th only.
   std::vector<double> drift(40, 1.0);
   for (std::size_t i = 10; i < drift.size(); ++i) drift[i] = 3;
-  EXPECT_EQ(race_length(drift, 1, {2}, 40), 24U);  // the median of 21 or more first exceeds 2 at 21; checked at 24
+  EXPECT_EQ(race_length(drift, 1, {2}, 40),
+            24U);  // the median of 21 or more first exceeds 2 at 21; checked at 24
 }
 
 TEST(Search, SmgdRacesADescentsNextPointAgainstItsOwnBest) {
@@ -299,7 +303,7 @@ TEST(Search, SmgdRacesADescentsNextPointAgainstItsOwnBest) {
   // was a clear gain over 13, measured roughly.
   ASSERT_EQ(r.path.size(), 8U);
   EXPECT_TRUE(std::isinf(bounds[0]));
-  EXPECT_DOUBLE_EQ(bounds[1], 17 * 1.03);   // below 1.2 x 17: the descent's own best decides
+  EXPECT_DOUBLE_EQ(bounds[1], 17 * 1.03);  // below 1.2 x 17: the descent's own best decides
   EXPECT_DOUBLE_EQ(bounds[4], 10 * 1.03);
   EXPECT_DOUBLE_EQ(bounds[5], 10 * 1.03);
   EXPECT_DOUBLE_EQ(bounds[6], 10 * 1.03);
@@ -380,7 +384,8 @@ TEST(Search, SmgdMeasuresAgainAnEstimateThatWouldBeTheChoice) {
   const std::vector<std::vector<double>> t = {{10.5, 10, 10.2, 12, 30}};
   const std::vector<Axis> axes = {{"a", segments(5)}};
   std::vector<int> calls(5, 0);
-  const relay::tune::Measure lucky = [&](int a, int s, const relay::tune::Race& race, double& cost) {
+  const relay::tune::Measure lucky = [&](int a, int s, const relay::tune::Race& race,
+                                         double& cost) {
     cost = 1;
     ++calls[static_cast<std::size_t>(s)];
     return t[a][s] < race.below ? 0.8 * t[a][s] : t[a][s];

@@ -67,7 +67,8 @@ TEST(Stats, InterleavedRoundsMeasureEachOncePerRoundInShuffledOrders) {
     return static_cast<double>(c) + 0.5;
   });
   ASSERT_EQ(t.size(), 4u);
-  for (std::size_t c = 0; c < 4; ++c) EXPECT_EQ(t[c], std::vector<double>(3, static_cast<double>(c) + 0.5));
+  for (std::size_t c = 0; c < 4; ++c)
+    EXPECT_EQ(t[c], std::vector<double>(3, static_cast<double>(c) + 0.5));
   ASSERT_EQ(visits.size(), 12u);
   for (int r = 0; r < 3; ++r) {  // every round visits every configuration once
     std::vector<std::size_t> round(visits.begin() + 4 * r, visits.begin() + 4 * r + 4);
@@ -76,6 +77,9 @@ TEST(Stats, InterleavedRoundsMeasureEachOncePerRoundInShuffledOrders) {
   }
   // The same seed gives the same orders (every rank agrees).
   std::vector<std::size_t> again;
-  relay::measure::interleaved_rounds(4, 3, 7, [&](std::size_t c) { again.push_back(c); return 0.0; });
+  relay::measure::interleaved_rounds(4, 3, 7, [&](std::size_t c) {
+    again.push_back(c);
+    return 0.0;
+  });
   EXPECT_EQ(again, visits);
 }

@@ -33,10 +33,10 @@ Rule choice(const char* algorithm, std::int64_t segment) {
 
 json valid_doc() {
   Table t;
-  t.rules = relay::coll::rules_from_grid(
-      "bcast", 2, 8,
-      {{1024, choice("binomial", 0)}, {65536, choice("scatter_allgather", 0)},
-       {8 << 20, choice("pipeline", 65536)}});
+  t.rules = relay::coll::rules_from_grid("bcast", 2, 8,
+                                         {{1024, choice("binomial", 0)},
+                                          {65536, choice("scatter_allgather", 0)},
+                                          {8 << 20, choice("pipeline", 65536)}});
   t.created = "2026-11-23";
   return t.to_json();
 }
@@ -84,9 +84,9 @@ TEST(Table, GridRangesMeetAtTheGeometricMean) {
   const auto t = Table::from_json(valid_doc());
   ASSERT_EQ(t.rules.size(), 3u);
   EXPECT_EQ(t.rules[0].min_bytes, 0);
-  EXPECT_EQ(t.rules[0].max_bytes, 8192);           // sqrt(1024 * 65536)
+  EXPECT_EQ(t.rules[0].max_bytes, 8192);  // sqrt(1024 * 65536)
   EXPECT_EQ(t.rules[1].min_bytes, 8193);
-  EXPECT_EQ(t.rules[1].max_bytes, 741455);         // floor(sqrt(65536 * 8 Mi))
+  EXPECT_EQ(t.rules[1].max_bytes, 741455);  // floor(sqrt(65536 * 8 Mi))
   EXPECT_EQ(t.rules[2].max_bytes, std::numeric_limits<std::int64_t>::max());
   EXPECT_EQ(t.lookup("bcast", 4, 0)->choice.algorithm, "binomial");
   EXPECT_EQ(t.lookup("bcast", 4, 8192)->choice.algorithm, "binomial");
@@ -94,7 +94,7 @@ TEST(Table, GridRangesMeetAtTheGeometricMean) {
   EXPECT_EQ(t.lookup("bcast", 8, 741456)->choice.algorithm, "pipeline");
   EXPECT_EQ(t.lookup("bcast", 2, std::numeric_limits<std::int64_t>::max())->choice.segment_bytes,
             65536);
-  EXPECT_EQ(t.lookup("bcast", 1, 100), nullptr);   // comm sizes outside the range
+  EXPECT_EQ(t.lookup("bcast", 1, 100), nullptr);  // comm sizes outside the range
   EXPECT_EQ(t.lookup("bcast", 9, 100), nullptr);
   EXPECT_EQ(t.lookup("reduce", 4, 100), nullptr);  // another operation
 }
@@ -197,9 +197,15 @@ TEST(Table, FuzzedTablesLoadOrFailCleanly) {
     for (int e = 0; e < edits; ++e) {
       const std::size_t at = rng() % s.size();
       switch (rng() % 3) {
-        case 0: s[at] = alphabet[rng() % alphabet.size()]; break;
-        case 1: s.erase(at, 1 + rng() % 8); break;
-        default: s.insert(at, 1, alphabet[rng() % alphabet.size()]); break;
+        case 0:
+          s[at] = alphabet[rng() % alphabet.size()];
+          break;
+        case 1:
+          s.erase(at, 1 + rng() % 8);
+          break;
+        default:
+          s.insert(at, 1, alphabet[rng() % alphabet.size()]);
+          break;
       }
       if (s.empty()) s = "{";
     }
@@ -262,9 +268,10 @@ TEST(Table, DeepNestingIsAnErrorNotACrash) {
   nested += "{}" + std::string(static_cast<std::size_t>(machine_levels - 1), '}');
   const std::string at_limit = R"({"schema": "relay.tuning/1", "rules": [], "machine": )" + nested;
   EXPECT_EQ(parse_error_of(at_limit + "}"), "");
-  EXPECT_TRUE(contains(parse_error_of(R"({"schema": "relay.tuning/1", "rules": [], "machine": {"b":)" +
-                                      nested + "}}"),
-                       "machine: nesting deeper than"));
+  EXPECT_TRUE(
+      contains(parse_error_of(R"({"schema": "relay.tuning/1", "rules": [], "machine": {"b":)" +
+                              nested + "}}"),
+               "machine: nesting deeper than"));
 }
 
 TEST(Table, OverlapCheckIsNotQuadratic) {
@@ -277,8 +284,10 @@ TEST(Table, OverlapCheckIsNotQuadratic) {
   for (int i = 0; i < kRules; ++i) {
     const int ranks = 1 + i % 100;  // sizes interleave, so the sweep keeps many ranges open
     const std::int64_t bytes = std::int64_t{i / 100} * 10;
-    rules.push_back({{"operation", "bcast"}, {"algorithm", "binomial"},
-                     {"comm_size", {ranks, ranks}}, {"bytes", {bytes, bytes + 9}}});
+    rules.push_back({{"operation", "bcast"},
+                     {"algorithm", "binomial"},
+                     {"comm_size", {ranks, ranks}},
+                     {"bytes", {bytes, bytes + 9}}});
   }
   const auto start = std::chrono::steady_clock::now();
   const auto t = Table::from_json(doc);
@@ -345,14 +354,16 @@ TEST(Table, DuplicateKeysAreRejected) {
   EXPECT_TRUE(contains(parse_error_of(text), "rules[0]: duplicate key \"algorithm\""))
       << parse_error_of(text);
   EXPECT_TRUE(contains(
-      parse_error_of(R"({"schema": "relay.tuning/1", "rules": [], "machine": {"a": {"x": 1, "x": 2}}})"),
+      parse_error_of(
+          R"({"schema": "relay.tuning/1", "rules": [], "machine": {"a": {"x": 1, "x": 2}}})"),
       "machine.a: duplicate key \"x\""));
   EXPECT_TRUE(contains(
       parse_error_of(R"({"schema": "relay.tuning/1", "schema": "relay.tuning/1", "rules": []})"),
       "duplicate key \"schema\""));
   // The same key in different objects is fine.
-  EXPECT_EQ(parse_error_of(R"({"schema": "relay.tuning/1", "rules": [], "machine": {"a": {"a": 1}}})"),
-            "");
+  EXPECT_EQ(
+      parse_error_of(R"({"schema": "relay.tuning/1", "rules": [], "machine": {"a": {"a": 1}}})"),
+      "");
 }
 
 TEST(Table, NulBytesAndTrailingBytesAreRejected) {
@@ -398,7 +409,8 @@ TEST(Table, IntegersAsTheSchemaDefinesThem) {
   EXPECT_EQ(Table::parse(with("bytes", "-0.0")).rules[0].min_bytes, 0);
   EXPECT_TRUE(contains(parse_error_of(with("comm_size", "1.5")),
                        "rules[0].comm_size[0]: expected an integer, got 1.5"));
-  EXPECT_TRUE(contains(parse_error_of(with("fanout", "2.5e0")), "rules[0].fanout: expected an integer"));
+  EXPECT_TRUE(
+      contains(parse_error_of(with("fanout", "2.5e0")), "rules[0].fanout: expected an integer"));
   // Range checks hold, and a huge double is out of range, not converted (undefined behaviour).
   EXPECT_TRUE(contains(parse_error_of(with("bytes", "1e30")),
                        "rules[0].bytes[0]: 1e+30 is out of range [0, 9223372036854775807]"));
@@ -421,7 +433,8 @@ TEST(Table, IntegersAsTheSchemaDefinesThem) {
 
 TEST(Table, OnlyRegularFilesAreRead) {
   // /dev/zero was read until bad_alloc (the size was checked after reading); a FIFO blocked.
-  EXPECT_TRUE(contains(load_error_of("/dev/zero"), "/dev/zero: is a character device, not a regular file"));
+  EXPECT_TRUE(
+      contains(load_error_of("/dev/zero"), "/dev/zero: is a character device, not a regular file"));
   EXPECT_TRUE(contains(load_error_of("/"), "/: is a directory"));
   EXPECT_TRUE(contains(load_error_of(::testing::TempDir() + "relay_no_such_table.json"),
                        "cannot open (No such file or directory)"));
@@ -462,8 +475,7 @@ TEST(Table, OnErrorPolicyValues) {
       ADD_FAILURE() << "RELAY_TUNING_ON_ERROR=" << garbage << " was taken";
     } catch (const std::runtime_error& e) {
       const std::string what = e.what();
-      EXPECT_TRUE(contains(what, "RELAY_TUNING_ON_ERROR=\"" + std::string(garbage) + "\""))
-          << what;
+      EXPECT_TRUE(contains(what, "RELAY_TUNING_ON_ERROR=\"" + std::string(garbage) + "\"")) << what;
       EXPECT_TRUE(contains(what, "defaults")) << what;
     }
   }

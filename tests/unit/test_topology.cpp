@@ -38,11 +38,10 @@ std::vector<int> depths(const std::vector<TreeNode>& nodes, int root) {
 }  // namespace
 
 TEST(Topology, TreesAreSpanningAndSymmetric) {
-  const std::vector<Shape> shapes = {{TreeKind::linear, 1},   {TreeKind::chain, 1},
-                                     {TreeKind::chain, 2},    {TreeKind::chain, 3},
-                                     {TreeKind::chain, 100},  {TreeKind::kary, 1},
-                                     {TreeKind::kary, 2},     {TreeKind::kary, 3},
-                                     {TreeKind::kary, 7},     {TreeKind::binomial, 1}};
+  const std::vector<Shape> shapes = {
+      {TreeKind::linear, 1},  {TreeKind::chain, 1},   {TreeKind::chain, 2}, {TreeKind::chain, 3},
+      {TreeKind::chain, 100}, {TreeKind::kary, 1},    {TreeKind::kary, 2},  {TreeKind::kary, 3},
+      {TreeKind::kary, 7},    {TreeKind::binomial, 1}};
   for (const Shape& shape : shapes) {
     for (int size = 1; size <= 64; ++size) {
       for (int root = 0; root < size; ++root) {
@@ -84,11 +83,11 @@ TEST(Topology, TreesAreSpanningAndSymmetric) {
         if (shape.kind == TreeKind::chain) {
           const int chains = std::min(shape.fanout, size - 1);
           if (size > 1) {
-          EXPECT_EQ(nodes[root].children.size(), static_cast<std::size_t>(chains));
-        }
+            EXPECT_EQ(nodes[root].children.size(), static_cast<std::size_t>(chains));
+          }
           if (size > 1) {
-          EXPECT_EQ(max_depth, (size - 1 + chains - 1) / chains);
-        }
+            EXPECT_EQ(max_depth, (size - 1 + chains - 1) / chains);
+          }
         }
       }
     }

@@ -22,9 +22,9 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include <mpi.h>
 #include <errno.h>
 #include <limits.h>
+#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,29 +52,33 @@ typedef struct HostInfo {
 static int world_rank;
 static int world_size;
 
-static void usage(FILE *out) {
-  fputs("usage: cluster_check MODE[,MODE...] [options]\n"
-        "modes: placement | pingpong | incast | bcast | verify | all (= the first four)\n"
-        "options (sizes take K/M/G or KiB/MiB/GiB suffixes, powers of 1024):\n"
-        "  --latency-bytes N   small ping-pong message (default 8)\n"
-        "  --latency-reps N    small ping-pong round trips (default 1000)\n"
-        "  --bytes N           large ping-pong message (default 4MiB)\n"
-        "  --incast-bytes N    message per incast sender (default 4MiB)\n"
-        "  --incast-senders S  ranks 1..S send to rank 0 (default: all other ranks)\n"
-        "  --bcast-bytes N     broadcast message (default 8MiB)\n"
-        "  --reps N            repetitions of each large-message measurement (default 5)\n",
-        out);
+static void usage(FILE* out) {
+  fputs(
+      "usage: cluster_check MODE[,MODE...] [options]\n"
+      "modes: placement | pingpong | incast | bcast | verify | all (= the first four)\n"
+      "options (sizes take K/M/G or KiB/MiB/GiB suffixes, powers of 1024):\n"
+      "  --latency-bytes N   small ping-pong message (default 8)\n"
+      "  --latency-reps N    small ping-pong round trips (default 1000)\n"
+      "  --bytes N           large ping-pong message (default 4MiB)\n"
+      "  --incast-bytes N    message per incast sender (default 4MiB)\n"
+      "  --incast-senders S  ranks 1..S send to rank 0 (default: all other ranks)\n"
+      "  --bcast-bytes N     broadcast message (default 8MiB)\n"
+      "  --reps N            repetitions of each large-message measurement (default 5)\n",
+      out);
 }
 
-static int parse_size(const char *text, long *out) {
-  char *end = NULL;
+static int parse_size(const char* text, long* out) {
+  char* end = NULL;
   errno = 0;
   double value = strtod(text, &end);
   if (errno != 0 || end == text || value < 0) return -1;
   double scale = 1;
-  if (*end == 'K' || *end == 'k') scale = 1024.0;
-  else if (*end == 'M' || *end == 'm') scale = 1024.0 * 1024.0;
-  else if (*end == 'G' || *end == 'g') scale = 1024.0 * 1024.0 * 1024.0;
+  if (*end == 'K' || *end == 'k')
+    scale = 1024.0;
+  else if (*end == 'M' || *end == 'm')
+    scale = 1024.0 * 1024.0;
+  else if (*end == 'G' || *end == 'g')
+    scale = 1024.0 * 1024.0 * 1024.0;
   if (scale > 1) {
     ++end;
     if (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0) end += strlen(end);
@@ -88,8 +92,8 @@ static int parse_size(const char *text, long *out) {
   return 0;
 }
 
-static int parse_int(const char *text, int *out) {
-  char *end = NULL;
+static int parse_int(const char* text, int* out) {
+  char* end = NULL;
   errno = 0;
   long value = strtol(text, &end, 10);
   if (errno != 0 || end == text || *end != '\0' || value < 0 || value > INT_MAX) return -1;
@@ -98,19 +102,26 @@ static int parse_int(const char *text, int *out) {
 }
 
 /* Returns 0 on success, 2 on a usage error (already reported by rank 0). */
-static int parse_options(int argc, char **argv, int first, Options *opt) {
+static int parse_options(int argc, char** argv, int first, Options* opt) {
   for (int i = first; i < argc; ++i) {
-    const char *name = argv[i];
-    const char *value = i + 1 < argc ? argv[i + 1] : NULL;
+    const char* name = argv[i];
+    const char* value = i + 1 < argc ? argv[i + 1] : NULL;
     int bad = value == NULL;
     if (!bad) {
-      if (strcmp(name, "--latency-bytes") == 0) bad = parse_size(value, &opt->latency_bytes);
-      else if (strcmp(name, "--latency-reps") == 0) bad = parse_int(value, &opt->latency_reps);
-      else if (strcmp(name, "--bytes") == 0) bad = parse_size(value, &opt->bytes);
-      else if (strcmp(name, "--incast-bytes") == 0) bad = parse_size(value, &opt->incast_bytes);
-      else if (strcmp(name, "--incast-senders") == 0) bad = parse_int(value, &opt->incast_senders);
-      else if (strcmp(name, "--bcast-bytes") == 0) bad = parse_size(value, &opt->bcast_bytes);
-      else if (strcmp(name, "--reps") == 0) bad = parse_int(value, &opt->reps);
+      if (strcmp(name, "--latency-bytes") == 0)
+        bad = parse_size(value, &opt->latency_bytes);
+      else if (strcmp(name, "--latency-reps") == 0)
+        bad = parse_int(value, &opt->latency_reps);
+      else if (strcmp(name, "--bytes") == 0)
+        bad = parse_size(value, &opt->bytes);
+      else if (strcmp(name, "--incast-bytes") == 0)
+        bad = parse_size(value, &opt->incast_bytes);
+      else if (strcmp(name, "--incast-senders") == 0)
+        bad = parse_int(value, &opt->incast_senders);
+      else if (strcmp(name, "--bcast-bytes") == 0)
+        bad = parse_size(value, &opt->bcast_bytes);
+      else if (strcmp(name, "--reps") == 0)
+        bad = parse_int(value, &opt->reps);
       else {
         if (world_rank == 0) fprintf(stderr, "cluster_check: unknown option '%s'\n", name);
         return 2;
@@ -144,8 +155,8 @@ static void sleepy_barrier(MPI_Comm comm) {
   }
 }
 
-static char *alloc_buffer(long bytes) {
-  char *buf = malloc((size_t)bytes + 1);
+static char* alloc_buffer(long bytes) {
+  char* buf = malloc((size_t)bytes + 1);
   if (buf == NULL) {
     fprintf(stderr, "cluster_check: rank %d: cannot allocate %ld bytes\n", world_rank, bytes);
     MPI_Abort(MPI_COMM_WORLD, 1);
@@ -154,24 +165,24 @@ static char *alloc_buffer(long bytes) {
   return buf;
 }
 
-static int compare_doubles(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
+static int compare_doubles(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
   return (x > y) - (x < y);
 }
 
-static double median(double *values, int n) {
+static double median(double* values, int n) {
   qsort(values, (size_t)n, sizeof *values, compare_doubles);
   return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
-static double minimum(const double *values, int n) {
+static double minimum(const double* values, int n) {
   double m = values[0];
   for (int i = 1; i < n; ++i)
     if (values[i] < m) m = values[i];
   return m;
 }
 
-static void host_info(HostInfo *info) {
+static void host_info(HostInfo* info) {
   memset(info, 0, sizeof *info);
   if (gethostname(info->host, HOST_LEN - 1) != 0) snprintf(info->host, HOST_LEN, "?");
   struct stat st;
@@ -180,14 +191,13 @@ static void host_info(HostInfo *info) {
 
 /* placement: one line per rank; fails if /dev/shm is shared across host names or the other
  * way round (then shared-memory transports of different "nodes" would collide). */
-static int run_placement(const Options *opt) {
+static int run_placement(const Options* opt) {
   (void)opt;
   HostInfo mine;
   host_info(&mine);
-  HostInfo *all = world_rank == 0 ? malloc(sizeof *all * (size_t)world_size) : NULL;
+  HostInfo* all = world_rank == 0 ? malloc(sizeof *all * (size_t)world_size) : NULL;
   if (world_rank == 0 && all == NULL) MPI_Abort(MPI_COMM_WORLD, 1);
-  MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0,
-             MPI_COMM_WORLD);
+  MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0, MPI_COMM_WORLD);
   int failed = 0;
   if (world_rank == 0) {
     int nodes = 0, max_per_node = 0;
@@ -233,7 +243,7 @@ static int same_host_as_rank0(int rank) {
 
 /* Times `reps` round trips of `bytes` between ranks 0 and 1 after `warmup` untimed ones; rank
  * 0 stores the half round-trip times in half_rtt. */
-static void pingpong(char *buf, long bytes, int warmup, int reps, double *half_rtt) {
+static void pingpong(char* buf, long bytes, int warmup, int reps, double* half_rtt) {
   const int peer = 1 - world_rank;
   for (int i = -warmup; i < reps; ++i) {
     double t0 = MPI_Wtime();
@@ -248,7 +258,7 @@ static void pingpong(char *buf, long bytes, int warmup, int reps, double *half_r
   }
 }
 
-static int run_pingpong(const Options *opt) {
+static int run_pingpong(const Options* opt) {
   if (world_size < 2) {
     if (world_rank == 0) fprintf(stderr, "cluster_check: pingpong needs 2 ranks or more\n");
     return 2;
@@ -257,17 +267,17 @@ static int run_pingpong(const Options *opt) {
     printf("# note: ranks 0 and 1 share a host: ping-pong does not cross the network\n");
   if (world_rank <= 1) {
     long largest = opt->bytes > opt->latency_bytes ? opt->bytes : opt->latency_bytes;
-    char *buf = alloc_buffer(largest);
+    char* buf = alloc_buffer(largest);
     int n = opt->latency_reps > opt->reps ? opt->latency_reps : opt->reps;
-    double *t = malloc(sizeof *t * (size_t)n);
+    double* t = malloc(sizeof *t * (size_t)n);
     if (t == NULL) MPI_Abort(MPI_COMM_WORLD, 1);
 
     pingpong(buf, opt->latency_bytes, 100, opt->latency_reps, t);
     if (world_rank == 0) {
       double lat_min = minimum(t, opt->latency_reps);
       double lat = median(t, opt->latency_reps);
-      printf("result pingpong_latency %.9g s bytes=%ld reps=%d min=%.9g\n", lat,
-             opt->latency_bytes, opt->latency_reps, lat_min);
+      printf("result pingpong_latency %.9g s bytes=%ld reps=%d min=%.9g\n", lat, opt->latency_bytes,
+             opt->latency_reps, lat_min);
     }
     pingpong(buf, opt->bytes, 1, opt->reps, t);
     if (world_rank == 0) {
@@ -285,22 +295,22 @@ static int run_pingpong(const Options *opt) {
   return 0;
 }
 
-static int run_incast(const Options *opt) {
+static int run_incast(const Options* opt) {
   int senders = opt->incast_senders ? opt->incast_senders : world_size - 1;
   if (senders < 1 || senders > world_size - 1) {
     if (world_rank == 0)
-      fprintf(stderr, "cluster_check: incast needs 1 <= senders (%d) <= ranks - 1 (%d)\n",
-              senders, world_size - 1);
+      fprintf(stderr, "cluster_check: incast needs 1 <= senders (%d) <= ranks - 1 (%d)\n", senders,
+              world_size - 1);
     return 2;
   }
   MPI_Comm comm;
   MPI_Comm_split(MPI_COMM_WORLD, world_rank <= senders ? 0 : MPI_UNDEFINED, world_rank, &comm);
   if (comm != MPI_COMM_NULL) {
-    char *buf = alloc_buffer(world_rank == 0 ? opt->incast_bytes * senders : opt->incast_bytes);
-    MPI_Request *requests = malloc(sizeof *requests * (size_t)senders);
+    char* buf = alloc_buffer(world_rank == 0 ? opt->incast_bytes * senders : opt->incast_bytes);
+    MPI_Request* requests = malloc(sizeof *requests * (size_t)senders);
     /* real statuses: MPICH's MPI_STATUSES_IGNORE trips GCC's -Wstringop-overflow */
-    MPI_Status *statuses = malloc(sizeof *statuses * (size_t)senders);
-    double *t = malloc(sizeof *t * (size_t)opt->reps);
+    MPI_Status* statuses = malloc(sizeof *statuses * (size_t)senders);
+    double* t = malloc(sizeof *t * (size_t)opt->reps);
     if (requests == NULL || statuses == NULL || t == NULL) MPI_Abort(MPI_COMM_WORLD, 1);
     for (int i = -1; i < opt->reps; ++i) {
       MPI_Barrier(comm);
@@ -333,9 +343,9 @@ static int run_incast(const Options *opt) {
   return 0;
 }
 
-static int run_bcast(const Options *opt) {
-  char *buf = alloc_buffer(opt->bcast_bytes);
-  double *t = malloc(sizeof *t * (size_t)opt->reps);
+static int run_bcast(const Options* opt) {
+  char* buf = alloc_buffer(opt->bcast_bytes);
+  double* t = malloc(sizeof *t * (size_t)opt->reps);
   if (t == NULL) MPI_Abort(MPI_COMM_WORLD, 1);
   for (int i = -1; i < opt->reps; ++i) {
     sleepy_barrier(MPI_COMM_WORLD);
@@ -360,16 +370,16 @@ static unsigned char pattern(int root, long size, long i) {
 }
 
 /* Broadcast correctness: every rank checks every byte and the guard bytes on both sides. */
-static int run_verify(const Options *opt) {
+static int run_verify(const Options* opt) {
   (void)opt;
   const long sizes[] = {0, 1, 7, 4096, 65535, 65536, 65537, (1L << 20) + 3, 4L << 20};
   const int n_sizes = (int)(sizeof sizes / sizeof sizes[0]);
   int roots[3] = {0, world_size - 1, world_size / 2};
   int n_roots = world_size == 1 ? 1 : world_size == 2 ? 2 : 3;
   long largest = sizes[n_sizes - 1];
-  unsigned char *mem = malloc((size_t)largest + 2 * GUARD_BYTES);
+  unsigned char* mem = malloc((size_t)largest + 2 * GUARD_BYTES);
   if (mem == NULL) MPI_Abort(MPI_COMM_WORLD, 1);
-  unsigned char *buf = mem + GUARD_BYTES;
+  unsigned char* buf = mem + GUARD_BYTES;
   long errors = 0, cases = 0;
   for (int r = 0; r < n_roots; ++r) {
     for (int s = 0; s < n_sizes; ++s) {
@@ -416,12 +426,12 @@ static int run_verify(const Options *opt) {
   return total ? 1 : 0;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &world_size);
   Options opt = {8, 1000, 4L << 20, 4L << 20, 0, 8L << 20, 5};
-  const char *mode = argc > 1 ? argv[1] : "";
+  const char* mode = argc > 1 ? argv[1] : "";
   int status = 0;
   if (strcmp(mode, "--help") == 0 || strcmp(mode, "-h") == 0) {
     if (world_rank == 0) usage(stdout);
@@ -432,17 +442,19 @@ int main(int argc, char **argv) {
     status = parse_options(argc, argv, 2, &opt);
   }
   if (status == 0 && argc >= 2 && mode[0] != '-') {
-    typedef int (*Step)(const Options *);
+    typedef int (*Step)(const Options*);
     static const struct {
-      const char *name;
+      const char* name;
       Step step;
       int in_all;
-    } steps[] = {{"placement", run_placement, 1}, {"pingpong", run_pingpong, 1},
-                 {"incast", run_incast, 1},       {"bcast", run_bcast, 1},
+    } steps[] = {{"placement", run_placement, 1},
+                 {"pingpong", run_pingpong, 1},
+                 {"incast", run_incast, 1},
+                 {"bcast", run_bcast, 1},
                  {"verify", run_verify, 0}};
     const size_t n_steps = sizeof steps / sizeof steps[0];
     /* a comma-separated list of modes, run in the order given */
-    for (const char *word = mode; *word != '\0' && status != 2;) {
+    for (const char* word = mode; *word != '\0' && status != 2;) {
       size_t len = strcspn(word, ",");
       int all = len == 3 && strncmp(word, "all", 3) == 0, known = all;
       for (size_t i = 0; i < n_steps && status != 2; ++i) {

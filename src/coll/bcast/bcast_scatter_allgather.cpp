@@ -40,8 +40,8 @@ std::int32_t needs_for(const Arrivals& arrivals, const Blocks& blocks, int nbloc
   return 0;  // the root: everything is present from the start
 }
 
-void add_recvs(schedule::RankProgram& program, Arrivals& arrivals, const Blocks& blocks,
-               int peer, std::int64_t x, std::int64_t y, std::int64_t segment) {
+void add_recvs(schedule::RankProgram& program, Arrivals& arrivals, const Blocks& blocks, int peer,
+               std::int64_t x, std::int64_t y, std::int64_t segment) {
   for (std::int64_t a = x; a < y; a += segment) {
     const std::int64_t b = std::min(y, a + segment);
     const std::int32_t index = program.recv_count();
@@ -77,8 +77,8 @@ schedule::RankProgram build_bcast_scatter_allgather(const Shape& shape, int rank
   Arrivals arrivals(P);
 
   // Binomial scatter: receive my subtree's blocks, then hand each child its subtree's blocks.
-  const topology::TreeNode node = topology::tree_node(topology::TreeKind::binomial, P,
-                                                      shape.root, rank);
+  const topology::TreeNode node =
+      topology::tree_node(topology::TreeKind::binomial, P, shape.root, rank);
   const int mine = topology::binomial_subtree_size(v, P);
   if (node.parent >= 0) {
     add_recvs(program, arrivals, blocks, node.parent, blocks.begin(v), blocks.end(v + mine - 1),
@@ -103,8 +103,7 @@ schedule::RankProgram build_bcast_scatter_allgather(const Shape& shape, int rank
                 segment);
     }
     if (!holds(v, in) && blocks.end(in) > blocks.begin(in)) {
-      add_recvs(program, arrivals, blocks, real(left), blocks.begin(in), blocks.end(in),
-                segment);
+      add_recvs(program, arrivals, blocks, real(left), blocks.begin(in), blocks.end(in), segment);
     }
   }
   return program;

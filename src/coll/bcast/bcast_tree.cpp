@@ -12,8 +12,7 @@
 
 namespace relay::coll {
 
-schedule::RankProgram build_bcast_tree(topology::TreeKind kind, const Shape& shape,
-                                       int rank) {
+schedule::RankProgram build_bcast_tree(topology::TreeKind kind, const Shape& shape, int rank) {
   schedule::RankProgram program;
   if (shape.size <= 1 || shape.bytes <= 0) return program;
   const topology::TreeNode node =

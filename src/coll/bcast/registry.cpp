@@ -93,8 +93,8 @@ ClosedFormChoice bcast_closed_form(const Call& call) {
   const double t_binomial = topology::ceil_log2(size) * (a + bs);
   const double t_scatter = (topology::ceil_log2(size) + p - 1) * a + 2 * bs * (p - 1) / p;
   const std::int64_t elems = std::max<std::int64_t>(1, total_bytes / elem_bytes);
-  const auto n = static_cast<std::int64_t>(std::clamp(std::round(std::sqrt((p - 2) * bs / a)), 1.0,
-                                                      static_cast<double>(elems)));
+  const auto n = static_cast<std::int64_t>(
+      std::clamp(std::round(std::sqrt((p - 2) * bs / a)), 1.0, static_cast<double>(elems)));
   // Whole elements per segment, and whole pages once that large (copies like alignment), so
   // the segment count may come out a little below n.
   std::int64_t segment = (elems + n - 1) / n * elem_bytes;

@@ -45,7 +45,10 @@ struct Fold {
 class Halving {
  public:
   Halving(const Shape& s, int rank)
-      : s_(s), rank_(rank), fold_(s.size), nr_(fold_.new_rank(rank)),
+      : s_(s),
+        rank_(rank),
+        fold_(s.size),
+        nr_(fold_.new_rank(rank)),
         b_(s.buffer_bytes(), s.elem_bytes, s.segment_bytes, s.commutative) {}
 
   ProgramBuilder& builder() { return b_; }

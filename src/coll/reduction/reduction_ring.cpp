@@ -97,7 +97,7 @@ schedule::RankProgram allgather_bruck(const Shape& s, int rank) {
   const int P = s.size;
   if (P <= 1 || block <= 0) return b.finish();
   // Blocks [first, first + m) mod P as at most two byte ranges.
-  auto pieces = [&](int first, int m, std::int64_t (&offset)[2], std::int64_t (&length)[2]) {
+  auto pieces = [&](int first, int m, std::int64_t(&offset)[2], std::int64_t(&length)[2]) {
     first %= P;
     const int head = std::min(m, P - first);
     offset[0] = first * block;

@@ -37,8 +37,8 @@ void tree_reduce(ProgramBuilder& b, TreeKind kind, int size, int root, int rank,
 }
 
 // Broadcasts buffer[0, bytes) from `root` down a tree of `kind`, segment by segment.
-void tree_bcast(ProgramBuilder& b, TreeKind kind, int size, int root, int rank,
-                std::int64_t bytes, std::int64_t segment) {
+void tree_bcast(ProgramBuilder& b, TreeKind kind, int size, int root, int rank, std::int64_t bytes,
+                std::int64_t segment) {
   const topology::TreeNode node = topology::tree_node(kind, size, root, rank);
   const schedule::Segmentation segs(bytes, segment);
   for (std::int64_t j = 0; j < segs.count(); ++j) {

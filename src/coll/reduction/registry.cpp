@@ -137,8 +137,7 @@ const std::vector<Algorithm>& alltoall_algorithms() {
           .summary("pairwise exchange in P-1 steps"),
       row(RELAY_ALLTOALL_BRUCK, "bruck", alltoall_bruck)
           .summary("Bruck's ceil(log2 P) rounds of about half the blocks, any P (small blocks)"),
-      row(RELAY_ALLTOALL_MPI, "mpi", nullptr)
-          .summary("the MPI library's MPI_Alltoall (baseline)"),
+      row(RELAY_ALLTOALL_MPI, "mpi", nullptr).summary("the MPI library's MPI_Alltoall (baseline)"),
   };
   return r;
 }
@@ -178,13 +177,11 @@ ClosedFormChoice allgather_closed_form(const Call& call) {
 }
 ClosedFormChoice reduce_scatter_block_closed_form(const Call& call) {
   if (!call.commutative) return pick(call, RELAY_REDUCE_SCATTER_MPI);
-  return pick(call, small(call) ? RELAY_REDUCE_SCATTER_RECURSIVE_HALVING
-                                : RELAY_REDUCE_SCATTER_RING);
+  return pick(call,
+              small(call) ? RELAY_REDUCE_SCATTER_RECURSIVE_HALVING : RELAY_REDUCE_SCATTER_RING);
 }
 // Gather and scatter are binomial at every size.
-ClosedFormChoice gather_closed_form(const Call& call) {
-  return pick(call, RELAY_GATHER_BINOMIAL);
-}
+ClosedFormChoice gather_closed_form(const Call& call) { return pick(call, RELAY_GATHER_BINOMIAL); }
 ClosedFormChoice scatter_closed_form(const Call& call) {
   return pick(call, RELAY_SCATTER_BINOMIAL);
 }

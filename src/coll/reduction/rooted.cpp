@@ -160,8 +160,8 @@ schedule::RankProgram alltoall_bruck(const Shape& s, int rank) {
       if ((i & d) == 0) continue;
       const int next = BruckAlltoallLayout::round_from(k + 1, i);
       const std::int64_t from = layout.at(k, i) - layout.area(k);
-      const std::int64_t to = next >= 0 ? layout.at(next, i)
-                                        : (rank - i + s.size) % s.size * layout.block;
+      const std::int64_t to =
+          next >= 0 ? layout.at(next, i) : (rank - i + s.size) % s.size * layout.block;
       if (!pieces.empty() && pieces.back().from + pieces.back().bytes == from &&
           pieces.back().to + pieces.back().bytes == to) {
         pieces.back().bytes += layout.block;

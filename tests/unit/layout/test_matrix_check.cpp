@@ -99,8 +99,8 @@ TEST(MatrixCheck, DescriptorReadFromFortranGivesTheSameCodes) {
   // RSRC out of range: entry 9 in PBLAS's numbering even for a DTYPE-1 array, where it sits
   // at position 7 (dtype1_position gives the Fortran layout's number).
   const std::array<int32_t, 9> raw1{1, 0, 9, 8, 2, 3, 4, 2, 5};
-  const ArgCheck r1 = check_matrix(operand(descriptor_from_fortran(raw1.data()), 9, 8), ctxt,
-                                   grid, {0, 0});
+  const ArgCheck r1 =
+      check_matrix(operand(descriptor_from_fortran(raw1.data()), 9, 8), ctxt, grid, {0, 0});
   EXPECT_EQ(r1.info, -1009);
   const InfoTarget t = decode_info(r1.info);
   ASSERT_TRUE(t.entry.has_value());
@@ -113,9 +113,24 @@ TEST(MatrixCheck, DescriptorReadFromFortranGivesTheSameCodes) {
 
 TEST(MatrixCheck, ReplicatedSourcesAreLegal) {
   // RSRC = -1: every process row holds all 9 rows, so LLD must be at least 9.
-  EXPECT_EQ(info(with(dtype1(), [](Descriptor& d) { d.rsrc = -1; d.lld = 9; })), 0);
-  EXPECT_EQ(info(with(dtype1(), [](Descriptor& d) { d.rsrc = -1; d.lld = 8; })), -1011);
-  EXPECT_EQ(info(with(dtype2(), [](Descriptor& d) { d.csrc = -1; d.lld = 4; })), 0);
+  EXPECT_EQ(info(with(dtype1(),
+                      [](Descriptor& d) {
+                        d.rsrc = -1;
+                        d.lld = 9;
+                      })),
+            0);
+  EXPECT_EQ(info(with(dtype1(),
+                      [](Descriptor& d) {
+                        d.rsrc = -1;
+                        d.lld = 8;
+                      })),
+            -1011);
+  EXPECT_EQ(info(with(dtype2(),
+                      [](Descriptor& d) {
+                        d.csrc = -1;
+                        d.lld = 4;
+                      })),
+            0);
 }
 
 TEST(MatrixCheck, LeadingDimensionIsCheckedLocally) {
@@ -145,8 +160,18 @@ TEST(MatrixCheck, ScalarArgumentsAreNamedByPosition) {
 TEST(MatrixCheck, SmallestCodeWins) {
   const Descriptor imb0 = with(dtype2(), [](Descriptor& d) { d.imb = 0; });
   EXPECT_EQ(info(imb0, -1, 8), -3);  // scalar before descriptor
-  EXPECT_EQ(info(with(dtype2(), [](Descriptor& d) { d.imb = 0; d.rsrc = 5; })), -1005);
-  EXPECT_EQ(info(with(dtype2(), [](Descriptor& d) { d.rsrc = 5; d.lld = 1; })), -1009);
+  EXPECT_EQ(info(with(dtype2(),
+                      [](Descriptor& d) {
+                        d.imb = 0;
+                        d.rsrc = 5;
+                      })),
+            -1005);
+  EXPECT_EQ(info(with(dtype2(),
+                      [](Descriptor& d) {
+                        d.rsrc = 5;
+                        d.lld = 1;
+                      })),
+            -1009);
   EXPECT_EQ(info(with(dtype2(), [](Descriptor& d) { d.lld = 1; }), 5, 8, 5, 0), -8);
   // A bad DTYPE or CTXT ends the descriptor's check: the bounds are not looked at.
   EXPECT_EQ(info(with(dtype2(), [](Descriptor& d) { d.dtype = 9; }), 5, 8, 5, 0), -1001);

@@ -66,7 +66,7 @@ TEST(Panels, TileTheRangeWithinBlocks) {
 }
 
 TEST(Panels, JointPanelsCutAtTheBlocksOfBoth) {
-  const std::vector<BlockCyclic> dims{{1, 1, 0, 1}, {2, 2, 0, 2}, {1, 3, 1, 2}, {4, 2, 2, 3},
+  const std::vector<BlockCyclic> dims{{1, 1, 0, 1},  {2, 2, 0, 2}, {1, 3, 1, 2}, {4, 2, 2, 3},
                                       {3, 3, -1, 2}, {5, 4, 0, 3}, {2, 5, 1, 4}};
   for (const BlockCyclic& a : dims) {
     const auto aref = brute_map(a, extent + 1);

@@ -74,9 +74,9 @@ std::string describe(const Case& c, int64_t ia, int64_t ja, int64_t m, int64_t n
   const Descriptor& d = c.desc;
   return to_string(c.grid) + " imb=" + std::to_string(d.imb) + " mb=" + std::to_string(d.mb) +
          " inb=" + std::to_string(d.inb) + " nb=" + std::to_string(d.nb) +
-         " rsrc=" + std::to_string(d.rsrc) + " csrc=" + std::to_string(d.csrc) +
-         " sub=(" + std::to_string(ia) + "," + std::to_string(ja) + ")+" + std::to_string(m) +
-         "x" + std::to_string(n);
+         " rsrc=" + std::to_string(d.rsrc) + " csrc=" + std::to_string(d.csrc) + " sub=(" +
+         std::to_string(ia) + "," + std::to_string(ja) + ")+" + std::to_string(m) + "x" +
+         std::to_string(n);
 }
 
 struct Range {
