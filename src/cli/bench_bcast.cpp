@@ -8,7 +8,6 @@
 #include <mpi.h>
 
 #include <fmt/format.h>
-#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
 #include <functional>
@@ -16,6 +15,7 @@
 #include <memory>
 #include <stdexcept>
 #include <vector>
+#include "cli/cli11.hpp"
 
 #include "cli/bench_common.hpp"
 #include "cli/checks.hpp"

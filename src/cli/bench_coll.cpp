@@ -8,13 +8,13 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
 #include <limits>
 #include <memory>
 #include <stdexcept>
 #include <vector>
+#include "cli/cli11.hpp"
 
 #include "cli/bench_common.hpp"
 #include "cli/checks.hpp"

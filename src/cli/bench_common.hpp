@@ -6,7 +6,6 @@
 
 #include <mpi.h>
 
-#include <CLI/CLI.hpp>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -14,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <vector>
+#include "cli/cli11.hpp"
 
 #include "cli/commands.hpp"
 #include "measure/timing.hpp"

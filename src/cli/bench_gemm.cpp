@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
-#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
 #include <complex>
@@ -23,6 +22,7 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+#include "cli/cli11.hpp"
 
 #include "cli/checks.hpp"
 #include "cli/commands.hpp"

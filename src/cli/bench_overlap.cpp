@@ -20,7 +20,6 @@
 #include <mpi.h>
 
 #include <fmt/format.h>
-#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -30,6 +29,7 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+#include "cli/cli11.hpp"
 
 #include "cli/bench_common.hpp"
 #include "cli/checks.hpp"

@@ -5,10 +5,10 @@
 
 #include <mpi.h>
 
-#include <CLI/CLI.hpp>
 #include <cstdint>
 #include <limits>
 #include <string>
+#include "cli/cli11.hpp"
 
 namespace relay::cli {
 

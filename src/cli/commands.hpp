@@ -2,8 +2,8 @@
 // runs the command (under MPI where needed) and sets exit_code.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <stdexcept>
+#include "cli/cli11.hpp"
 
 namespace relay::cli {
 
@@ -36,5 +36,6 @@ void add_algorithms(CLI::App& app, int& exit_code);
 void add_model(CLI::App& app, int& exit_code);
 void add_tune(CLI::App& app, int& exit_code);
 void add_env(CLI::App& app, int& exit_code);
+void add_simulate(CLI::App& app, int& exit_code);
 
 }  // namespace relay::cli

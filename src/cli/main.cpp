@@ -1,13 +1,13 @@
 // The relay command: benchmarks and tools around the library. Run the MPI ones under mpirun.
 #include <mpi.h>
 
-#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <string>
 #include <vector>
+#include "cli/cli11.hpp"
 
 #include <unistd.h>
 
@@ -142,6 +142,7 @@ int main(int argc, char** argv) {
   relay::cli::add_model(app, exit_code);
   relay::cli::add_tune(app, exit_code);
   relay::cli::add_env(app, exit_code);
+  relay::cli::add_simulate(app, exit_code);
   // Every command's floating-point options finite and >= 0, its result files in existing
   // directories: added here, after every command is registered.
   relay::cli::add_shared_checks(app);

@@ -7,7 +7,6 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -15,6 +14,7 @@
 #include <optional>
 #include <stdexcept>
 #include <vector>
+#include "cli/cli11.hpp"
 
 #include "cli/checks.hpp"
 #include "cli/commands.hpp"

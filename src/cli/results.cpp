@@ -49,6 +49,11 @@ nlohmann::json machine_description(MPI_Comm comm) {
     return v != nullptr ? nlohmann::json(v) : nlohmann::json(nullptr);
   };
   m["mpi_library"] = lib;
+  // Under SimGrid (relay simulate), every figure is a simulated one: said in every result file.
+  if (lib.find("SMPI") != std::string::npos || lib.find("SimGrid") != std::string::npos) {
+    const char* platform = core::read_setting(core::Knob::simulate_platform);
+    m["simulated"] = platform != nullptr ? platform : "SimGrid SMPI";
+  }
   m["ranks"] = size;
   m["hosts"] = per_host;
   m["date"] = date;

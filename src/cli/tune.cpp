@@ -7,13 +7,13 @@
 #include <mpi.h>
 
 #include <fmt/format.h>
-#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
 #include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include "cli/cli11.hpp"
 
 #include "cli/checks.hpp"
 #include "cli/commands.hpp"

@@ -15,9 +15,11 @@
 #include <climits>
 #include <complex>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "core/status.hpp"
+#include "exec/compute.hpp"
 #include "gemm/gemm.hpp"
 #include "layout/submatrix.hpp"
 
@@ -64,6 +66,11 @@ struct Blas<std::complex<double>> {
                 ldc);
   }
 };
+
+template <class T>
+struct is_complex : std::false_type {};
+template <class R>
+struct is_complex<std::complex<R>> : std::true_type {};
 
 template <class T>
 T conjugate(T x) {
@@ -496,7 +503,11 @@ relay_status_t Summa<T>::run(std::string& error) {
     for (int piece = 0; piece < pieces && st == RELAY_SUCCESS; ++piece) {
       const std::int64_t j0 = n_loc_ * piece / pieces, j1 = n_loc_ * (piece + 1) / pieces;
       t0 = MPI_Wtime();
-      if (j1 > j0) {
+      if (j1 > j0 && exec::compute_is_charged()) {
+        // Simulation: the multiplication's flops (a complex one is 4 real ones) become time.
+        exec::charge_flops(2.0 * (is_complex<T>::value ? 4.0 : 1.0) * static_cast<double>(m_loc_) *
+                           static_cast<double>(j1 - j0) * static_cast<double>(slot.w));
+      } else if (j1 > j0) {
         Blas<T>::gemm(static_cast<int>(m_loc_), static_cast<int>(j1 - j0), static_cast<int>(slot.w),
                       alpha, slot.a.data(), static_cast<int>(std::max<std::int64_t>(1, m_loc_)),
                       slot.b.data() + j0, static_cast<int>(std::max<std::int64_t>(1, n_loc_)),

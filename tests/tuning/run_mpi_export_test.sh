@@ -19,7 +19,7 @@ bcast() {  # bcast JSON [env or mpiexec args...]
   timeout 120 "$@" "$relay" bench bcast --algorithms mpi --baselines none --sizes 256KiB \
     --min-time 0.05 --max-iterations 200 --json "$json" --quiet >"$out" 2>&1
 }
-avg_us() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["rows"][0]["avg_us"])' "$1"; }
+min_us() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["rows"][0]["min_us"])' "$1"; }
 
 cat >"$work/force.json" <<'JSON'
 {"schema": "relay.tuning/1", "rules": [
@@ -40,14 +40,25 @@ openmpi)
   "$relay" table "$work/ordinary.json" --openmpi "$work/ordinary.rules" >"$out" 2>&1 || fail "export"
   mpi=("$mpiexec" -n 4 "${flags[@]}")
   rules() { echo --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename "$1"; }
-  bcast "$work/default.json" "${mpi[@]}" || fail "MPI_Bcast with Open MPI's own rules exited $?"
-  # shellcheck disable=SC2046
-  bcast "$work/forced.json" "${mpi[@]}" $(rules "$work/force.rules") || fail "forced run exited $?"
+  # Fastest iterations compared (a busy host slows some iterations of either run, rarely all),
+  # and up to 3 pairs of runs: rules that are not applied give forced ~ default every time,
+  # while a load spike over one run has once made the default run 10x slower than usual.
+  applied=0
+  for attempt in 1 2 3; do
+    bcast "$work/default.json" "${mpi[@]}" || fail "MPI_Bcast with Open MPI's own rules exited $?"
+    # shellcheck disable=SC2046
+    bcast "$work/forced.json" "${mpi[@]}" $(rules "$work/force.rules") || fail "forced run exited $?"
+    default=$(min_us "$work/default.json") forced=$(min_us "$work/forced.json")
+    echo "attempt $attempt: MPI_Bcast 256 KiB fastest ${default} us, ${forced} us with pipeline/64 B forced"
+    if python3 -c "import sys; sys.exit(0 if $forced >= 5 * $default else 1)"; then
+      applied=1
+      break
+    fi
+  done
+  [ "$applied" -eq 1 ] ||
+    fail "MPI_Bcast 256 KiB: ${forced} us with the forced rules vs ${default} us without: not applied"
   # shellcheck disable=SC2046
   bcast "$work/ordinary_run.json" "${mpi[@]}" $(rules "$work/ordinary.rules") || fail "ordinary rules: exited $?"
-  default=$(avg_us "$work/default.json") forced=$(avg_us "$work/forced.json")
-  python3 -c "import sys; sys.exit(0 if $forced >= 5 * $default else 1)" ||
-    fail "MPI_Bcast 256 KiB: ${forced} us with the forced rules vs ${default} us without: not applied"
   echo "Open MPI applied the exported rules: MPI_Bcast 256 KiB ${default} us -> ${forced} us" \
     "with pipeline/64 B forced; an ordinary exported table loads and MPI_Bcast is correct"
   ;;

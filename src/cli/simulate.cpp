@@ -1,0 +1,277 @@
+// `relay simulate`: runs one of relay's own commands (`bench bcast`, `bench coll`, `bench gemm`,
+// ...) under SimGrid's SMPI on a simulated platform, with the relay program built for SMPI
+// (./dev smpi: build-smpi/src/cli/relay-smpi, or installed beside this one). The simulated run
+// prints the same tables and writes the same JSON as a real one, marked as simulated; this
+// launcher adds what the simulation cost this machine: host seconds and peak memory.
+//
+// Why a launcher and not a mode of this binary: under SMPI every rank is a copy of the program
+// loaded into one simulator process (smpirun), compiled against SMPI's mpi.h; this binary is
+// compiled against a real MPI.
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "cli/results.hpp"
+#include "core/settings.hpp"
+
+namespace relay::cli {
+namespace {
+namespace fs = std::filesystem;
+
+// The platforms shipped with relay (platforms/*.xml; docs/simulate.md says where each
+// figure comes from) and how many ranks each node takes by default.
+struct ShippedPlatform {
+  const char* name;
+  const char* file;
+  int ranks_per_node;
+  const char* summary;
+};
+constexpr ShippedPlatform kPlatforms[] = {
+    {"tan2014", "tan2014_gige_8x8.xml", 8,
+     "tan2014's cluster: 8 nodes x 8 cores, Gigabit Ethernet (run 64 ranks)"},
+    {"gige64", "gige_64.xml", 1, "64 nodes, Gigabit Ethernet, one switch"},
+    {"gige1024", "gige_1024.xml", 1, "1,024 nodes, Gigabit Ethernet, one switch"},
+    {"fattree", "fat_tree_2level.xml", 1, "256 nodes, two-level fat tree, 100 Gbit/s links"},
+    {"ktorus4096", "k_torus_4096.xml", 1, "K-computer-like 3D torus, 4,096 nodes, 5 GB/s links"},
+    {"ktorus16384", "k_torus_16384.xml", 1, "K-computer-like 3D torus, 16,384 nodes, 5 GB/s links"},
+};
+
+std::string this_program_dir() {
+  char exe[4096] = {};
+  const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) return ".";
+  const std::string path(exe, static_cast<std::size_t>(n));
+  return path.substr(0, path.rfind('/'));
+}
+
+std::string first_existing(const std::vector<std::string>& candidates, int mode) {
+  for (const auto& c : candidates) {
+    if (!c.empty() && access(c.c_str(), mode) == 0) return c;
+  }
+  return {};
+}
+
+// The platform file and its ranks per node: a shipped name, or the path of a SimGrid platform.
+struct Platform {
+  std::string name, file;
+  int ranks_per_node = 1;
+};
+Platform find_platform(const std::string& given) {
+  for (const auto& p : kPlatforms) {
+    if (given != p.name) continue;
+    const std::string dir = this_program_dir();
+    const std::string file = first_existing({dir + "/../share/relay/platforms/" + p.file,
+                                             RELAY_SOURCE_DIR "/platforms/" + std::string(p.file)},
+                                            R_OK);
+    if (file.empty()) throw std::runtime_error(fmt::format("platform file {} not found", p.file));
+    return {p.name, file, p.ranks_per_node};
+  }
+  if (given.find('/') != std::string::npos || given.size() > 4) {
+    if (access(given.c_str(), R_OK) == 0) return {given, given, 1};
+  }
+  std::string names;
+  for (const auto& p : kPlatforms) names += fmt::format("{}{}", names.empty() ? "" : ", ", p.name);
+  throw std::invalid_argument(fmt::format(
+      "--platform: '{}' is neither a shipped platform ({}) nor a readable file", given, names));
+}
+
+// Large simulations map each rank's copy of the program: Linux's default limit of 65,530
+// mappings ends them with an mmap failure deep inside SimGrid. Estimated generously from what
+// a rank of relay-smpi maps (about 40 areas) plus the simulator's own.
+void check_map_count(int ranks) {
+  std::ifstream in("/proc/sys/vm/max_map_count");
+  long long limit = 0;
+  if (!(in >> limit)) return;
+  const long long needed = 16384 + 64LL * ranks;
+  if (limit >= needed) return;
+  throw std::runtime_error(
+      fmt::format("vm.max_map_count is {} but {} ranks need about {}: as root, run\n"
+                  "  sysctl -w vm.max_map_count=1048576\n"
+                  "(or add vm.max_map_count=1048576 to /etc/sysctl.conf) and try again",
+                  limit, ranks, needed));
+}
+
+// The JSON file a command writes (--json FILE or --json=FILE), if it writes one.
+std::string json_output_of(const std::vector<std::string>& command) {
+  for (std::size_t i = 0; i < command.size(); ++i) {
+    if (command[i] == "--json" && i + 1 < command.size()) return command[i + 1];
+    if (command[i].rfind("--json=", 0) == 0) return command[i].substr(7);
+  }
+  return {};
+}
+
+struct Options {
+  std::string platform = "gige64";
+  int ranks = 0;
+  int ranks_per_node = 0;  // 0: the platform's
+  std::string factors = "off";
+  std::string coll_selector = "ompi";
+  bool dry_run = false;
+  std::vector<std::string> command;
+};
+
+int run(const Options& o) {
+  const Platform platform = find_platform(o.platform);
+  const int per_node = o.ranks_per_node > 0 ? o.ranks_per_node : platform.ranks_per_node;
+  check_map_count(o.ranks);
+  const std::string dir = this_program_dir();
+  const char* given_binary = core::read_setting(core::Knob::simulate_relay);
+  const std::string relay_smpi =
+      first_existing({given_binary ? given_binary : "", dir + "/relay-smpi",
+                      RELAY_SOURCE_DIR "/build-smpi/src/cli/relay-smpi"},
+                     R_OK);
+  if (relay_smpi.empty()) {
+    throw std::runtime_error(
+        "relay-smpi (relay built for SimGrid SMPI) not found: build it with ./dev smpi, or set "
+        "RELAY_SIMULATE_RELAY to its path");
+  }
+  const std::string smpirun = first_existing({"/usr/bin/smpirun", "/usr/local/bin/smpirun"}, X_OK);
+  if (smpirun.empty()) {
+    throw std::runtime_error("smpirun not found: apt install libsimgrid-dev (SimGrid 3.32)");
+  }
+
+  // Hostfile: node-0 takes ranks 0 .. per_node-1, and so on, as mpirun's by-slot placement.
+  const fs::path hostfile =
+      fs::temp_directory_path() / fmt::format("relay-simulate-{}.hosts", getpid());
+  {
+    std::ofstream out(hostfile);
+    const int nodes = (o.ranks + per_node - 1) / per_node;
+    for (int node = 0; node < nodes; ++node) out << "node-" << node << ":" << per_node << "\n";
+    if (!out) throw std::runtime_error("cannot write " + hostfile.string());
+  }
+  std::vector<std::string> argv{smpirun,       "-np",       std::to_string(o.ranks), "-platform",
+                                platform.file, "-hostfile", hostfile.string()};
+  if (o.factors == "off") {
+    // SMPI's default correction factors are not monotone in the message size (measured with
+    // SMPI 3.32): comparisons with the model need a plain latency + size / bandwidth network.
+    for (const char* cfg : {"--cfg=smpi/bw-factor:0:1", "--cfg=smpi/lat-factor:0:1",
+                            "--cfg=network/crosstraffic:0"}) {
+      argv.emplace_back(cfg);
+    }
+  }
+  // Computation is charged explicitly (the GEMM's local multiplications), never measured from
+  // the host: the same run gives the same simulated time.
+  argv.emplace_back("--cfg=smpi/simulate-computation:no");
+  argv.emplace_back("--cfg=smpi/coll-selector:" + o.coll_selector);
+  argv.emplace_back("--log=root.thres:warning");
+  argv.push_back(relay_smpi);
+  argv.insert(argv.end(), o.command.begin(), o.command.end());
+
+  const std::string description = fmt::format(
+      "platform {} ({}), {} ranks, {} per node, correction factors {}, MPI baseline collectives: "
+      "SMPI's {} selector",
+      platform.name, platform.file, o.ranks, per_node, o.factors, o.coll_selector);
+  std::printf("# simulated with SimGrid SMPI: %s\n", description.c_str());
+  if (o.dry_run) {
+    for (const auto& a : argv) std::printf("%s ", a.c_str());
+    std::printf("\n");
+    fs::remove(hostfile);
+    return 0;
+  }
+  std::fflush(stdout);
+
+  setenv(std::string(core::setting(core::Knob::simulate_platform).name).c_str(),
+         description.c_str(), 1);
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t child = fork();
+  if (child < 0) throw std::runtime_error("fork failed");
+  if (child == 0) {
+    std::vector<char*> args;
+    for (auto& a : argv) args.push_back(a.data());
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    std::perror("relay simulate: smpirun");
+    _exit(127);
+  }
+  int status = 0;
+  rusage usage{};
+  while (wait4(child, &status, 0, &usage) < 0) {
+    if (errno != EINTR) throw std::runtime_error("wait4 failed");
+  }
+  const double wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  fs::remove(hostfile);
+  const double cpu_s = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                       1e-6 * static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
+  const double peak_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss: KiB
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  std::printf(
+      "# simulation cost on this host: %.1f s wall, %.1f s CPU, %.0f MiB peak memory; "
+      "exit status %d\n",
+      wall_s, cpu_s, peak_mib, code);
+
+  const std::string json = json_output_of(o.command);
+  if (code == 0 && !json.empty() && fs::exists(json)) {
+    nlohmann::json doc = nlohmann::json::parse(std::ifstream(json));
+    doc["simulation"] = {{"engine", "SimGrid SMPI"},
+                         {"platform", platform.name},
+                         {"platform_file", platform.file},
+                         {"ranks", o.ranks},
+                         {"ranks_per_node", per_node},
+                         {"correction_factors", o.factors},
+                         {"coll_selector", o.coll_selector},
+                         {"host_wall_s", wall_s},
+                         {"host_cpu_s", cpu_s},
+                         {"host_peak_memory_bytes", static_cast<double>(usage.ru_maxrss) * 1024.0}};
+    write_json_atomic(json, doc);
+  }
+  return code;
+}
+
+}  // namespace
+
+void add_simulate(CLI::App& app, int& exit_code) {
+  static Options o;
+  CLI::App* cmd = app.add_subcommand(
+      "simulate",
+      "Run a relay command (bench bcast, bench coll, bench gemm, ...) on a simulated platform "
+      "under SimGrid SMPI (no mpirun)");
+  std::string platforms;
+  for (const auto& p : kPlatforms) platforms += fmt::format("\n  {:12} {}", p.name, p.summary);
+  cmd->add_option("--platform", o.platform,
+                  "a shipped platform or a SimGrid platform file:" + platforms)
+      ->capture_default_str();
+  cmd->add_option("--np", o.ranks, "simulated ranks")->required()->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--ranks-per-node", o.ranks_per_node,
+                  "ranks per node, filled in turn (default: the platform's; tan2014: 8)")
+      ->check(CLI::Range(1, 1024));
+  cmd->add_option("--factors", o.factors,
+                  "SMPI's bandwidth/latency correction factors: off (plain latency + size / "
+                  "bandwidth, as the model) or smpi (SimGrid's defaults)")
+      ->check(CLI::IsMember({"off", "smpi"}))
+      ->capture_default_str();
+  cmd->add_option("--coll-selector", o.coll_selector,
+                  "whose algorithms SMPI's own blocking collectives follow (the mpi baseline): "
+                  "ompi or mpich")
+      ->check(CLI::IsMember({"ompi", "mpich"}))
+      ->capture_default_str();
+  cmd->add_flag("--dry-run", o.dry_run, "print the smpirun command instead of running it");
+  cmd->add_option("command", o.command, "the relay command to simulate, after --")->required();
+  cmd->footer(
+      "Example: relay simulate --platform gige64 --np 64 -- bench bcast --sizes 8MiB "
+      "--algorithms all --policies nonblocking --segments 64KiB --baselines none\n"
+      "Needs relay-smpi (./dev smpi) and SimGrid 3.32 (apt install libsimgrid-dev); "
+      "docs/simulate.md.");
+  cmd->callback([&exit_code] {
+    if (o.command.empty() ||
+        (o.command[0] != "bench" && o.command[0] != "model" && o.command[0] != "tune")) {
+      throw std::invalid_argument(
+          "relay simulate: the command must be bench ..., model ... or tune ...");
+    }
+    exit_code = run(o);
+  });
+}
+
+}  // namespace relay::cli
