@@ -1,3 +1,6 @@
+// Over 500 lines: what every relay bench command shares -- the sweep over configurations, the
+// head-to-head confirmation, the model's accuracy table, option parsing and printing. The
+// sweep and confirmation loops are measurement logic still to move into src/measure (issue 24).
 #include "cli/bench_common.hpp"
 
 #include <fmt/format.h>
