@@ -3,6 +3,7 @@
 #pragma once
 
 #include <stdexcept>
+#include <string>
 #include "cli/cli11.hpp"
 
 namespace relay::cli {
@@ -24,6 +25,9 @@ struct AgreedError : std::runtime_error {
 
 /// Initialises MPI on first use (commands like --help and `algorithms` never need it).
 void ensure_mpi();
+/// The path of this program (/proc/self/exe), or "" if it cannot be read: commands that run
+/// relay's other programs look for them beside it.
+std::string this_program_path();
 /// This process's rank as the launcher sees it (0 when not launched by mpirun/srun), so that
 /// only one rank prints help and errors.
 int launcher_rank();

@@ -26,6 +26,12 @@ void ensure_mpi() {
   if (!initialized) MPI_Init(nullptr, nullptr);
 }
 
+std::string this_program_path() {
+  char exe[4096] = {};
+  const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  return n > 0 ? std::string(exe, static_cast<std::size_t>(n)) : std::string();
+}
+
 int launcher_rank() {
   for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"}) {
     if (const char* v = std::getenv(name)) return std::atoi(v);
@@ -63,12 +69,8 @@ void add_algorithms(CLI::App& app, int& exit_code) {
 int run_cluster(const std::vector<std::string>& args) {
   std::vector<std::string> candidates;
   if (const char* p = core::read_setting(core::Knob::cluster_script)) candidates.emplace_back(p);
-  char exe[4096] = {};
-  const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n > 0) {
-    std::string dir(exe, static_cast<std::size_t>(n));
-    dir = dir.substr(0, dir.rfind('/'));
-    candidates.push_back(dir + "/relay-cluster");
+  if (const std::string exe = this_program_path(); !exe.empty()) {
+    candidates.push_back(exe.substr(0, exe.rfind('/')) + "/relay-cluster");
   }
   candidates.emplace_back(RELAY_SOURCE_DIR "/tools/cluster/relay-cluster");
   for (const auto& script : candidates) {
@@ -100,17 +102,15 @@ int rerun_on_cluster(int argc, char** argv) {
     return kExitUsage;
   }
   args.erase(flag);
-  char exe[4096] = {};
-  const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n <= 0) {
+  const std::string exe = this_program_path();
+  if (exe.empty()) {
     std::fprintf(stderr, "relay: --cluster: cannot find this program's path\n");
     return kExitFailure;
   }
   // A benchmark may run long: relay cluster run's hang timeout is 1 hour here unless
   // RELAY_CLUSTER_TIMEOUT (seconds) says otherwise.
   const char* timeout = core::read_setting(core::Knob::cluster_timeout);
-  std::vector<std::string> run{"run", "--timeout", timeout ? timeout : "3600", "--",
-                               std::string(exe, static_cast<std::size_t>(n))};
+  std::vector<std::string> run{"run", "--timeout", timeout ? timeout : "3600", "--", exe};
   run.insert(run.end(), args.begin(), args.end());
   return run_cluster(run);
 }

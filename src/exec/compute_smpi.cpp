@@ -6,7 +6,6 @@
 #include <cstring>
 
 #include "core/settings.hpp"
-#include "core/units.hpp"
 #include "exec/compute.hpp"
 
 namespace relay::exec {

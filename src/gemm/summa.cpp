@@ -488,6 +488,8 @@ relay_status_t Summa<T>::run(std::string& error) {
   }
   const int pieces = std::max(1, static_cast<int>(std::min<std::int64_t>(
                                      options_.pieces, std::max<std::int64_t>(n_loc_, 1))));
+  // Once per call: under SMPI the multiplications are charged instead of run (exec/compute.hpp).
+  const bool charged = exec::compute_is_charged();
   for (std::int64_t q = 0; q < npanels && st == RELAY_SUCCESS; ++q) {
     if (q + L < npanels) {
       st = start(slots[static_cast<std::size_t>((q + L) % nslots)], panel_start(q + L),
@@ -503,7 +505,7 @@ relay_status_t Summa<T>::run(std::string& error) {
     for (int piece = 0; piece < pieces && st == RELAY_SUCCESS; ++piece) {
       const std::int64_t j0 = n_loc_ * piece / pieces, j1 = n_loc_ * (piece + 1) / pieces;
       t0 = MPI_Wtime();
-      if (j1 > j0 && exec::compute_is_charged()) {
+      if (j1 > j0 && charged) {
         // Simulation: the multiplication's flops (a complex one is 4 real ones) become time.
         exec::charge_flops(2.0 * (is_complex<T>::value ? 4.0 : 1.0) * static_cast<double>(m_loc_) *
                            static_cast<double>(j1 - j0) * static_cast<double>(slot.w));
