@@ -130,6 +130,13 @@ void print_params(const nlohmann::json& doc) {
     }
     std::printf("\n");
   }
+  if (doc.value("two_peers_first_ratio", 0.0) > 0) {
+    std::printf("# sends to two peers at once: the first took %.2fx one alone: %s\n",
+                doc["two_peers_first_ratio"].get<double>(),
+                doc.value("sends_to_two_peers", "") == "shared_link"
+                    ? "they share the node's link (sends_to_two_peers shared_link)"
+                    : "one at a time at the full rate (sends_to_two_peers one_at_a_time)");
+  }
   if (doc.contains("transfer_slots")) {
     const double slots = doc["transfer_slots"].get<double>();
     std::printf(
@@ -153,11 +160,13 @@ struct PredictArgs {
   int max_requests = 16;
   bool hockney = false;
   double duplex = -1;
+  std::string sends;  // empty: the parameter file's
   std::string json_path;
 };
 
 int run_predict(const PredictArgs& a) {
-  const auto machine = read_machine("--params", a.params, !a.hockney, a.duplex);
+  auto machine = read_machine("--params", a.params, !a.hockney, a.duplex);
+  if (!a.sends.empty()) machine.shared_link = a.sends == "shared_link";
   if (a.ranks < 1) throw std::invalid_argument("--ranks must be >= 1");
   if (a.root < 0 || a.root >= a.ranks) {
     throw std::invalid_argument(
@@ -181,8 +190,11 @@ int run_predict(const PredictArgs& a) {
   const auto sizes = parse_size_list(a.sizes);
   const auto segments = parse_size_list(a.segments);
   nlohmann::json rows = nlohmann::json::array();
-  std::printf("# predicted %s times, %d ranks, root %d, %s model (%s)\n", a.operation.c_str(),
-              a.ranks, a.root, a.hockney ? "Hockney" : "PLogP", a.params.c_str());
+  std::printf("# predicted %s times, %d ranks, root %d, %s model (%s), %s\n", a.operation.c_str(),
+              a.ranks, a.root, a.hockney ? "Hockney" : "PLogP", a.params.c_str(),
+              machine.shared_link
+                  ? "messages to several peers share the node's link (max-min fair)"
+                  : "a node sends one message at a time and receives one at a time");
   if (machine.eager_limit_bytes >= 0) {
     std::printf(
         "# messages above %s are rendezvous: each waits %.2f us for its handshake (a control "
@@ -250,12 +262,15 @@ int run_predict(const PredictArgs& a) {
       }
     }
   }
-  return write_results({{"schema", "relay.model.predict/1"},
-                        {"params", a.params},
-                        {"operation", a.operation},
-                        {"ranks", a.ranks},
-                        {"rows", rows}},
-                       a.json_path, "", "", "relay model predict");
+  return write_results(
+      {{"schema", "relay.model.predict/1"},
+       {"params", a.params},
+       {"operation", a.operation},
+       {"ranks", a.ranks},
+       {"model", a.hockney ? "hockney" : "plogp"},
+       {"sends_to_two_peers", machine.shared_link ? "shared_link" : "one_at_a_time"},
+       {"rows", rows}},
+      a.json_path, "", "", "relay model predict");
 }
 
 // A replay holds every rank's steps: about ranks x segments of them (256 ranks x 8192 segments
@@ -410,6 +425,12 @@ void add_model(CLI::App& app, int& exit_code) {
                    "override link sharing: 1 full duplex .. 0 one shared link (default: the "
                    "parameter file's)")
       ->check(finite_in(0.0, 1.0));
+  predict
+      ->add_option("--sends", p->sends,
+                   "override how a node's messages to several peers move: one_at_a_time (one "
+                   "port) or shared_link (together, max-min fair; TCP, SimGrid) (default: the "
+                   "parameter file's sends_to_two_peers, else one_at_a_time)")
+      ->check(CLI::IsMember({"one_at_a_time", "shared_link"}));
   predict->add_option("--json", p->json_path, "write rows as JSON here");
   predict->callback([p, &exit_code] {
     limit_memory_to_available();

@@ -66,6 +66,10 @@ struct P2pMeasurement {
   double duplex = 1, duplex_spread = 0;
   double transfer_slots = 0;  ///< 0: no limit
   double concurrent_slowdown = 1;
+  /// Rank 0 sends to two peers at once: the first message's time over one message alone
+  /// (median of paired samples): about 1 when a node sends one message at a time at the full
+  /// rate, about 2 when the two share its link. 0: not measured (fewer than 3 ranks).
+  double two_peers_first_ratio = 0;
   std::vector<CombineRow> combine;
 };
 

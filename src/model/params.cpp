@@ -167,6 +167,14 @@ Machine machine_from_json(const nlohmann::json& doc, bool use_plogp, double dupl
   m.beta_s_per_byte = number(h, "beta_s_per_byte", "hockney");
   m.duplex = doc.contains("duplex") ? std::min(1.0, number(doc, "duplex", "params")) : 1.0;
   if (duplex_override >= 0) m.duplex = std::min(1.0, duplex_override);
+  if (doc.contains("sends_to_two_peers")) {
+    const auto& v = doc.at("sends_to_two_peers");
+    if (!v.is_string() || (v != "one_at_a_time" && v != "shared_link")) {
+      throw std::runtime_error(
+          "params.sends_to_two_peers: expected \"one_at_a_time\" or \"shared_link\"");
+    }
+    m.shared_link = v == "shared_link";
+  }
   if (doc.contains("transfer_slots")) {
     m.transfer_slots = number(doc, "transfer_slots", "params");
     if (m.transfer_slots > 0 && m.transfer_slots < 1) {
@@ -250,27 +258,35 @@ nlohmann::json params_document(const measure::P2pMeasurement& m, const nlohmann:
   for (const auto& c : m.combine)
     combine_rows.push_back({{"bytes", c.bytes}, {"s", c.s}, {"spread", c.spread}});
   const auto fit = fit_hockney(fit_x, fit_y);
-  return {{"schema", kParamsSchema},
-          {"machine", machine},
-          {"pair", {0, m.peer}},
-          {"pairs", m.concurrent ? "concurrent" : "lone"},
-          {"pairs_reason", m.pairs_reason},
-          {"cycle_bytes", m.cycle_bytes},
-          {"hockney",
-           {{"alpha_s", fit.alpha_s},
-            {"beta_s_per_byte", fit.beta_s_per_byte},
-            {"bandwidth_MBps", fit.beta_s_per_byte > 0 ? 1e-6 / fit.beta_s_per_byte : 0.0}}},
-          {"eager_limit_bytes", m.eager_limit_bytes},
-          {"duplex", m.duplex},
-          {"duplex_spread", m.duplex_spread},
-          {"transfer_slots", m.transfer_slots},
-          {"concurrent_slowdown", m.concurrent_slowdown},
-          {"plogp", rows},
-          {"combine",
-           {{"call", "MPI_Reduce_local"},
-            {"datatype", "MPI_DOUBLE"},
-            {"op", "MPI_SUM"},
-            {"rows", combine_rows}}}};
+  nlohmann::json doc = {
+      {"schema", kParamsSchema},
+      {"machine", machine},
+      {"pair", {0, m.peer}},
+      {"pairs", m.concurrent ? "concurrent" : "lone"},
+      {"pairs_reason", m.pairs_reason},
+      {"cycle_bytes", m.cycle_bytes},
+      {"hockney",
+       {{"alpha_s", fit.alpha_s},
+        {"beta_s_per_byte", fit.beta_s_per_byte},
+        {"bandwidth_MBps", fit.beta_s_per_byte > 0 ? 1e-6 / fit.beta_s_per_byte : 0.0}}},
+      {"eager_limit_bytes", m.eager_limit_bytes},
+      {"duplex", m.duplex},
+      {"duplex_spread", m.duplex_spread},
+      {"transfer_slots", m.transfer_slots},
+      {"concurrent_slowdown", m.concurrent_slowdown},
+
+      {"plogp", rows},
+      {"combine",
+       {{"call", "MPI_Reduce_local"},
+        {"datatype", "MPI_DOUBLE"},
+        {"op", "MPI_SUM"},
+        {"rows", combine_rows}}}};
+  // Measured with 3 ranks or more; otherwise absent, and the model keeps its one port.
+  if (m.two_peers_first_ratio > 0) {
+    doc["two_peers_first_ratio"] = m.two_peers_first_ratio;
+    doc["sends_to_two_peers"] = m.two_peers_first_ratio > 1.75 ? "shared_link" : "one_at_a_time";
+  }
+  return doc;
 }
 
 nlohmann::json read_params_file(const std::string& path) {

@@ -110,8 +110,8 @@ struct Machine {
   /// How a node's outgoing and incoming transfers share bandwidth: each direction alone runs at
   /// the full rate; both together may use at most (1 + duplex) times it. 1 = full duplex
   /// (independent directions), 0 = one shared link split between them (tan2014 IV.B: the
-  /// forwarding rank's send and receive each get half). Concurrent transfers share by max-min
-  /// fairness (a fluid, processor-sharing model), not by serialisation.
+  /// forwarding rank's send and receive each get half). Transfers to several peers: see
+  /// shared_link.
   double duplex = 1.0;
   /// How many transfers the machine moves at full rate at once (0 = no limit). On shared
   /// memory moving data is a CPU copy, so with more ranks than cores only about as many copies
@@ -120,6 +120,14 @@ struct Machine {
   /// measure (all ranks in pairs at once against one pair alone); 0 where no contention shows,
   /// as between the nodes of a network, whose links are separate.
   double transfer_slots = 0;
+  /// How a node's messages in flight to several peers move. false (one port, LogP): one at a
+  /// time, in the order they became ready, each at the full rate -- shared memory, and the
+  /// model's default. true (a shared link, as TCP's connections or SimGrid's flows): all at
+  /// once, each node's outgoing and incoming bandwidth split among its transfers by max-min
+  /// fairness, the fixed part of g a delay that holds no bandwidth. Measured by relay model
+  /// measure with 3 or more ranks (one rank sends to two peers at once: whether the first
+  /// message takes one transfer's time or two).
+  bool shared_link = false;
   /// When not empty, per-size os/or/g/L replace the five constants above.
   PlogpTable plogp;
   /// CPU time of a combine step by its bytes; empty: combines are free.

@@ -1,6 +1,7 @@
 #include "model/replay.hpp"
 
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <limits>
 #include <map>
@@ -51,6 +52,54 @@ struct RankState {
   double last = 0;                // latest completion of anything on this rank
   std::vector<int> out_queue;     // issued messages waiting for the ports, in issue order
 };
+
+// A shared link (Machine::shared_link): the transfers in their work phase split every node's
+// outgoing and incoming bandwidth (1 each, at most 1 + duplex for both) by max-min fairness
+// (progressive filling: the most contended resource fixes its transfers' equal shares, which
+// the other resources then lose, and so on), as SimGrid's flow model and TCP's connections.
+void share_links(std::vector<Message>& msgs, const std::vector<int>& active, int P, double duplex) {
+  std::vector<double> capacity(3 * static_cast<std::size_t>(P));
+  std::vector<int> users(capacity.size(), 0);
+  for (int r = 0; r < P; ++r) {
+    capacity[r] = capacity[P + r] = 1.0;  // out, in
+    capacity[2 * P + r] = 1.0 + duplex;   // both directions of the node
+  }
+  std::vector<int> open;
+  auto resources = [P](const Message& msg) {
+    return std::array<int, 4>{msg.src, P + msg.dst, 2 * P + msg.src, 2 * P + msg.dst};
+  };
+  for (int id : active) {
+    if (msgs[id].phase != Phase::work) continue;
+    open.push_back(id);
+    for (int res : resources(msgs[id])) ++users[res];
+  }
+  while (!open.empty()) {
+    int tightest = -1;
+    double share = kNever;
+    for (std::size_t res = 0; res < capacity.size(); ++res) {
+      if (users[res] > 0 && capacity[res] / users[res] < share) {
+        share = capacity[res] / users[res];
+        tightest = static_cast<int>(res);
+      }
+    }
+    share = std::max(0.0, share);
+    for (std::size_t i = 0; i < open.size();) {
+      Message& msg = msgs[open[i]];
+      const auto uses = resources(msg);
+      if (std::find(uses.begin(), uses.end(), tightest) == uses.end()) {
+        ++i;
+        continue;
+      }
+      msg.rate = share;
+      for (int res : uses) {
+        capacity[res] -= share;
+        --users[res];
+      }
+      open[i] = open.back();
+      open.pop_back();
+    }
+  }
+}
 
 }  // namespace
 
@@ -171,8 +220,26 @@ Prediction replay(const schedule::Schedule& schedule, schedule::Policy policy,
         }
       }
     }
-    // Ports: each free output port takes the first ready message whose receiver is free.
-    for (int r = 0; r < P; ++r) {
+    // Ports: each free output port takes the first ready message whose receiver is free. On a
+    // shared link every ready message starts at once (its rate is set below).
+    for (int r = 0; r < P && m.shared_link; ++r) {
+      auto& q = st[r].out_queue;
+      for (auto it = q.begin(); it != q.end();) {
+        Message& msg = msgs[*it];
+        if (msg.ready > t) {
+          ++it;
+          continue;
+        }
+        msg.work_left = msg.cost.port_work_s;
+        msg.phase = msg.cost.port_fixed_s > 0 ? Phase::fixed : Phase::work;
+        msg.fixed_end = t + msg.cost.port_fixed_s;
+        if (msg.phase == Phase::fixed) times.push(msg.fixed_end);
+        active.push_back(*it);
+        it = q.erase(it);
+        any = true;
+      }
+    }
+    for (int r = 0; r < P && !m.shared_link; ++r) {
       if (out_busy[r] >= 0) continue;
       auto& q = st[r].out_queue;
       for (auto it = q.begin(); it != q.end(); ++it) {
@@ -222,6 +289,7 @@ Prediction replay(const schedule::Schedule& schedule, schedule::Policy policy,
     while (start_all()) {
     }
     // Rates of the transfers in their work phase.
+    if (m.shared_link) share_links(msgs, active, P, m.duplex);
     std::fill(sending.begin(), sending.end(), 0);
     std::fill(receiving.begin(), receiving.end(), 0);
     for (int id : active) {
@@ -243,7 +311,7 @@ Prediction replay(const schedule::Schedule& schedule, schedule::Policy policy,
     for (int id : active) {
       Message& msg = msgs[id];
       if (msg.phase != Phase::work) continue;
-      msg.rate = std::min(cap[msg.src], cap[msg.dst]) * slots_share;
+      msg.rate = (m.shared_link ? msg.rate : std::min(cap[msg.src], cap[msg.dst])) * slots_share;
       msg.end = t + msg.work_left / msg.rate;
       next = std::min(next, msg.end);
     }

@@ -19,6 +19,10 @@
 //     transfers than that are in their work phase at once, each runs at slots / count of its
 //     rate;
 //   - it arrives L(m) after the ports are released, and completes at the receiver after or(m).
+// With machine.shared_link there are no ports: a ready message starts at once, its fixed part
+// of g is a delay holding no bandwidth, and every node's outgoing and incoming bandwidth is
+// split among its transfers in their work phase by max-min fairness (out and in 1 each, both
+// together 1 + duplex), as SimGrid's flows and TCP's connections share a link.
 // A send completes (frees its window slot and budget; in the blocking policy, lets the rank go
 // on) when its ports are released. A combine step (reductions) keeps its rank's CPU busy for
 // machine.combine(bytes) once the receives it needs are complete: in program order with the

@@ -235,6 +235,35 @@ TEST(Model, TransferSlotsShareTheRateOfConcurrentTransfers) {
   EXPECT_GT(best_segment(two_a), best_segment(free_a));
 }
 
+TEST(Model, SharedLinkSplitsASendersBandwidthAmongItsMessages) {
+  // A binomial broadcast of m on 4 ranks, unsegmented, nonblocking: the root posts its sends to
+  // ranks 2 and 1 at once. One port: they go one after the other (the first child has it after
+  // one transfer, u, and forwards at once: 2u in all). A shared link: both take 2u, then rank
+  // 1's forward to rank 3 another u: 3u. Blocking sends one at a time either way: 2u.
+  const std::int64_t m_bytes = 1 << 20;
+  const auto s = bcast("binomial", bcast_shape(4, 0, m_bytes, 1, 0, 1));
+  Machine port = alpha_beta(0, kBeta);
+  Machine link = port;
+  link.shared_link = true;
+  const double u = kBeta * m_bytes;
+  EXPECT_NEAR(replay(s, Policy::nonblocking, 16, port).time_s, 2 * u, 1e-12);
+  EXPECT_NEAR(replay(s, Policy::nonblocking, 16, link).time_s, 3 * u, 1e-12);
+  EXPECT_NEAR(replay(s, Policy::blocking, 16, link).time_s, 2 * u, 1e-12);
+  // A pipeline has one message per link at a time: the same either way.
+  const auto chain = bcast("pipeline", bcast_shape(8, 0, 64 * 65536, 1, 65536, 1));
+  EXPECT_NEAR(replay(chain, Policy::nonblocking, 16, link).time_s,
+              replay(chain, Policy::nonblocking, 16, port).time_s, 1e-12);
+  // The latency part of a message holds no bandwidth on a shared link: two messages of alpha
+  // plus u each, posted together, end at alpha + 2u (one port: alpha + u, then again: 2 alpha +
+  // 2u).
+  Machine link_a = alpha_beta(kAlpha, kBeta);
+  link_a.shared_link = true;
+  const auto two = bcast("linear", bcast_shape(3, 0, m_bytes, 1, 0, 1));
+  EXPECT_NEAR(replay(two, Policy::nonblocking, 16, link_a).time_s, kAlpha + 2 * u, 1e-12);
+  EXPECT_NEAR(replay(two, Policy::nonblocking, 16, alpha_beta(kAlpha, kBeta)).time_s,
+              2 * kAlpha + 2 * u, 1e-12);
+}
+
 TEST(Model, ParameterFileRoundTripAndErrors) {
   nlohmann::json doc = {
       {"schema", relay::model::kParamsSchema},
@@ -278,6 +307,14 @@ TEST(Model, ParameterFileRoundTripAndErrors) {
   bad = doc;
   bad["plogp"][0]["bytes"] = 1.5;
   EXPECT_THROW(relay::model::machine_from_json(bad, true), std::runtime_error);
+  EXPECT_FALSE(m.shared_link);  // absent: one port
+  auto sends = doc;
+  sends["sends_to_two_peers"] = "shared_link";
+  EXPECT_TRUE(relay::model::machine_from_json(sends, true).shared_link);
+  sends["sends_to_two_peers"] = "one_at_a_time";
+  EXPECT_FALSE(relay::model::machine_from_json(sends, false).shared_link);
+  sends["sends_to_two_peers"] = "fair";
+  EXPECT_THROW(relay::model::machine_from_json(sends, true), std::runtime_error);
   EXPECT_TRUE(m.combine.empty());  // absent: combines are free
   auto combine = doc;
   combine["combine"]["rows"] =
