@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -22,6 +23,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/checks.hpp"
 #include "cli/commands.hpp"
 #include "cli/results.hpp"
 #include "core/settings.hpp"
@@ -91,11 +93,33 @@ void check_map_count(int ranks) {
   if (!(in >> limit)) return;
   const long long needed = 16384 + 64LL * ranks;
   if (limit >= needed) return;
+  const long long suggested = std::max(1048576LL, (needed + 1048575) / 1048576 * 1048576);
   throw std::runtime_error(
       fmt::format("vm.max_map_count is {} but {} ranks need about {}: as root, run\n"
-                  "  sysctl -w vm.max_map_count=1048576\n"
-                  "(or add vm.max_map_count=1048576 to /etc/sysctl.conf) and try again",
-                  limit, ranks, needed));
+                  "  sysctl -w vm.max_map_count={}\n"
+                  "(or add vm.max_map_count={} to /etc/sysctl.conf) and try again",
+                  limit, ranks, needed, suggested, suggested));
+}
+
+// SMPI loads a copy of the program per simulated rank from smpi/tmpdir (smpirun passes
+// $TMPDIR, else /tmp) and keeps every copy until the run ends: 4,096 ranks of a 63 MB
+// relay-smpi filled 27 GB there and died at rank 1,225 with "only 5636096 bytes copied".
+void check_tmp_space(int ranks, const std::string& program) {
+  const char* tmpdir = std::getenv("TMPDIR");
+  const fs::path dir = tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp";
+  std::error_code ec;
+  const auto bytes = fs::file_size(program, ec);
+  if (ec) return;
+  const auto space = fs::space(dir, ec);
+  if (ec) return;
+  const double needed = static_cast<double>(bytes) * ranks * 1.05;
+  if (static_cast<double>(space.available) >= needed) return;
+  throw std::runtime_error(fmt::format(
+      "SMPI copies {} ({}) into {} once per simulated rank: {} ranks need about {} there, and "
+      "{} is free. Set TMPDIR to a directory with room, or build relay-smpi without debug "
+      "information (./dev smpi does)",
+      program, human_bytes(static_cast<double>(bytes)), dir.string(), ranks,
+      human_bytes(needed), human_bytes(static_cast<double>(space.available))));
 }
 
 // The JSON file a command writes (--json FILE or --json=FILE), if it writes one.
@@ -133,6 +157,7 @@ int run(const Options& o) {
         "relay-smpi (relay built for SimGrid SMPI) not found: build it with ./dev smpi, or set "
         "RELAY_SIMULATE_RELAY to its path");
   }
+  check_tmp_space(o.ranks, relay_smpi);
   const std::string smpirun = first_existing({"/usr/bin/smpirun", "/usr/local/bin/smpirun"}, X_OK);
   if (smpirun.empty()) {
     throw std::runtime_error("smpirun not found: apt install libsimgrid-dev (SimGrid 3.32)");

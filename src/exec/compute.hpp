@@ -5,6 +5,10 @@
 // on how busy the host is. Built from compute_native.cpp or compute_smpi.cpp (src/CMakeLists.txt).
 #pragma once
 
+#include <cstddef>
+#include <new>
+#include <vector>
+
 namespace relay::exec {
 
 /// True when local computations are charged instead of executed: under SMPI unless
@@ -15,5 +19,35 @@ bool compute_is_charged();
 /// RELAY_SIMULATE_GFLOPS GFLOP/s if set, else at the platform host's speed. Does nothing when
 /// computations are not charged.
 void charge_flops(double flops);
+
+/// The rate charge_flops charges at, GFLOP/s per rank (0 when computations are not charged):
+/// what a benchmark reports as the peak of a simulated core.
+double charged_gflops();
+
+/// Cores of the host this rank runs on: the simulated host's under SMPI.
+int host_cores();
+
+/// Storage for data whose values matter only when computations are real: matrices and
+/// panels. Under SMPI with computations charged, SMPI_SHARED_MALLOC (every simulated rank maps
+/// the same pages: 16,384 ranks' matrices fit in one host, and SMPI copies no message whose
+/// buffers are shared) from 64 KiB up; otherwise operator new. Throws std::bad_alloc.
+void* allocate_data(std::size_t bytes);
+/// Frees what allocate_data(bytes) returned (the same bytes).
+void free_data(void* data, std::size_t bytes) noexcept;
+
+/// std::vector's allocator for such data (DataVector below).
+template <class T>
+struct DataAllocator {
+  using value_type = T;
+  DataAllocator() = default;
+  template <class U>
+  DataAllocator(const DataAllocator<U>&) noexcept {}
+  T* allocate(std::size_t n) { return static_cast<T*>(allocate_data(n * sizeof(T))); }
+  void deallocate(T* p, std::size_t n) noexcept { free_data(p, n * sizeof(T)); }
+  friend bool operator==(const DataAllocator&, const DataAllocator&) { return true; }
+  friend bool operator!=(const DataAllocator&, const DataAllocator&) { return false; }
+};
+template <class T>
+using DataVector = std::vector<T, DataAllocator<T>>;
 
 }  // namespace relay::exec

@@ -1,9 +1,17 @@
 // Real MPI: every computation executes (exec/compute.hpp).
 #include "exec/compute.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
+
 namespace relay::exec {
 
 bool compute_is_charged() { return false; }
 void charge_flops(double /*flops*/) {}
+double charged_gflops() { return 0.0; }
+int host_cores() { return static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN))); }
+void* allocate_data(std::size_t bytes) { return ::operator new(bytes); }
+void free_data(void* data, std::size_t /*bytes*/) noexcept { ::operator delete(data); }
 
 }  // namespace relay::exec

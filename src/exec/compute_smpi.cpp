@@ -1,5 +1,6 @@
 // SimGrid SMPI: computations are charged to the simulated clock unless the run asks for real
 // ones (exec/compute.hpp). Read on every call: cheap next to the multiplication it replaces.
+#include <simgrid/host.h>
 #include <smpi/smpi.h>
 
 #include <cstdlib>
@@ -23,6 +24,37 @@ void charge_flops(double flops) {
     smpi_execute(flops / (gflops * 1e9));
   } else {
     smpi_execute_flops(flops);  // at the speed the platform gives this rank's host
+  }
+}
+
+double charged_gflops() {
+  if (!compute_is_charged()) return 0.0;
+  const char* rate = core::read_setting(core::Knob::simulate_gflops);
+  const double gflops = rate != nullptr ? std::atof(rate) : 0.0;
+  return gflops > 0 ? gflops : sg_host_get_speed(sg_host_self()) / 1e9;
+}
+
+int host_cores() { return sg_host_core_count(sg_host_self()); }
+
+namespace {
+// Below this, shared pages buy little memory and cost a mapping each (vm.max_map_count).
+constexpr std::size_t kSharedFromBytes = 64 * 1024;
+bool shared(std::size_t bytes) { return bytes >= kSharedFromBytes && compute_is_charged(); }
+}  // namespace
+
+void* allocate_data(std::size_t bytes) {
+  if (!shared(bytes)) return ::operator new(bytes);
+  void* p = SMPI_SHARED_MALLOC(bytes);
+  if (p == nullptr) throw std::bad_alloc();
+  return p;
+}
+
+void free_data(void* data, std::size_t bytes) noexcept {
+  if (data == nullptr) return;
+  if (shared(bytes)) {
+    SMPI_SHARED_FREE(data);
+  } else {
+    ::operator delete(data);
   }
 }
 

@@ -1,5 +1,7 @@
 #include "gemm/grid.hpp"
 
+#include <vector>
+
 #include "core/status.hpp"
 #include "exec/comm_attribute.hpp"
 
@@ -25,8 +27,28 @@ relay_status_t create_grid(MPI_Comm comm, int rows, int cols, layout::GridOrder 
   } else {
     g->comm = comm;
   }
-  if (rc == MPI_SUCCESS) rc = MPI_Comm_split(g->comm, g->me.row, g->me.col, &g->row_comm);
-  if (rc == MPI_SUCCESS) rc = MPI_Comm_split(g->comm, g->me.col, g->me.row, &g->col_comm);
+  // The row's and the column's communicators are made by their members alone, from groups
+  // (MPI_Comm_create_group), ranked by column and by row as a split keyed so would rank them.
+  // MPI_Comm_split is collective over the whole grid: under SimGrid SMPI two splits of 16,384
+  // simulated ranks took 408 s of host time, two group creations 47 s (a test program on the
+  // 128x128 k_torus_16384 platform, startup included).
+  auto create = [&](bool row, int tag, MPI_Comm* out) {
+    const int count = row ? cols : rows;
+    std::vector<int> members(static_cast<std::size_t>(count));
+    for (int i = 0; i < count; ++i) {
+      members[i] =
+          g->shape.rank_of(row ? layout::GridCoord{g->me.row, i} : layout::GridCoord{i, g->me.col});
+    }
+    MPI_Group all = MPI_GROUP_NULL, part = MPI_GROUP_NULL;
+    int result = MPI_Comm_group(g->comm, &all);
+    if (result == MPI_SUCCESS) result = MPI_Group_incl(all, count, members.data(), &part);
+    if (result == MPI_SUCCESS) result = MPI_Comm_create_group(g->comm, part, tag, out);
+    if (part != MPI_GROUP_NULL) MPI_Group_free(&part);
+    if (all != MPI_GROUP_NULL) MPI_Group_free(&all);
+    return result;
+  };
+  if (rc == MPI_SUCCESS) rc = create(true, 1, &g->row_comm);
+  if (rc == MPI_SUCCESS) rc = create(false, 2, &g->col_comm);
   if (rc != MPI_SUCCESS) {
     free_grid(g);
     error = "creating the grid's communicators failed";

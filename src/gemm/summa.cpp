@@ -127,7 +127,7 @@ struct Operand {
 // Buffers and request of one redistributed panel (the MPI_Ialltoallv path).
 template <class T>
 struct Gather {
-  std::vector<T> send, recv;
+  exec::DataVector<T> send, recv;  // shared pages in a simulation (exec/compute.hpp)
   std::vector<int> scounts, sdispls, rcounts, rdispls, cursor;
   MPI_Request request = MPI_REQUEST_NULL;
 };
@@ -135,7 +135,7 @@ struct Gather {
 template <class T>
 struct Slot {
   std::int64_t k0 = 0, w = 0;
-  std::vector<T> a, b;
+  exec::DataVector<T> a, b;  // shared pages in a simulation (exec/compute.hpp)
   std::vector<relay_request_t> bcasts;
   Gather<T> ga, gb;
   bool active = false;
@@ -154,12 +154,12 @@ class Summa {
   void build_classes(const Operand<T>& x, const BlockCyclic& c_free, int nclasses,
                      std::vector<std::vector<std::int64_t>>& classes);
   relay_status_t start(Slot<T>& slot, std::int64_t k0, std::int64_t w);
-  relay_status_t start_aligned(const Operand<T>& x, Slot<T>& slot, std::vector<T>& panel);
+  relay_status_t start_aligned(const Operand<T>& x, Slot<T>& slot, exec::DataVector<T>& panel);
   relay_status_t start_gather(const Operand<T>& x,
                               const std::vector<std::vector<std::int64_t>>& classes, Slot<T>& slot,
                               Gather<T>& g);
   void finish_gather(const Operand<T>& x, const std::vector<std::vector<std::int64_t>>& classes,
-                     Slot<T>& slot, Gather<T>& g, std::vector<T>& panel);
+                     Slot<T>& slot, Gather<T>& g, exec::DataVector<T>& panel);
   relay_status_t progress(Slot<T>& slot);
   relay_status_t wait(Slot<T>& slot);
   void scale_c();
@@ -244,7 +244,8 @@ void Summa<T>::build_classes(const Operand<T>& x, const BlockCyclic& c_free, int
 }
 
 template <class T>
-relay_status_t Summa<T>::start_aligned(const Operand<T>& x, Slot<T>& slot, std::vector<T>& panel) {
+relay_status_t Summa<T>::start_aligned(const Operand<T>& x, Slot<T>& slot,
+                                       exec::DataVector<T>& panel) {
   const BlockCyclic& kd = x.k_dist();
   const std::int64_t nf = x.nfree_local;
   int comm_size = 1;
@@ -337,7 +338,7 @@ relay_status_t Summa<T>::start_gather(const Operand<T>& x,
 template <class T>
 void Summa<T>::finish_gather(const Operand<T>& x,
                              const std::vector<std::vector<std::int64_t>>& classes, Slot<T>& slot,
-                             Gather<T>& g, std::vector<T>& panel) {
+                             Gather<T>& g, exec::DataVector<T>& panel) {
   const auto& my_list = classes[static_cast<std::size_t>(x.free_class)];
   g.cursor = g.rdispls;
   const std::int64_t nf = x.nfree_local;
