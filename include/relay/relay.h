@@ -158,6 +158,16 @@ RELAY_API relay_status_t relay_test(relay_request_t* request, int* flag);
 /** Blocks until *request completes, then frees it and sets it to RELAY_REQUEST_NULL. */
 RELAY_API relay_status_t relay_wait(relay_request_t* request);
 
+/** Blocks until every one of requests[0 .. count-1] completes, advancing all of them
+ *  together, then frees them and sets them to RELAY_REQUEST_NULL (NULL entries are complete).
+ *  Waiting for several operations one after the other with relay_wait does not advance the
+ *  others meanwhile: a rank that forwards for another broadcast (a chain's or a tree's inner
+ *  rank) holds it up, and two ranks waiting in different orders can each wait for the other.
+ *  Blocking-policy, overlapped and paced (RELAY_IDLE_SLEEP_US) operations are waited for one
+ *  after the other, as relay_wait would; if one is in the list, all are. On an error the
+ *  requests not yet complete stay valid; the error names the first. */
+RELAY_API relay_status_t relay_waitall(int count, relay_request_t* requests);
+
 /** Advances *request without blocking and without freeing it. */
 RELAY_API relay_status_t relay_progress(relay_request_t request);
 

@@ -118,8 +118,8 @@ void check_tmp_space(int ranks, const std::string& program) {
       "SMPI copies {} ({}) into {} once per simulated rank: {} ranks need about {} there, and "
       "{} is free. Set TMPDIR to a directory with room, or build relay-smpi without debug "
       "information (./dev smpi does)",
-      program, human_bytes(static_cast<double>(bytes)), dir.string(), ranks,
-      human_bytes(needed), human_bytes(static_cast<double>(space.available))));
+      program, human_bytes(static_cast<double>(bytes)), dir.string(), ranks, human_bytes(needed),
+      human_bytes(static_cast<double>(space.available))));
 }
 
 // The JSON file a command writes (--json FILE or --json=FILE), if it writes one.

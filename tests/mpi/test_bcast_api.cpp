@@ -8,6 +8,7 @@
 #include <cstring>
 #include <numeric>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mpi_test.hpp"
@@ -281,6 +282,41 @@ TEST(BcastApi, SeveralOperationsInFlightOnOneCommunicator) {
     for (int x : bufs[k]) ok = ok && x == 100 + k;
   }
   EXPECT_TRUE(all_ranks(ok));
+}
+
+// Two pipelines whose chains cross (roots 0 and P-1), each rank naming them in its own order.
+// Waited one by one with relay_wait this hangs from 3 ranks on: rank P-1 waits for the first,
+// which rank 1 forwards only once rank 0 sends it, while rank 0 waits for the second, which
+// rank P-1 sends only once it is done waiting (1 MiB each, 64 KiB of it in flight per peer).
+// relay_waitall advances both; an MPI and a blocking-policy broadcast ride along.
+TEST(BcastApi, WaitallAdvancesEveryOperationTogether) {
+  const int size = world_size(), rank = world_rank();
+  const int n = 1 << 18;
+  std::vector<std::vector<int>> bufs(4, std::vector<int>(n));
+  const int roots[4] = {0, size - 1, 0, size - 1};
+  std::vector<relay_request_t> reqs(4, RELAY_REQUEST_NULL);
+  for (int k = 0; k < 4; ++k) {
+    for (auto& x : bufs[k]) x = rank == roots[k] ? 10 + k : -1;
+    auto o = options(k == 2 ? RELAY_BCAST_MPI : RELAY_BCAST_PIPELINE);
+    o.segment_bytes = 65536;
+    o.policy = k == 3 ? RELAY_POLICY_BLOCKING : RELAY_POLICY_NONBLOCKING;
+    ASSERT_EQ(relay_ibcast(bufs[k].data(), n, MPI_INT, roots[k], MPI_COMM_WORLD, &o, &reqs[k]),
+              RELAY_SUCCESS);
+  }
+  if (rank == 0) std::swap(reqs[0], reqs[1]);  // rank 0 names the second first
+  ASSERT_EQ(relay_waitall(2, reqs.data()), RELAY_SUCCESS);
+  EXPECT_EQ(reqs[0], RELAY_REQUEST_NULL);
+  EXPECT_EQ(reqs[1], RELAY_REQUEST_NULL);
+  ASSERT_EQ(relay_waitall(2, reqs.data() + 2), RELAY_SUCCESS);
+  bool ok = true;
+  for (int k = 0; k < 4; ++k) {
+    for (int x : bufs[k]) ok = ok && x == 10 + k;
+  }
+  EXPECT_TRUE(all_ranks(ok));
+  EXPECT_EQ(relay_waitall(4, reqs.data()), RELAY_SUCCESS);  // all NULL: complete
+  EXPECT_EQ(relay_waitall(0, nullptr), RELAY_SUCCESS);
+  EXPECT_EQ(relay_waitall(-1, reqs.data()), RELAY_ERR_REQUEST);
+  EXPECT_EQ(relay_waitall(1, nullptr), RELAY_ERR_REQUEST);
 }
 
 TEST(BcastApi, SubCommunicatorsCreatedAndFreedRepeatedly) {
