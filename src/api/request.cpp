@@ -169,7 +169,7 @@ relay_status_t relay_waitall(int count, relay_request_t* requests) {
     if (r == RELAY_REQUEST_NULL) continue;
     const bool together =
         r->kind == relay_request::Kind::mpi ||
-        (r->kind == relay_request::Kind::schedule && r->executor.in_flight(in_flight, slots));
+        (r->kind == relay_request::Kind::schedule && r->executor.waits_with_others());
     if (!together) {
       relay_status_t first = RELAY_SUCCESS;
       for (int k = 0; k < count; ++k) {

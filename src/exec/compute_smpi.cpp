@@ -3,6 +3,7 @@
 #include <simgrid/host.h>
 #include <smpi/smpi.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -16,11 +17,17 @@ bool compute_is_charged() {
   return mode == nullptr || std::strcmp(mode, "real") != 0;
 }
 
+namespace {
+// RELAY_SIMULATE_GFLOPS, or 0 when unset (then the platform host's speed applies).
+double given_gflops() {
+  const char* rate = core::read_setting(core::Knob::simulate_gflops);
+  return rate != nullptr ? std::max(0.0, std::atof(rate)) : 0.0;
+}
+}  // namespace
+
 void charge_flops(double flops) {
   if (!compute_is_charged() || flops <= 0) return;
-  const char* rate = core::read_setting(core::Knob::simulate_gflops);
-  const double gflops = rate != nullptr ? std::atof(rate) : 0.0;
-  if (gflops > 0) {
+  if (const double gflops = given_gflops(); gflops > 0) {
     smpi_execute(flops / (gflops * 1e9));
   } else {
     smpi_execute_flops(flops);  // at the speed the platform gives this rank's host
@@ -29,8 +36,7 @@ void charge_flops(double flops) {
 
 double charged_gflops() {
   if (!compute_is_charged()) return 0.0;
-  const char* rate = core::read_setting(core::Knob::simulate_gflops);
-  const double gflops = rate != nullptr ? std::atof(rate) : 0.0;
+  const double gflops = given_gflops();
   return gflops > 0 ? gflops : sg_host_get_speed(sg_host_self()) / 1e9;
 }
 

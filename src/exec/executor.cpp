@@ -127,14 +127,16 @@ relay_status_t Executor::start(std::shared_ptr<const schedule::RankProgram> prog
   return post_receives();
 }
 
-bool Executor::in_flight(std::vector<MPI_Request>& requests, std::vector<int>& slots) const {
-  if (policy_ == Policy::blocking || pacing().idle_sleep_ns > 0) return false;
+bool Executor::waits_with_others() const {
+  return policy_ != Policy::blocking && pacing().idle_sleep_ns == 0;
+}
+
+void Executor::in_flight(std::vector<MPI_Request>& requests, std::vector<int>& slots) const {
   for (int slot = first_slot_; slot < end_slot_; ++slot) {
     if (requests_[slot] == MPI_REQUEST_NULL) continue;
     requests.push_back(requests_[slot]);
     slots.push_back(slot);
   }
-  return true;
 }
 
 bool Executor::done() const {

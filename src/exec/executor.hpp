@@ -65,11 +65,12 @@ class Executor {
   /// Blocks until every step has completed.
   relay_status_t wait();
   bool done() const;
-  /// For a wait over several operations at once (relay_waitall): appends the MPI requests this
-  /// executor has in flight and their slots, and returns true; returns false, adding nothing,
-  /// when it cannot be waited on that way (the blocking policy completes its own requests in
-  /// program order; RELAY_IDLE_SLEEP_US asks for polling). Call after progress().
-  bool in_flight(std::vector<MPI_Request>& requests, std::vector<int>& slots) const;
+  /// Whether a wait over several operations at once (relay_waitall) may complete this one's
+  /// MPI requests: not in the blocking policy (it completes its own requests in program
+  /// order), nor when RELAY_IDLE_SLEEP_US asks for polling.
+  bool waits_with_others() const;
+  /// For such a wait: appends the MPI requests in flight and their slots. Call after progress().
+  void in_flight(std::vector<MPI_Request>& requests, std::vector<int>& slots) const;
   /// A request in_flight() gave completed in the caller's MPI wait (which freed it).
   void completed_elsewhere(int slot, const MPI_Status& status) { complete_slot(slot, status); }
   /// Lets go of the program; the bookkeeping keeps its memory for the next start().

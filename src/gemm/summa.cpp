@@ -395,20 +395,16 @@ relay_status_t Summa<T>::progress(Slot<T>& slot) {
 template <class T>
 relay_status_t Summa<T>::wait(Slot<T>& slot) {
   const double t0 = MPI_Wtime();
-  relay_status_t result = RELAY_SUCCESS;
   // All of the slot's broadcasts together: waiting for them one by one, a rank would not
   // forward the others meanwhile, and chains and trees stall at every rank waiting on another
   // piece (docs/simulate.md: SMPI's linear MPI_Ibcast, which needs no forwarding, then beat
   // relay's pipeline 1.5x in SUMMA on tan2014's platform).
-  while (result == RELAY_SUCCESS) {
-    const relay_status_t st =
-        relay_waitall(static_cast<int>(slot.bcasts.size()), slot.bcasts.data());
-    if (st == RELAY_SUCCESS) break;
+  relay_status_t result = relay_waitall(static_cast<int>(slot.bcasts.size()), slot.bcasts.data());
+  if (result != RELAY_SUCCESS) {
     error_ = fmt::format("panel broadcast: {}", relay_last_error());
-    result = st;
+    // The others still run: they finish before the panels are let go.
+    for (relay_request_t& r : slot.bcasts) relay_wait(&r);
   }
-  // After an error the others still run: they finish before the panels are let go.
-  for (relay_request_t& r : slot.bcasts) relay_wait(&r);
   slot.bcasts.clear();
   for (Gather<T>* g : {&slot.ga, &slot.gb}) {
     if (g->request != MPI_REQUEST_NULL) {
