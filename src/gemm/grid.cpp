@@ -30,8 +30,8 @@ relay_status_t create_grid(MPI_Comm comm, int rows, int cols, layout::GridOrder 
   // The row's and the column's communicators are made by their members alone, from groups
   // (MPI_Comm_create_group), ranked by column and by row as a split keyed so would rank them.
   // MPI_Comm_split is collective over the whole grid: under SimGrid SMPI two splits of 16,384
-  // simulated ranks took 408 s of host time, two group creations 47 s (a test program on the
-  // 128x128 k_torus_16384 platform, startup included).
+  // simulated ranks took 284 s of host time, two group creations 38.7 s (a test program on the
+  // 128x128 k_torus_16384 platform, startup included; docs/measurements/issue25_smpi_probes).
   auto create = [&](bool row, int tag, MPI_Comm* out) {
     const int count = row ? cols : rows;
     std::vector<int> members(static_cast<std::size_t>(count));
