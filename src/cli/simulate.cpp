@@ -136,11 +136,57 @@ struct Options {
   int ranks = 0;
   int ranks_per_node = 0;  // 0: the platform's
   std::string factors = "off";
-  std::string coll_selector = "ompi";
+  std::string coll_selector = "auto";
   double test_cost_us = 0.1;
   bool dry_run = false;
   std::vector<std::string> command;
 };
+
+// The selector a run uses: auto is ompi below 512 ranks and flat from 512, where SMPI's SMP
+// setup of MPI_COMM_WORLD alone would take minutes to hours of host time.
+std::string effective_selector(const std::string& given, int ranks) {
+  if (given != "auto") return given;
+  return ranks < 512 ? "ompi" : "flat";
+}
+
+// The proportional set size of a process and its descendants, in KiB (each shared page
+// divided among the processes and mappings that share it): what the simulation costs the
+// host. The resident set counts a page once per mapping, and SMPI maps its shared
+// allocations once per simulated rank. 0 when /proc cannot say.
+double proportional_kib(pid_t root) {
+  std::vector<std::pair<pid_t, pid_t>> parents;  // (pid, parent)
+  for (const auto& entry :
+       fs::directory_iterator("/proc", fs::directory_options::skip_permission_denied)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    const auto close = line.rfind(')');  // the command name may hold spaces and parentheses
+    if (close == std::string::npos) continue;
+    char state = 0;
+    int parent = 0;
+    if (std::sscanf(line.c_str() + close + 1, " %c %d", &state, &parent) != 2) continue;
+    parents.emplace_back(static_cast<pid_t>(std::stol(name)), static_cast<pid_t>(parent));
+  }
+  std::vector<pid_t> tree{root};
+  for (std::size_t i = 0; i < tree.size(); ++i) {
+    for (const auto& [pid, parent] : parents) {
+      if (parent == tree[i]) tree.push_back(pid);
+    }
+  }
+  double kib = 0;
+  for (pid_t pid : tree) {
+    std::ifstream rollup(fmt::format("/proc/{}/smaps_rollup", pid));
+    for (std::string line; std::getline(rollup, line);) {
+      if (line.rfind("Pss:", 0) == 0) {
+        kib += std::atof(line.c_str() + 4);
+        break;
+      }
+    }
+  }
+  return kib;
+}
 
 int run(const Options& o) {
   const Platform platform = find_platform(o.platform);
@@ -185,7 +231,20 @@ int run(const Options& o) {
   // Computation is charged explicitly (the GEMM's local multiplications), never measured from
   // the host: the same run gives the same simulated time.
   argv.emplace_back("--cfg=smpi/simulate-computation:no");
-  argv.emplace_back("--cfg=smpi/coll-selector:" + o.coll_selector);
+  // SMPI 3.32's ompi and mpich selectors send the first MPI_Bcast and MPI_Allreduce on a
+  // communicator through its SMP-aware setup (Comm::init_smp: a ring allgather over every rank,
+  // P^2 messages, each dearer as P grows). One 8-byte MPI_Allreduce on MPI_COMM_WORLD took
+  // 3.7 s of host time on 256 ranks, 18 s on 512 and about 300 s on 1,024, and 6.6 to 14.6 ms
+  // of simulated time; with the algorithm named (rdb) 0.5 s and 45 us. The other collectives do
+  // not set it up (docs/measurements/issue25_smpi_probes/first_collective.c). 'flat' names
+  // binomial_tree and rdb for those two and leaves the rest to the ompi selector.
+  const std::string selector = effective_selector(o.coll_selector, o.ranks);
+  argv.emplace_back("--cfg=smpi/coll-selector:" +
+                    std::string(selector == "mpich" ? "mpich" : "ompi"));
+  if (selector == "flat") {
+    argv.emplace_back("--cfg=smpi/bcast:binomial_tree");
+    argv.emplace_back("--cfg=smpi/allreduce:rdb");
+  }
   // SMPI charges every MPI_Test and MPI_Iprobe 100 us by default, and more after each one that
   // finds nothing (the count is shared by all ranks), so that a polling loop advances the clock.
   // Its MPI_Waitsome tests every other request after the first completion: relay's nonblocking
@@ -207,8 +266,11 @@ int run(const Options& o) {
 
   const std::string description = fmt::format(
       "platform {} ({}), {} ranks, {} per node, correction factors {}, MPI_Test {:g} us, MPI "
-      "baseline collectives: SMPI's {} selector",
-      platform.name, platform.file, o.ranks, per_node, o.factors, o.test_cost_us, o.coll_selector);
+      "baseline collectives: {}",
+      platform.name, platform.file, o.ranks, per_node, o.factors, o.test_cost_us,
+      selector == "flat" ? "SMPI's ompi selector, with MPI_Bcast binomial_tree and MPI_Allreduce "
+                           "rdb (flat: no SMP setup)"
+                         : "SMPI's " + selector + " selector");
   std::printf("# simulated with SimGrid SMPI: %s\n", description.c_str());
   if (o.dry_run) {
     for (const auto& a : argv) std::printf("%s ", a.c_str());
@@ -233,8 +295,17 @@ int run(const Options& o) {
   }
   int status = 0;
   rusage usage{};
-  while (wait4(child, &status, 0, &usage) < 0) {
-    if (errno != EINTR) throw std::runtime_error("wait4 failed");
+  double peak_pss_kib = 0;
+  auto last_sample = start - std::chrono::milliseconds(800);  // first sample after 0.2 s
+  for (;;) {
+    const pid_t done = wait4(child, &status, WNOHANG, &usage);
+    if (done == child) break;
+    if (done < 0 && errno != EINTR) throw std::runtime_error("wait4 failed");
+    if (std::chrono::steady_clock::now() - last_sample >= std::chrono::seconds(1)) {
+      peak_pss_kib = std::max(peak_pss_kib, proportional_kib(child));
+      last_sample = std::chrono::steady_clock::now();
+    }
+    usleep(50 * 1000);
   }
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -244,24 +315,27 @@ int run(const Options& o) {
   const double peak_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss: KiB
   const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   std::printf(
-      "# simulation cost on this host: %.1f s wall, %.1f s CPU, %.0f MiB peak memory; "
-      "exit status %d\n",
-      wall_s, cpu_s, peak_mib, code);
+      "# simulation cost on this host: %.1f s wall, %.1f s CPU, %.0f MiB peak memory "
+      "(proportional set, sampled each second; the resident set, which counts SMPI's shared "
+      "pages once per rank: %.0f MiB); exit status %d\n",
+      wall_s, cpu_s, peak_pss_kib / 1024.0, peak_mib, code);
 
   const std::string json = json_output_of(o.command);
   if (code == 0 && !json.empty() && fs::exists(json)) {
     nlohmann::json doc = nlohmann::json::parse(std::ifstream(json));
-    doc["simulation"] = {{"engine", "SimGrid SMPI"},
-                         {"platform", platform.name},
-                         {"platform_file", platform.file},
-                         {"ranks", o.ranks},
-                         {"ranks_per_node", per_node},
-                         {"correction_factors", o.factors},
-                         {"coll_selector", o.coll_selector},
-                         {"mpi_test_cost_us", o.test_cost_us},
-                         {"host_wall_s", wall_s},
-                         {"host_cpu_s", cpu_s},
-                         {"host_peak_memory_bytes", static_cast<double>(usage.ru_maxrss) * 1024.0}};
+    doc["simulation"] = {
+        {"engine", "SimGrid SMPI"},
+        {"platform", platform.name},
+        {"platform_file", platform.file},
+        {"ranks", o.ranks},
+        {"ranks_per_node", per_node},
+        {"correction_factors", o.factors},
+        {"coll_selector", selector},
+        {"mpi_test_cost_us", o.test_cost_us},
+        {"host_wall_s", wall_s},
+        {"host_cpu_s", cpu_s},
+        {"host_peak_memory_bytes", peak_pss_kib * 1024.0},
+        {"host_peak_resident_bytes", static_cast<double>(usage.ru_maxrss) * 1024.0}};
     write_json_atomic(json, doc);
   }
   return code;
@@ -291,8 +365,11 @@ void add_simulate(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--coll-selector", o.coll_selector,
                   "whose algorithms SMPI's own blocking collectives follow (the mpi baseline): "
-                  "ompi or mpich")
-      ->check(CLI::IsMember({"ompi", "mpich"}))
+                  "ompi, mpich, flat (ompi's, with MPI_Bcast binomial_tree and MPI_Allreduce rdb: "
+                  "SMPI's SMP setup of a communicator, which the other two run at the first "
+                  "MPI_Bcast or MPI_Allreduce, grows faster than P^2 in host time) or auto (ompi "
+                  "below 512 ranks, flat from 512)")
+      ->check(CLI::IsMember({"auto", "ompi", "mpich", "flat"}))
       ->capture_default_str();
   cmd->add_option("--test-cost-us", o.test_cost_us,
                   "simulated cost of one MPI_Test or MPI_Iprobe, fixed (SMPI's default, 100 us and "

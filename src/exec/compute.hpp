@@ -7,6 +7,8 @@
 
 #include <cstddef>
 #include <new>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace relay::exec {
@@ -35,17 +37,28 @@ void* allocate_data(std::size_t bytes);
 /// Frees what allocate_data(bytes) returned (the same bytes).
 void free_data(void* data, std::size_t bytes) noexcept;
 
-/// std::vector's allocator for such data (DataVector below).
+/// std::vector's allocator for such data (DataVector below). When computations are charged
+/// the values are never read, and it leaves the elements unwritten: zeroing them touched every
+/// shared page, which counted the same pages once per rank in the resident set (18 GB for
+/// n = 16384 on 1,024 simulated ranks) and spent the host's time in page faults.
 template <class T>
 struct DataAllocator {
   using value_type = T;
-  DataAllocator() = default;
+  DataAllocator() : values_unused(compute_is_charged()) {}
   template <class U>
-  DataAllocator(const DataAllocator<U>&) noexcept {}
+  DataAllocator(const DataAllocator<U>& other) noexcept : values_unused(other.values_unused) {}
   T* allocate(std::size_t n) { return static_cast<T*>(allocate_data(n * sizeof(T))); }
   void deallocate(T* p, std::size_t n) noexcept { free_data(p, n * sizeof(T)); }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    if constexpr (sizeof...(Args) == 0 && std::is_trivially_destructible_v<U>) {
+      if (values_unused) return;  // implicit-lifetime data whose value nobody reads
+    }
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
   friend bool operator==(const DataAllocator&, const DataAllocator&) { return true; }
   friend bool operator!=(const DataAllocator&, const DataAllocator&) { return false; }
+  bool values_unused = false;
 };
 template <class T>
 using DataVector = std::vector<T, DataAllocator<T>>;

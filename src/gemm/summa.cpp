@@ -256,7 +256,8 @@ relay_status_t Summa<T>::start_aligned(const Operand<T>& x, Slot<T>& slot,
     const std::int64_t piece = std::min(slot.w - t, layout::block_end(kd, g) - g);
     const int owner = layout::owner(kd, g);
     const bool mine = owner < 0 || owner == x.k_coord;
-    if (mine && nf > 0) {
+    // Charged (a simulation): no value is read, and the copy would touch shared pages.
+    if (mine && nf > 0 && !exec::compute_is_charged()) {
       for (std::int64_t u = 0; u < piece; ++u) {
         const std::int64_t lk = layout::to_local(kd, g + u);
         T* out = panel.data() + (t + u) * nf;
@@ -425,6 +426,10 @@ template <class T>
 void Summa<T>::scale_c() {
   const T beta = *static_cast<const T*>(p_.beta);
   if (beta == T(1)) return;
+  if (exec::compute_is_charged()) {  // a simulation: writing C would touch every shared page
+    exec::charge_flops(static_cast<double>(m_loc_) * static_cast<double>(n_loc_));
+    return;
+  }
   for (std::int64_t j = 0; j < n_loc_; ++j) {
     T* col = c_local_ + j * ldc_;
     if (beta == T(0)) {

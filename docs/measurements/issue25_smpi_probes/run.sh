@@ -8,7 +8,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 out=$1 grid_ranks=${2:-4096}
 mkdir -p "$out"
 cd "$out"
-for p in waitsome pingpong grid_comms; do smpicc -O1 "$here/$p.c" -o "$p"; done
+for p in waitsome pingpong grid_comms first_collective; do smpicc -O1 "$here/$p.c" -o "$p"; done
 seq 0 63 | sed "s/^/node-/" > hosts64
 seq 0 $((grid_ranks - 1)) | sed "s/^/node-/" > hosts
 plain=(--cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1 --cfg=network/crosstraffic:0
@@ -23,4 +23,14 @@ torus=$here/../../../platforms/k_torus_$grid_ranks.xml
 for mode in split group; do
   /usr/bin/time -f "grid communicators by $mode, $grid_ranks ranks: %e s host wall, %M KB" \
     smpirun -np "$grid_ranks" -platform "$torus" -hostfile hosts "${plain[@]}" ./grid_comms "$mode"
+done
+echo "== the first MPI_Allreduce and MPI_Bcast on MPI_COMM_WORLD: SMPI's ompi selector, then the"
+echo "   algorithms relay simulate names for them from 512 ranks (--coll-selector flat)"
+for np in 256 512; do
+  for op in allreduce bcast reduce barrier; do
+    for sel in "--cfg=smpi/coll-selector:ompi" "--cfg=smpi/bcast:binomial_tree --cfg=smpi/allreduce:rdb"; do
+      /usr/bin/time -f "   $np ranks, $sel: %e s host wall" \
+        smpirun -np "$np" -platform "$torus" -hostfile hosts "${plain[@]}" $sel ./first_collective "$op"
+    done
+  done
 done
