@@ -56,10 +56,27 @@ struct Args {
   std::string precision = "d";
   int reps = 5;
   bool no_scalapack = false;
+  double start_jitter_us = -1;  // < 0: 100 in a simulation, 0 in a real run
   std::string json_path;
   std::string plot_path;
   bool quiet = false;
 };
+
+// A simulation has no noise: ranks leave a barrier in the same pattern every time, and where
+// broadcasts contend for links that pattern decides the order flows get them in for the
+// whole run. On tan2014's platform (n = 3072, panel 32) the nonblocking pipeline took 1.626 s
+// after a barrier whose ranks left within 203 us and 1.943 s within 153 us, so a figure from
+// one start pattern depended on what had run before it. Under simulation each rank of each
+// repetition starts after a delay drawn in [0, jitter) from (rank, repetition), the same for
+// every configuration of that repetition, and medians over repetitions are what counts.
+double start_delay_s(int rank, int rep, double jitter_us) {
+  std::uint64_t x = (static_cast<std::uint64_t>(rank) << 32) + static_cast<std::uint64_t>(rep) +
+                    0x9e3779b97f4a7c15ULL;  // splitmix64
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  x ^= x >> 31;
+  return jitter_us * 1e-6 * static_cast<double>(x >> 11) / 9007199254740992.0;  // / 2^53
+}
 
 // A scheme: how the panels are broadcast.
 struct Scheme {
@@ -231,8 +248,15 @@ class Bench {
   void check_memory(const std::vector<long long>& sizes);
   template <class T>
   void run_size(long long n, nlohmann::json& rows);
+  // Under simulation: this rank's start delay of repetition `rep` (start_delay_s), charged.
+  void start_delay(int rep) const {
+    if (jitter_us_ > 0) {
+      exec::charge_flops(start_delay_s(rank_, rep, jitter_us_) * exec::charged_gflops() * 1e9);
+    }
+  }
 
   const Args& a_;
+  double jitter_us_ = 0;
   int rank_ = 0, size_ = 1, rows_ = 1, cols_ = 1;
   relay_grid_t grid_ = RELAY_GRID_NULL;
   int ctxt_ = -1;
@@ -319,6 +343,7 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
                                                                    : pzgemm_;
       MPI_Barrier(MPI_COMM_WORLD);
       const double t0 = MPI_Wtime();
+      start_delay(rep);
       fn("N", "N", &ni, &ni, &ni, &alpha, A.data(), &one, &one, d, B.data(), &one, &one, d, &beta,
          C2.data(), &one, &one, d);
       double t = MPI_Wtime() - t0;
@@ -347,6 +372,7 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
         int info = 0;
         MPI_Barrier(MPI_COMM_WORLD);
         const double t0 = MPI_Wtime();
+        start_delay(rep);
         const relay_status_t rc =
             relay_gemm('N', 'N', n, n, n, mpi_type<T>(), &alpha, A.data(), 0, 0, &desc, B.data(), 0,
                        0, &desc, &beta, C.data(), 0, 0, &desc, grid_, &o, &info, &st);
@@ -395,10 +421,12 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
   };
   if (rank_ == 0) {
     std::printf(
-        "\n# n=%lld grid %dx%d block %lld panel %s precision %s, %d reps (medians); "
+        "\n# n=%lld grid %dx%d block %lld panel %s precision %s, %d reps (medians)%s; "
         "peak: %.2f GFLOP/s per core x %d cores = %.2f GFLOP/s\n",
         n, rows_, cols_, nb, a_.panel > 0 ? std::to_string(a_.panel).c_str() : "default",
-        a_.precision.c_str(), a_.reps, peak_core_, cores_, peak_total);
+        a_.precision.c_str(), a_.reps,
+        jitter_us_ > 0 ? fmt::format(", ranks start within {:g} us", jitter_us_).c_str() : "",
+        peak_core_, cores_, peak_total);
     std::printf("%-24s %3s %10s %9s %8s %9s %9s %9s %9s\n", "scheme", "L", "time_s", "GFLOP/s",
                 "%peak", "bcast_s", "gemm_s", "wait_s", "vs_scalapack");
   }
@@ -507,6 +535,13 @@ int Bench::run() {
                                             cols_, rows_ * cols_, size_));
   }
   if (a_.block < 1) throw std::invalid_argument("--block must be >= 1");
+  const bool simulated = exec::compute_is_charged();
+  if (a_.start_jitter_us > 0 && !simulated) {
+    throw std::invalid_argument(
+        "--start-jitter-us applies to simulations only (relay simulate): a real run has its own "
+        "noise");
+  }
+  jitter_us_ = a_.start_jitter_us >= 0 ? a_.start_jitter_us : simulated ? 100.0 : 0.0;
   std::vector<long long> sizes;
   for (int v : parse_int_list(a_.sizes, "--n", 1, std::numeric_limits<int>::max()))
     sizes.push_back(v);
@@ -546,6 +581,7 @@ int Bench::run() {
   doc["machine"] = machine_description(MPI_COMM_WORLD);
   doc["peak_gflops_per_core"] = peak_core_;
   doc["cores_used"] = cores_;
+  doc["start_jitter_us"] = jitter_us_;
   doc["rows"] = rows;
 #ifdef RELAY_HAVE_SCALAPACK
   if (ctxt_ >= 0) Cblacs_gridexit(ctxt_);
@@ -595,6 +631,12 @@ void add_bench_gemm(CLI::App& bench, int& exit_code) {
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   cmd->add_flag("--no-scalapack", args->no_scalapack, "skip ScaLAPACK's p?gemm baseline");
+  cmd->add_option("--start-jitter-us", args->start_jitter_us,
+                  "simulations only: each rank starts each repetition after a delay drawn in [0, "
+                  "this) from (rank, repetition), the same for every configuration, as noise "
+                  "would (a simulation has none, and contended broadcasts depend on the ranks' "
+                  "start pattern); default 100 in a simulation, 0 turns it off")
+      ->check(CLI::Range(0.0, 1e6));
   cmd->add_option("--json", args->json_path, "write the rows as JSON here");
   cmd->add_option("--plot", args->plot_path, "draw a PNG here (needs --json)");
   cmd->add_flag("--quiet", args->quiet, "no progress on stderr");

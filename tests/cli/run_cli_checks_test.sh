@@ -108,6 +108,7 @@ refused --max-iterations bench overlap --max-iterations 0
 refused --rounds bench coll --operation reduce --rounds 100000
 refused --pieces bench gemm --pieces 5000
 refused --lookahead bench gemm --n 64 --lookahead 65 --no-scalapack --quiet
+refused --start-jitter-us bench gemm --n 64 --start-jitter-us 5 --no-scalapack --quiet  # simulations only
 refused "more bytes than an MPI count holds" bench bcast --sizes 4GiB --quiet
 run 2 "$relay" model measure --sizes 4GiB --quiet --output "$work/m.json"; rc=$?
 status_is 2 "relay model measure --sizes 4GiB"
