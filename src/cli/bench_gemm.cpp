@@ -19,14 +19,17 @@
 #include <limits>
 #include <new>
 #include <random>
+#include <set>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 #include "cli/cli11.hpp"
 
 #include "cli/checks.hpp"
 #include "cli/commands.hpp"
 #include "cli/results.hpp"
+#include "core/settings.hpp"
 #include "core/units.hpp"
 #include "exec/compute.hpp"
 #include "measure/progress.hpp"
@@ -57,6 +60,7 @@ struct Args {
   int reps = 5;
   bool no_scalapack = false;
   double start_jitter_us = -1;  // < 0: 100 in a simulation, 0 in a real run
+  double link_gbits = 0;        // 0: RELAY_LINK_BITS_PER_S, else the simulated platform's
   std::string json_path;
   std::string plot_path;
   bool quiet = false;
@@ -255,8 +259,22 @@ class Bench {
     }
   }
 
+  // The bound of a run (issue 26): the time the links need to carry what each node must
+  // receive and send at least once, and the time the local multiplications need at the
+  // measured rate; the slowest node of each.
+  struct Bound {
+    double links_s = 0, blas_s = 0;
+    double in_bytes = 0, out_bytes = 0;
+  };
+  Bound bound(long long n, const std::vector<long long>& row_counts,
+              const std::vector<long long>& col_counts, double elem_bytes, double fma_flops) const;
+  void find_node_and_link();
+
   const Args& a_;
   double jitter_us_ = 0;
+  std::vector<int> node_members_;  // world ranks on this rank's node (MPI_COMM_TYPE_SHARED)
+  double link_bytes_per_s_ = 0;    // each direction; 0 unknown
+  std::string link_from_;
   int rank_ = 0, size_ = 1, rows_ = 1, cols_ = 1;
   relay_grid_t grid_ = RELAY_GRID_NULL;
   int ctxt_ = -1;
@@ -265,6 +283,87 @@ class Bench {
   std::vector<Scheme> schemes_;
   std::vector<int> lookaheads_;
 };
+
+// The ranks of this rank's node, and the link rate: --link-gbits, else RELAY_LINK_BITS_PER_S
+// (relay cluster run sets it), else the simulated platform's route; else unknown.
+void Bench::find_node_and_link() {
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node);
+  int node_size = 1;
+  MPI_Comm_size(node, &node_size);
+  node_members_.assign(static_cast<std::size_t>(node_size), 0);
+  MPI_Allgather(&rank_, 1, MPI_INT, node_members_.data(), 1, MPI_INT, node);
+  MPI_Comm_free(&node);
+  std::sort(node_members_.begin(), node_members_.end());
+  if (a_.link_gbits > 0) {
+    link_bytes_per_s_ = a_.link_gbits * 1e9 / 8;
+    link_from_ = "--link-gbits";
+  } else if (const char* v = core::read_setting(core::Knob::link_bits_per_s)) {
+    char* end = nullptr;
+    const double bits = std::strtod(v, &end);
+    if (end == v || *end != '\0' || !(bits > 0) || !std::isfinite(bits)) {
+      throw std::invalid_argument(
+          fmt::format("RELAY_LINK_BITS_PER_S='{}' is not a positive number of bits per second", v));
+    }
+    link_bytes_per_s_ = bits / 8;
+    link_from_ = "RELAY_LINK_BITS_PER_S";
+  } else if (const double rate = exec::link_bytes_per_s(); rate > 0) {
+    link_bytes_per_s_ = rate;
+    link_from_ = "the simulated platform";
+  }
+}
+
+// Lower bounds of one multiplication C = A B (n x n x n) on this grid, the slowest node's:
+// - links: each node must receive, at least once, every panel piece one of its ranks needs and
+//   a rank elsewhere owns (A's pieces (r, c') for its ranks (r, c), B's (r', c) likewise), and
+//   send every piece its ranks own that a rank elsewhere needs; max(in, out) / the link rate,
+//   each direction. Ranks of a node share its link; a node's own pieces cost nothing.
+// - BLAS: this rank's multiply-adds at the measured per-core rate (peak_core_).
+Bench::Bound Bench::bound(long long n, const std::vector<long long>& row_counts,
+                          const std::vector<long long>& col_counts, double elem_bytes,
+                          double fma_flops) const {
+  auto on_node = [&](int r, int c) {
+    return std::binary_search(node_members_.begin(), node_members_.end(), r * cols_ + c);
+  };
+  std::set<std::pair<int, int>> a_in, b_in, a_out, b_out;  // pieces (process row, column)
+  for (int w : node_members_) {
+    const int r = w / cols_, c = w % cols_;
+    for (int c2 = 0; c2 < cols_; ++c2) {
+      if (c2 == c) continue;
+      if (!on_node(r, c2)) a_in.emplace(r, c2);  // A(r, c2) comes in
+      if (!on_node(r, c2)) a_out.emplace(r, c);  // A(r, c) goes out
+    }
+    for (int r2 = 0; r2 < rows_; ++r2) {
+      if (r2 == r) continue;
+      if (!on_node(r2, c)) b_in.emplace(r2, c);
+      if (!on_node(r2, c)) b_out.emplace(r, c);
+    }
+  }
+  // A(r, c) is row r's rows by column c's share of k; B(r, c) row r's share of k by column c's.
+  auto bytes = [&](const std::set<std::pair<int, int>>& pieces) {
+    double sum = 0;
+    for (const auto& [r, c] : pieces) {
+      sum += static_cast<double>(row_counts[static_cast<std::size_t>(r)]) *
+             static_cast<double>(col_counts[static_cast<std::size_t>(c)]) * elem_bytes;
+    }
+    return sum;
+  };
+  Bound b;
+  double mine[3] = {bytes(a_in) + bytes(b_in), bytes(a_out) + bytes(b_out), 0};
+  const int myrow = rank_ / cols_, mycol = rank_ % cols_;
+  mine[2] = peak_core_ > 0
+                ? fma_flops * static_cast<double>(row_counts[static_cast<std::size_t>(myrow)]) *
+                      static_cast<double>(col_counts[static_cast<std::size_t>(mycol)]) *
+                      static_cast<double>(n) / (peak_core_ * 1e9)
+                : 0;
+  double most[3] = {0, 0, 0};
+  MPI_Allreduce(mine, most, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  b.in_bytes = most[0];
+  b.out_bytes = most[1];
+  b.blas_s = most[2];
+  if (link_bytes_per_s_ > 0) b.links_s = std::max(most[0], most[1]) / link_bytes_per_s_;
+  return b;
+}
 
 template <class T>
 void Bench::run_size(long long n, nlohmann::json& rows) {
@@ -394,6 +493,12 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
     }
   }
   const double peak_total = peak_core_ * cores_;
+  std::vector<long long> row_counts, col_counts;
+  for (int r = 0; r < rows_; ++r) row_counts.push_back(local_count(n, r, rows_));
+  for (int c = 0; c < cols_; ++c) col_counts.push_back(local_count(n, c, cols_));
+  const Bound lim =
+      bound(n, row_counts, col_counts, static_cast<double>(sizeof(T)), flops_per_fma<T>());
+  const double bound_max = std::max(lim.links_s, lim.blas_s), bound_sum = lim.links_s + lim.blas_s;
   auto emit = [&](const std::string& scheme, int L, double t, double bc, double comp, double w,
                   double ratio, long long ws) {
     nlohmann::json r;
@@ -412,11 +517,22 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
     r["wait_s"] = w;
     r["speedup_vs_scalapack"] = ratio;
     r["workspace_bytes"] = ws;
+    if (link_bytes_per_s_ > 0) r["bound_links_s"] = lim.links_s;  // absent: rate unknown
+    r["bound_blas_s"] = lim.blas_s;
+    if (link_bytes_per_s_ > 0 && bound_max > 0) {
+      r["time_over_bound"] = t / bound_max;
+      r["time_over_bound_sum"] = t / bound_sum;
+    }
     rows.push_back(r);
     if (rank_ == 0) {
-      std::printf("%-24s %3d %10.3f %9.2f %7.1f%% %9.3f %9.3f %9.3f %9s\n", scheme.c_str(), L, t,
-                  flops / t / 1e9, 100.0 * flops / t / 1e9 / peak_total, bc, comp, w,
-                  ratio > 0 ? fmt::format("{:.3f}x", ratio).c_str() : "-");
+      auto times = [&](double b) {
+        return b > 0 ? fmt::format("{:.2f}x", t / b) : std::string("-");
+      };
+      std::printf("%-24s %3d %10.3f %9.2f %7.1f%% %9.3f %9.3f %9.3f %12s %8s %8s\n", scheme.c_str(),
+                  L, t, flops / t / 1e9, 100.0 * flops / t / 1e9 / peak_total, bc, comp, w,
+                  ratio > 0 ? fmt::format("{:.3f}x", ratio).c_str() : "-",
+                  link_bytes_per_s_ > 0 ? times(bound_max).c_str() : "-",
+                  link_bytes_per_s_ > 0 ? times(bound_sum).c_str() : "-");
     }
   };
   if (rank_ == 0) {
@@ -427,8 +543,22 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
         a_.precision.c_str(), a_.reps,
         jitter_us_ > 0 ? fmt::format(", ranks start within {:g} us", jitter_us_).c_str() : "",
         peak_core_, cores_, peak_total);
-    std::printf("%-24s %3s %10s %9s %8s %9s %9s %9s %9s\n", "scheme", "L", "time_s", "GFLOP/s",
-                "%peak", "bcast_s", "gemm_s", "wait_s", "vs_scalapack");
+    if (link_bytes_per_s_ > 0) {
+      std::printf(
+          "# bound: links %.3f s (the busiest node receives %s and sends %s at least once, at "
+          "%s/s each way, from %s), BLAS %.3f s (at %.2f GFLOP/s per core); x_bound = time / "
+          "max(links, BLAS), x_sum = time / (links + BLAS)\n",
+          lim.links_s, human_bytes(lim.in_bytes).c_str(), human_bytes(lim.out_bytes).c_str(),
+          human_bytes(link_bytes_per_s_).c_str(), link_from_.c_str(), lim.blas_s, peak_core_);
+    } else {
+      std::printf(
+          "# bound: BLAS %.3f s (at %.2f GFLOP/s per core); links unknown (--link-gbits or "
+          "RELAY_LINK_BITS_PER_S give the rate)\n",
+          lim.blas_s, peak_core_);
+    }
+    std::printf("%-24s %3s %10s %9s %8s %9s %9s %9s %12s %8s %8s\n", "scheme", "L", "time_s",
+                "GFLOP/s", "%peak", "bcast_s", "gemm_s", "wait_s", "vs_scalapack", "x_bound",
+                "x_sum");
   }
   if (with_scalapack) {
     const double t = median(scalapack_times);
@@ -558,6 +688,7 @@ int Bench::run() {
     throw std::runtime_error(relay_last_error());
   }
   check_memory(sizes);
+  find_node_and_link();
 #ifdef RELAY_HAVE_SCALAPACK
   if (!a_.no_scalapack) {
     Cblacs_get(0, 0, &ctxt_);
@@ -631,6 +762,11 @@ void add_bench_gemm(CLI::App& bench, int& exit_code) {
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   cmd->add_flag("--no-scalapack", args->no_scalapack, "skip ScaLAPACK's p?gemm baseline");
+  cmd->add_option("--link-gbits", args->link_gbits,
+                  "a node's link rate, Gbit/s each way, for the link bound printed with each run "
+                  "(default: RELAY_LINK_BITS_PER_S, which relay cluster run sets, else a simulated "
+                  "platform's; unknown otherwise)")
+      ->check(CLI::Range(0.0, 1e6));
   cmd->add_option("--start-jitter-us", args->start_jitter_us,
                   "simulations only: each rank starts each repetition after a delay drawn in [0, "
                   "this) from (rank, repetition), the same for every configuration, as noise "

@@ -99,6 +99,10 @@ constexpr std::array kSettings{
             "under SimGrid SMPI: GFLOP/s per rank charged computations run at (default: the "
             "host's speed in the platform)",
             R::library, A::free},
+    Setting{Knob::link_bits_per_s, "RELAY_LINK_BITS_PER_S", "number", "unknown",
+            "bits per second of a node's network link, each direction: the link bound `relay "
+            "bench gemm` prints (relay cluster run sets it to the cluster's rate)",
+            R::command, A::free},
     Setting{Knob::cluster_test_program, "RELAY_CLUSTER_TEST_PROGRAM", "command", "none",
             "a program the cluster test also runs on its ranks", R::tests, A::free},
     Setting{Knob::test_max_bytes, "RELAY_TEST_MAX_BYTES", "integer", "none",

@@ -39,6 +39,7 @@ enum class Knob {
   simulate_platform,
   simulate_compute,
   simulate_gflops,
+  link_bits_per_s,
   cluster_test_program,
   test_max_bytes,
   test_gemm_cases,

@@ -29,6 +29,10 @@ double charged_gflops();
 /// Cores of the host this rank runs on: the simulated host's under SMPI.
 int host_cores();
 
+/// Bytes per second, each direction, of the route from this rank's node to another node: the
+/// platform's under SMPI (its slowest link); 0 in a real run (not known here).
+double link_bytes_per_s();
+
 /// Storage for data whose values matter only when computations are real: matrices and
 /// panels. Under SMPI with computations charged, SMPI_SHARED_MALLOC (every simulated rank maps
 /// the same pages: 16,384 ranks' matrices fit in one host, and SMPI copies no message whose

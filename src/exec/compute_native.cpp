@@ -11,6 +11,7 @@ bool compute_is_charged() { return false; }
 void charge_flops(double /*flops*/) {}
 double charged_gflops() { return 0.0; }
 int host_cores() { return static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN))); }
+double link_bytes_per_s() { return 0.0; }
 void* allocate_data(std::size_t bytes) { return ::operator new(bytes); }
 void free_data(void* data, std::size_t /*bytes*/) noexcept { ::operator delete(data); }
 

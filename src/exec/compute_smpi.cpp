@@ -2,6 +2,7 @@
 // ones (exec/compute.hpp). Read on every call: cheap next to the multiplication it replaces.
 #include <simgrid/host.h>
 #include <smpi/smpi.h>
+#include <xbt/sysdep.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -41,6 +42,18 @@ double charged_gflops() {
 }
 
 int host_cores() { return sg_host_core_count(sg_host_self()); }
+
+double link_bytes_per_s() {
+  const sg_host_t self = sg_host_self();
+  const size_t count = sg_host_count();
+  sg_host_t* hosts = sg_host_list();
+  double rate = 0.0;
+  for (size_t i = 0; i < count && rate == 0.0; ++i) {
+    if (hosts[i] != self) rate = sg_host_get_route_bandwidth(self, hosts[i]);
+  }
+  xbt_free(hosts);
+  return rate;
+}
 
 namespace {
 // Below this, shared pages buy little memory and cost a mapping each (vm.max_map_count).
