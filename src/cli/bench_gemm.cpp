@@ -329,14 +329,16 @@ Bench::Bound Bench::bound(long long n, const std::vector<long long>& row_counts,
   for (int w : node_members_) {
     const int r = w / cols_, c = w % cols_;
     for (int c2 = 0; c2 < cols_; ++c2) {
-      if (c2 == c) continue;
-      if (!on_node(r, c2)) a_in.emplace(r, c2);  // A(r, c2) comes in
-      if (!on_node(r, c2)) a_out.emplace(r, c);  // A(r, c) goes out
+      if (c2 != c && !on_node(r, c2)) {  // rank (r, c2) is elsewhere
+        a_in.emplace(r, c2);             // its A piece comes in
+        a_out.emplace(r, c);             // and this rank's goes out
+      }
     }
     for (int r2 = 0; r2 < rows_; ++r2) {
-      if (r2 == r) continue;
-      if (!on_node(r2, c)) b_in.emplace(r2, c);
-      if (!on_node(r2, c)) b_out.emplace(r, c);
+      if (r2 != r && !on_node(r2, c)) {
+        b_in.emplace(r2, c);
+        b_out.emplace(r, c);
+      }
     }
   }
   // A(r, c) is row r's rows by column c's share of k; B(r, c) row r's share of k by column c's.

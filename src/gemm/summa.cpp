@@ -182,6 +182,9 @@ class Summa {
   const relay_grid& grid_;
   const Options& options_;
   relay_gemm_stats_t& stats_;
+  // Read once per call: under SMPI the local work is charged instead of run, and the values
+  // nobody reads are neither packed nor scaled (exec/compute.hpp).
+  const bool charged_ = exec::compute_is_charged();
   Operand<T> a_, b_;
   std::vector<std::vector<std::int64_t>> classes_a_, classes_b_;
   T* c_local_ = nullptr;
@@ -257,7 +260,7 @@ relay_status_t Summa<T>::start_aligned(const Operand<T>& x, Slot<T>& slot,
     const int owner = layout::owner(kd, g);
     const bool mine = owner < 0 || owner == x.k_coord;
     // Charged (a simulation): no value is read, and the copy would touch shared pages.
-    if (mine && nf > 0 && !exec::compute_is_charged()) {
+    if (mine && nf > 0 && !charged_) {
       for (std::int64_t u = 0; u < piece; ++u) {
         const std::int64_t lk = layout::to_local(kd, g + u);
         T* out = panel.data() + (t + u) * nf;
@@ -426,7 +429,7 @@ template <class T>
 void Summa<T>::scale_c() {
   const T beta = *static_cast<const T*>(p_.beta);
   if (beta == T(1)) return;
-  if (exec::compute_is_charged()) {  // a simulation: writing C would touch every shared page
+  if (charged_) {  // a simulation: writing C would touch every shared page
     exec::charge_flops(static_cast<double>(m_loc_) * static_cast<double>(n_loc_));
     return;
   }
@@ -496,8 +499,6 @@ relay_status_t Summa<T>::run(std::string& error) {
   }
   const int pieces = std::max(1, static_cast<int>(std::min<std::int64_t>(
                                      options_.pieces, std::max<std::int64_t>(n_loc_, 1))));
-  // Once per call: under SMPI the multiplications are charged instead of run (exec/compute.hpp).
-  const bool charged = exec::compute_is_charged();
   for (std::int64_t q = 0; q < npanels && st == RELAY_SUCCESS; ++q) {
     if (q + L < npanels) {
       st = start(slots[static_cast<std::size_t>((q + L) % nslots)], panel_start(q + L),
@@ -513,7 +514,7 @@ relay_status_t Summa<T>::run(std::string& error) {
     for (int piece = 0; piece < pieces && st == RELAY_SUCCESS; ++piece) {
       const std::int64_t j0 = n_loc_ * piece / pieces, j1 = n_loc_ * (piece + 1) / pieces;
       t0 = MPI_Wtime();
-      if (j1 > j0 && charged) {
+      if (j1 > j0 && charged_) {
         // Simulation: the multiplication's flops (a complex one is 4 real ones) become time.
         exec::charge_flops(2.0 * (is_complex<T>::value ? 4.0 : 1.0) * static_cast<double>(m_loc_) *
                            static_cast<double>(j1 - j0) * static_cast<double>(slot.w));
