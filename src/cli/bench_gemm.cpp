@@ -68,11 +68,10 @@ struct Args {
 
 // A simulation has no noise: ranks leave a barrier in the same pattern every time, and where
 // broadcasts contend for links that pattern decides the order flows get them in for the
-// whole run. On tan2014's platform (n = 3072, panel 32) the nonblocking pipeline took 1.626 s
-// after a barrier whose ranks left within 203 us and 1.943 s within 153 us, so a figure from
-// one start pattern depended on what had run before it. Under simulation each rank of each
-// repetition starts after a delay drawn in [0, jitter) from (rank, repetition), the same for
-// every configuration of that repetition, and medians over repetitions are what counts.
+// whole run, so a figure from one start pattern depended on what had run before it. Under
+// simulation each rank of each repetition starts after a delay drawn in [0, jitter) from
+// (rank, repetition), the same for every configuration of that repetition, and medians over
+// repetitions are what counts.
 double start_delay_s(int rank, int rep, double jitter_us) {
   std::uint64_t x = (static_cast<std::uint64_t>(rank) << 32) + static_cast<std::uint64_t>(rep) +
                     0x9e3779b97f4a7c15ULL;  // splitmix64
