@@ -41,6 +41,39 @@ typedef struct relay_matrix_desc {
   long long lld;      /**< leading dimension of the local array, >= local rows */
 } relay_matrix_desc_t;
 
+/** The distributed algorithms of relay_gemm (docs/gemm.md). All take and leave the matrices in
+ *  the caller's 2D block-cyclic layout. */
+typedef enum relay_gemm_algorithm {
+  RELAY_GEMM_DEFAULT = 0, /**< "default": 2D (the model-driven choice among all three is
+                               issue 27's next step) */
+  RELAY_GEMM_2D = 1,      /**< "2d": SUMMA on the whole grid */
+  RELAY_GEMM_25D = 2,     /**< "2.5d": the grid as c layers, each running SUMMA over 1/c of k,
+                               C summed over the layers (mukunoki2017) */
+  RELAY_GEMM_3D = 3       /**< "3d": c ~ P^(1/3) layers, each gathering its whole k-slab of A
+                               and B at once and multiplying in one local call */
+} relay_gemm_algorithm_t;
+
+/** What a relay_gemm call ran and where the time of its layered phases went, written when
+ *  options->report is not NULL. Grows as the options structs do: set struct_size (or call
+ *  relay_gemm_report_init); relay writes only the fields that fit in it. */
+typedef struct relay_gemm_report {
+  size_t struct_size;         /**< sizeof(relay_gemm_report_t) as the caller was compiled */
+  int algorithm;              /**< what ran: RELAY_GEMM_2D, _25D or _3D */
+  int layers;                 /**< c: 1 for 2D */
+  int layer_rows, layer_cols; /**< the grid of one layer (the whole grid for 2D) */
+  double replicate_s;         /**< moving A's and B's k-slabs into the layers (packing, the
+                                   all-to-all inside each fiber, unpacking) */
+  double reduce_s;            /**< summing C's partial results over the layers (reduce-scatter
+                                   inside each fiber) and adding them into C */
+  long long layered_bytes;    /**< the layered buffers on this process: A's and B's slabs and
+                                   C's partial sums (0 for 2D); panels are in workspace_bytes */
+} relay_gemm_report_t;
+
+/** Sets report->struct_size; the rest is written by relay_gemm. Not collective. */
+static inline void relay_gemm_report_init(relay_gemm_report_t* report) {
+  report->struct_size = sizeof *report;
+}
+
 /** Options of relay_gemm. Initialise with relay_gemm_options_init; NULL means defaults.
  *  RELAY_GEMM_PANEL_WIDTH, RELAY_GEMM_LOOKAHEAD and RELAY_GEMM_PIECES override the fields
  *  below when set; the panel broadcasts also honour the RELAY_BCAST_* variables. Grows as
@@ -58,6 +91,14 @@ typedef struct relay_gemm_options {
   int pieces;                         /**< the local update of each panel is cut into this many
                                            pieces, with progress calls between them; 0 = 1 without
                                            look-ahead, 4 with it */
+  int algorithm;                      /**< a relay_gemm_algorithm_t; RELAY_GEMM_ALGORITHM overrides.
+                                           An algorithm the call cannot use (the grid does not
+                                           split into the layers, a replicated descriptor) runs
+                                           as 2D; report->algorithm says what ran */
+  int layers;                         /**< c of 2.5D (RELAY_GEMM_LAYERS overrides); 0 = the
+                                           largest c <= min(4, P^(1/3)) the grid splits into.
+                                           3D always takes the c closest to P^(1/3) */
+  relay_gemm_report_t* report;        /**< written during the call when not NULL */
 } relay_gemm_options_t;
 
 /** Where the time of one relay_gemm call went on this process, for benchmarks. Never grows
@@ -86,6 +127,14 @@ RELAY_API void relay_gemm_options_init_sized(relay_gemm_options_t* options, size
 static inline void relay_gemm_options_init(relay_gemm_options_t* options) {
   relay_gemm_options_init_sized(options, sizeof *options);
 }
+
+/** What relay_gemm on `grid` with `options` (NULL: defaults; RELAY_GEMM_* variables apply)
+ *  would run, without running it: plan->algorithm (RELAY_GEMM_2D when the grid does not split
+ *  into the layers asked for), ->layers and ->layer_rows x ->layer_cols. A call whose matrices
+ *  rule the layers out (a replicated descriptor, an empty product) still runs 2D. Timings and
+ *  bytes are set to 0. Not collective. */
+RELAY_API relay_status_t relay_gemm_plan(relay_grid_t grid, const relay_gemm_options_t* options,
+                                         relay_gemm_report_t* plan);
 
 /** C = alpha op(A) op(B) + beta C, where op(X) is X ('N'), X^T ('T') or X^H ('C'),
  *  sub(C) = C(ic : ic+m-1, jc : jc+n-1) is m x n, op(sub(A)) is m x k and op(sub(B)) k x n.

@@ -5,6 +5,9 @@
 
 #include <mpi.h>
 
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
 #include <string>
 
 #include "core/status.hpp"
@@ -79,6 +82,36 @@ relay_status_t relay_grid_info(relay_grid_t grid, int* rows, int* cols, int* my_
 
 void relay_gemm_options_init_sized(relay_gemm_options_t* options, size_t struct_size) {
   relay::gemm::init_options(options, struct_size);
+}
+
+relay_status_t relay_gemm_plan(relay_grid_t grid, const relay_gemm_options_t* options,
+                               relay_gemm_report_t* plan) {
+  if (grid == RELAY_GRID_NULL) return fail(RELAY_ERR_COMM, "relay_gemm_plan: the grid is NULL");
+  if (plan == nullptr) return fail(RELAY_ERR_OPTIONS, "relay_gemm_plan: argument 3 (plan) is NULL");
+  relay::gemm::Options resolved;
+  std::string error;
+  if (relay_status_t st = relay::gemm::resolve_options(options, resolved, error);
+      st != RELAY_SUCCESS) {
+    return fail(st, "relay_gemm_plan: {}", error);
+  }
+  const relay::gemm::Plan chosen = relay::gemm::plan(grid->shape, resolved);
+  relay_gemm_report_t out{};
+  out.struct_size = sizeof out;
+  out.algorithm = chosen.algorithm;
+  out.layers = chosen.layers;
+  out.layer_rows = grid->shape.rows / chosen.cx;
+  out.layer_cols = grid->shape.cols / chosen.cy;
+  const std::size_t size = plan->struct_size;
+  if (size < offsetof(relay_gemm_report_t, layers) || size > 4096) {
+    return fail(RELAY_ERR_OPTIONS,
+                "relay_gemm_plan: argument 3 (plan->struct_size = {}) is not the size of any "
+                "version of relay_gemm_report_t: set it with relay_gemm_report_init",
+                size);
+  }
+  std::memcpy(reinterpret_cast<unsigned char*>(plan) + sizeof(std::size_t),
+              reinterpret_cast<const unsigned char*>(&out) + sizeof(std::size_t),
+              std::min(size, sizeof out) - sizeof(std::size_t));
+  return RELAY_SUCCESS;
 }
 
 relay_status_t relay_gemm(char transa, char transb, long long m, long long n, long long k,

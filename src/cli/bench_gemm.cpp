@@ -52,6 +52,7 @@ struct Args {
   std::string grid;  // "RxC"; default: the squarest grid of the launch
   long long block = 64;
   long long panel = 0;
+  std::string algorithms = "2d";
   std::string schemes = "all";
   std::string segment = "128KiB";
   std::string lookaheads = "0,1";
@@ -131,6 +132,92 @@ std::vector<Scheme> parse_schemes(const std::string& text, long long segment) {
     out.push_back(s);
   }
   if (out.empty()) throw std::invalid_argument("--schemes: no scheme given");
+  return out;
+}
+
+// A distributed algorithm of relay_gemm, with its layers resolved for this grid.
+struct Algorithm {
+  std::string name;  // as printed: "2d", "2.5d:4", "3d"
+  relay_gemm_algorithm_t algorithm = RELAY_GEMM_2D;
+  int layers = 1;
+  int layer_rows = 1, layer_cols = 1;
+};
+
+// What relay_gemm_plan says `algorithm` with `layers` runs on `grid`.
+relay_gemm_report_t plan_of(relay_grid_t grid, relay_gemm_algorithm_t algorithm, int layers) {
+  relay_gemm_options_t o;
+  relay_gemm_options_init(&o);
+  o.algorithm = algorithm;
+  o.layers = layers;
+  relay_gemm_report_t plan;
+  relay_gemm_report_init(&plan);
+  if (relay_gemm_plan(grid, &o, &plan) != RELAY_SUCCESS)
+    throw std::runtime_error(relay_last_error());
+  return plan;
+}
+
+// The c >= 2 that 2.5D can run with on `grid`, for messages.
+std::string layer_choices(relay_grid_t grid, int size) {
+  std::string out;
+  for (int c = 2; c <= size; ++c) {
+    if (plan_of(grid, RELAY_GEMM_25D, c).algorithm == RELAY_GEMM_25D) {
+      out += (out.empty() ? "" : ", ") + std::to_string(c);
+    }
+  }
+  return out.empty() ? "none" : out;
+}
+
+// "2d", "2.5d" (the default c), "2.5d:C", "3d", comma-separated; refused (on every rank alike)
+// when the grid does not split into the layers asked for.
+std::vector<Algorithm> parse_algorithms(const std::string& text, relay_grid_t grid) {
+  int rows = 0, cols = 0;
+  relay_grid_info(grid, &rows, &cols, nullptr, nullptr);
+  const std::string grid_text = fmt::format("{}x{}", rows, cols);
+  std::vector<Algorithm> out;
+  std::string item;
+  for (std::size_t i = 0; i <= text.size(); ++i) {
+    if (i < text.size() && text[i] != ',') {
+      item += text[i];
+      continue;
+    }
+    Algorithm a;
+    a.name = item;
+    int layers = 0;
+    if (item == "3d") {
+      a.algorithm = RELAY_GEMM_3D;
+    } else if (item.rfind("2.5d", 0) == 0) {
+      a.algorithm = RELAY_GEMM_25D;
+      if (item != "2.5d") {
+        const auto c = item.size() > 5 && item[4] == ':'
+                           ? core::parse_integer(item.substr(5), 2, 65536)
+                           : std::nullopt;
+        if (!c) {
+          throw std::invalid_argument("--algorithms: '" + item +
+                                      "' is not 2.5d or 2.5d:C (C >= 2)");
+        }
+        layers = static_cast<int>(*c);
+      }
+    } else if (item != "2d") {
+      throw std::invalid_argument("--algorithms: '" + item + "' is not 2d, 2.5d, 2.5d:C or 3d");
+    }
+    const relay_gemm_report_t plan = plan_of(grid, a.algorithm, layers);
+    if (plan.algorithm != a.algorithm) {
+      throw std::invalid_argument(fmt::format(
+          "--algorithms: {} cannot run on the {} grid ({}; 2.5d:C runs for C in: {})", item,
+          grid_text,
+          layers > 0
+              ? fmt::format("it does not split into {} layers", layers)
+              : std::string(a.algorithm == RELAY_GEMM_3D ? "no layer count near P^(1/3) divides it"
+                                                         : "no c <= min(4, P^(1/3)) divides it"),
+          layer_choices(grid, rows * cols)));
+    }
+    a.layers = plan.layers;
+    a.layer_rows = plan.layer_rows;
+    a.layer_cols = plan.layer_cols;
+    if (a.algorithm == RELAY_GEMM_25D) a.name = fmt::format("2.5d:{}", a.layers);
+    out.push_back(a);
+    item.clear();
+  }
   return out;
 }
 
@@ -279,6 +366,7 @@ class Bench {
   int ctxt_ = -1;
   double peak_core_ = 0.0;
   int cores_ = 1;
+  std::vector<Algorithm> algorithms_;
   std::vector<Scheme> schemes_;
   std::vector<int> lookaheads_;
 };
@@ -408,19 +496,25 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
   const double flops = flops_per_fma<T>() * nd * nd * nd;
 
   struct Series {
-    std::string scheme;
+    const Algorithm* algorithm = nullptr;
+    const Scheme* scheme = nullptr;
     int lookahead = 0;
-    std::vector<double> time, bcast, compute, wait, ratio;
-    long long workspace = 0;
+    std::vector<double> time, bcast, compute, wait, replicate, reduce, ratio;
+    long long workspace = 0, layered = 0;
     int aligned = 1;
   };
   std::vector<Series> series;
-  for (const auto& s : schemes_) {
-    for (int L : lookaheads_) {
-      Series row;
-      row.scheme = s.name;
-      row.lookahead = L;
-      series.push_back(row);
+  for (const auto& a : algorithms_) {
+    for (const auto& s : schemes_) {
+      for (int L : lookaheads_) {
+        // 3D gathers a layer's whole slab in one step: there is nothing to look ahead to.
+        if (a.algorithm == RELAY_GEMM_3D && L != lookaheads_.front()) continue;
+        Series row;
+        row.algorithm = &a;
+        row.scheme = &s;
+        row.lookahead = a.algorithm == RELAY_GEMM_3D ? 0 : L;
+        series.push_back(row);
+      }
     }
   }
   std::vector<double> scalapack_times;
@@ -453,10 +547,10 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
       progress("scalapack", t);
     }
 #endif
-    std::size_t si = 0;
-    for (const auto& s : schemes_) {
-      for (int L : lookaheads_) {
-        Series& row = series[si++];
+    for (Series& row : series) {
+      {
+        const Scheme& s = *row.scheme;
+        const int L = row.lookahead;
         relay_bcast_options_t bcast;
         relay_bcast_options_init(&bcast);
         bcast.algorithm = s.algorithm;
@@ -468,6 +562,11 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
         o.panel_width = a_.panel;
         o.lookahead = L;
         o.pieces = a_.pieces;
+        o.algorithm = row.algorithm->algorithm;
+        o.layers = row.algorithm->layers;
+        relay_gemm_report_t report;
+        relay_gemm_report_init(&report);
+        o.report = &report;
         relay_gemm_stats_t st;
         int info = 0;
         MPI_Barrier(MPI_COMM_WORLD);
@@ -478,18 +577,28 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
                        0, &desc, &beta, C.data(), 0, 0, &desc, grid_, &o, &info, &st);
         double t = MPI_Wtime() - t0;
         if (rc != RELAY_SUCCESS) throw std::runtime_error(relay_last_error());
-        double parts[4] = {t, st.bcast_s, st.compute_s, st.wait_s};
-        MPI_Allreduce(MPI_IN_PLACE, parts, 4, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        long long ws = st.workspace_bytes;
-        MPI_Allreduce(MPI_IN_PLACE, &ws, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+        if (report.algorithm != row.algorithm->algorithm ||
+            report.layers != row.algorithm->layers) {
+          throw std::runtime_error(fmt::format("relay_gemm ran {} with {} layers, not {}",
+                                               report.algorithm, report.layers,
+                                               row.algorithm->name));
+        }
+        double parts[6] = {t,         st.bcast_s,         st.compute_s,
+                           st.wait_s, report.replicate_s, report.reduce_s};
+        MPI_Allreduce(MPI_IN_PLACE, parts, 6, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        long long bytes[2] = {st.workspace_bytes, report.layered_bytes};
+        MPI_Allreduce(MPI_IN_PLACE, bytes, 2, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
         row.time.push_back(parts[0]);
         row.bcast.push_back(parts[1]);
         row.compute.push_back(parts[2]);
         row.wait.push_back(parts[3]);
-        row.workspace = ws;
+        row.replicate.push_back(parts[4]);
+        row.reduce.push_back(parts[5]);
+        row.workspace = bytes[0];
+        row.layered = bytes[1];
         row.aligned = st.aligned_a && st.aligned_b;
         if (scalapack_time > 0) row.ratio.push_back(scalapack_time / parts[0]);
-        progress(fmt::format("{} L={}", s.name, L), parts[0]);
+        progress(fmt::format("{} {} L={}", row.algorithm->name, s.name, L), parts[0]);
       }
     }
   }
@@ -500,9 +609,14 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
   const Bound lim =
       bound(n, row_counts, col_counts, static_cast<double>(sizeof(T)), flops_per_fma<T>());
   const double bound_max = std::max(lim.links_s, lim.blas_s), bound_sum = lim.links_s + lim.blas_s;
-  auto emit = [&](const std::string& scheme, int L, double t, double bc, double comp, double w,
-                  double ratio, long long ws) {
+  // The bound is 2D SUMMA's data movement: the layered algorithms move less (that is their
+  // point), so their rows carry no x_bound.
+  auto emit = [&](const std::string& algorithm, const std::string& scheme, int L, double t,
+                  double bc, double comp, double w, double repl, double red, double ratio,
+                  long long ws, long long layered) {
+    const bool bounded = algorithm == "2d" || algorithm == "scalapack";
     nlohmann::json r;
+    r["algorithm"] = algorithm;
     r["n"] = n;
     r["grid"] = fmt::format("{}x{}", rows_, cols_);
     r["block"] = nb;
@@ -516,11 +630,14 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
     r["bcast_s"] = bc;
     r["compute_s"] = comp;
     r["wait_s"] = w;
+    r["replicate_s"] = repl;
+    r["reduce_s"] = red;
     r["speedup_vs_scalapack"] = ratio;
     r["workspace_bytes"] = ws;
-    if (link_bytes_per_s_ > 0) r["bound_links_s"] = lim.links_s;  // absent: rate unknown
+    r["layered_bytes"] = layered;
+    if (link_bytes_per_s_ > 0 && bounded) r["bound_links_s"] = lim.links_s;  // absent: unknown
     r["bound_blas_s"] = lim.blas_s;
-    if (link_bytes_per_s_ > 0 && bound_max > 0) {
+    if (link_bytes_per_s_ > 0 && bound_max > 0 && bounded) {
       r["time_over_bound"] = t / bound_max;
       r["time_over_bound_sum"] = t / bound_sum;
     }
@@ -529,11 +646,14 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
       auto times = [&](double b) {
         return b > 0 ? fmt::format("{:.2f}x", t / b) : std::string("-");
       };
-      std::printf("%-24s %3d %10.3f %9.2f %7.1f%% %9.3f %9.3f %9.3f %12s %8s %8s\n", scheme.c_str(),
-                  L, t, flops / t / 1e9, 100.0 * flops / t / 1e9 / peak_total, bc, comp, w,
-                  ratio > 0 ? fmt::format("{:.3f}x", ratio).c_str() : "-",
-                  link_bytes_per_s_ > 0 ? times(bound_max).c_str() : "-",
-                  link_bytes_per_s_ > 0 ? times(bound_sum).c_str() : "-");
+      std::printf(
+          "%-9s %-24s %3d %10.3f %9.2f %7.1f%% %8.3f %9.3f %9.3f %9.3f %8.3f %8.1f %12s %8s %8s\n",
+          algorithm.c_str(), scheme.c_str(), L, t, flops / t / 1e9,
+          100.0 * flops / t / 1e9 / peak_total, repl, bc, comp, w, red,
+          static_cast<double>(ws + layered) / 1048576.0,
+          ratio > 0 ? fmt::format("{:.3f}x", ratio).c_str() : "-",
+          link_bytes_per_s_ > 0 && bounded ? times(bound_max).c_str() : "-",
+          link_bytes_per_s_ > 0 && bounded ? times(bound_sum).c_str() : "-");
     }
   };
   if (rank_ == 0) {
@@ -557,22 +677,28 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
           "RELAY_LINK_BITS_PER_S give the rate)\n",
           lim.blas_s, peak_core_);
     }
-    std::printf("%-24s %3s %10s %9s %8s %9s %9s %9s %12s %8s %8s\n", "scheme", "L", "time_s",
-                "GFLOP/s", "%peak", "bcast_s", "gemm_s", "wait_s", "vs_scalapack", "x_bound",
-                "x_sum");
+    for (const auto& a : algorithms_) {
+      if (a.algorithm == RELAY_GEMM_2D) continue;
+      std::printf("# %s: %d layers of %dx%d\n", a.name.c_str(), a.layers, a.layer_rows,
+                  a.layer_cols);
+    }
+    std::printf("%-9s %-24s %3s %10s %9s %8s %8s %9s %9s %9s %8s %8s %12s %8s %8s\n", "algorithm",
+                "scheme", "L", "time_s", "GFLOP/s", "%peak", "repl_s", "bcast_s", "gemm_s",
+                "wait_s", "reduce_s", "mem_MiB", "vs_scalapack", "x_bound", "x_sum");
   }
   if (with_scalapack) {
     const double t = median(scalapack_times);
-    emit("scalapack", 0, t, 0, 0, 0, 1.0, 0);
+    emit("scalapack", "pdgemm", 0, t, 0, 0, 0, 0, 0, 1.0, 0, 0);
   }
   for (const auto& s : series) {
-    emit(s.scheme, s.lookahead, median(s.time), median(s.bcast), median(s.compute), median(s.wait),
-         s.ratio.empty() ? 0.0 : median(s.ratio), s.workspace);
+    emit(s.algorithm->name, s.scheme->name, s.lookahead, median(s.time), median(s.bcast),
+         median(s.compute), median(s.wait), median(s.replicate), median(s.reduce),
+         s.ratio.empty() ? 0.0 : median(s.ratio), s.workspace, s.layered);
   }
   if (rank_ == 0) {
-    const auto& last = series.back();
-    std::printf("workspace per rank beyond the matrices: %.1f MiB (L=%d)\n",
-                static_cast<double>(last.workspace) / 1048576.0, last.lookahead);
+    std::printf(
+        "mem_MiB: buffers per rank beyond the matrices (the most on any rank): panels in flight, "
+        "and for 2.5d/3d A's and B's k-slabs and C's partial sums\n");
     std::fflush(stdout);
   }
 }
@@ -605,8 +731,20 @@ void Bench::check_memory(const std::vector<long long>& sizes) {
     const double mloc = local(myrow, rows_), nloc = local(mycol, cols_);
     const double width =
         static_cast<double>(std::min(n, a_.panel > 0 ? a_.panel : nb * ((256 + nb - 1) / nb)));
+    // The layered algorithms' buffers: A's and B's k-slabs (one 2D share each), C's partial
+    // sums (c shares) and the layer's panels (3D: the whole slab, k / c wide).
+    double layered = 0;
+    for (const auto& a : algorithms_) {
+      if (a.algorithm == RELAY_GEMM_2D) continue;
+      const double lrows = mloc * rows_ / a.layer_rows, lcols = nloc * cols_ / a.layer_cols;
+      const double lwidth = a.algorithm == RELAY_GEMM_3D
+                                ? std::ceil(static_cast<double>(n) / a.layers)
+                                : std::min(width * (max_lookahead + 1), static_cast<double>(n));
+      layered = std::max(layered, (2 + a.layers) * std::max(1.0, mloc) * std::max(1.0, nloc) +
+                                      lwidth * (lrows + lcols));
+    }
     const double bytes = (4 * std::max(1.0, mloc) * std::max(1.0, nloc) +
-                          (max_lookahead + 1) * width * (mloc + nloc)) *
+                          std::max((max_lookahead + 1) * width * (mloc + nloc), layered)) *
                          elem;
     if (bytes > need) {
       need = bytes;
@@ -635,9 +773,9 @@ void Bench::check_memory(const std::vector<long long>& sizes) {
   if (rank_ == 0) {
     const std::int64_t available = available_memory_bytes();
     std::printf(
-        "# memory: up to %s per rank (n=%lld: A, B, C and a copy of C, 4 n^2 / %d elements, and "
-        "the panels "
-        "in flight); %s available on this node\n",
+        "# memory: up to %s per rank (n=%lld: A, B, C and a copy of C, 4 n^2 / %d elements, "
+        "the panels in flight and the 2.5d/3d slabs and partial sums); %s available on this "
+        "node\n",
         human_bytes(most).c_str(), worst_n, size_,
         available >= 0 ? human_bytes(static_cast<double>(available)).c_str() : "unknown");
     std::fflush(stdout);
@@ -681,6 +819,7 @@ int Bench::run() {
     throw std::invalid_argument("--segment '" + a_.segment + "' is not a size like 128KiB (" +
                                 core::kByteUnitsHelp + ")");
   schemes_ = parse_schemes(a_.schemes, *seg);
+
   lookaheads_ = parse_int_list(a_.lookaheads, "--lookahead", 0, kMaxLookahead);
   if (a_.precision != "s" && a_.precision != "d" && a_.precision != "c" && a_.precision != "z") {
     throw std::invalid_argument("--precision must be s, d, c or z");
@@ -688,6 +827,7 @@ int Bench::run() {
   if (relay_grid_create(MPI_COMM_WORLD, rows_, cols_, 'R', &grid_) != RELAY_SUCCESS) {
     throw std::runtime_error(relay_last_error());
   }
+  algorithms_ = parse_algorithms(a_.algorithms, grid_);
   check_memory(sizes);
   find_node_and_link();
 #ifdef RELAY_HAVE_SCALAPACK
@@ -744,6 +884,10 @@ void add_bench_gemm(CLI::App& bench, int& exit_code) {
   cmd->add_option("--panel", args->panel,
                   "panel width in k indices (0 = the default: a multiple of the block >= 256)")
       ->check(CLI::Range(0LL, kMaxPanel))
+      ->capture_default_str();
+  cmd->add_option("--algorithms", args->algorithms,
+                  "distributed algorithms, comma-separated: 2d, 2.5d (c: the largest dividing "
+                  "the grid <= min(4, P^(1/3))), 2.5d:C (C layers), 3d (c closest to P^(1/3))")
       ->capture_default_str();
   cmd->add_option("--schemes", args->schemes,
                   "panel broadcasts: binomial, pipeline-blocking, pipeline-nonblocking, mpi, any "

@@ -65,6 +65,14 @@ constexpr std::array kSettings{
             "pieces each local multiplication is cut into for progress, over options->pieces "
             "(0: 4 with lookahead, else 1)",
             R::library, A::value},
+    Setting{Knob::gemm_algorithm, "RELAY_GEMM_ALGORITHM", "default, 2d, 2.5d or 3d", "default",
+            "GEMM algorithm, over options->algorithm (default: 2d; one the call cannot use runs "
+            "as 2d)",
+            R::library, A::value},
+    Setting{Knob::gemm_layers, "RELAY_GEMM_LAYERS", "integer [0, 65536]", "0",
+            "layers c of the 2.5D GEMM, over options->layers (0: the largest c <= min(4, "
+            "P^(1/3)) the grid splits into)",
+            R::library, A::value},
     Setting{Knob::scalapack_on_error, "RELAY_SCALAPACK_ON_ERROR", "return", "abort",
             "return: p?gemm_ prints PBLAS's message and returns instead of aborting", R::library,
             A::free},

@@ -26,6 +26,8 @@ enum class Knob {
   gemm_panel_width,
   gemm_lookahead,
   gemm_pieces,
+  gemm_algorithm,
+  gemm_layers,
   scalapack_on_error,
   python,
   python_dir,

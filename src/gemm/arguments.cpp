@@ -15,6 +15,31 @@
 
 namespace relay::gemm {
 
+const char* algorithm_name(relay_gemm_algorithm_t algorithm) {
+  switch (algorithm) {
+    case RELAY_GEMM_DEFAULT:
+      return "default";
+    case RELAY_GEMM_2D:
+      return "2d";
+    case RELAY_GEMM_25D:
+      return "2.5d";
+    case RELAY_GEMM_3D:
+      return "3d";
+  }
+  return nullptr;
+}
+
+bool algorithm_from_name(const std::string& name, relay_gemm_algorithm_t& algorithm) {
+  for (relay_gemm_algorithm_t a :
+       {RELAY_GEMM_DEFAULT, RELAY_GEMM_2D, RELAY_GEMM_25D, RELAY_GEMM_3D}) {
+    if (name == algorithm_name(a)) {
+      algorithm = a;
+      return true;
+    }
+  }
+  return false;
+}
+
 bool parse_op(char c, Op& op) {
   switch (c) {
     case 'N':
@@ -121,8 +146,8 @@ std::uint64_t problem_fingerprint(const Problem& p, const Options& o) {
   for (std::int64_t v :
        {o.panel_width, static_cast<std::int64_t>(o.lookahead), static_cast<std::int64_t>(o.pieces),
         static_cast<std::int64_t>(o.bcast.algorithm),
-        static_cast<std::int64_t>(o.bcast.segment_bytes),
-        static_cast<std::int64_t>(o.bcast.fanout)}) {
+        static_cast<std::int64_t>(o.bcast.segment_bytes), static_cast<std::int64_t>(o.bcast.fanout),
+        static_cast<std::int64_t>(o.algorithm), static_cast<std::int64_t>(o.layers)}) {
     f.add(v);
   }
   return f.value();
@@ -146,6 +171,9 @@ relay_gemm_options_t default_options() {
   o.panel_width = 0;
   o.lookahead = 0;
   o.pieces = 0;
+  o.algorithm = RELAY_GEMM_DEFAULT;
+  o.layers = 0;
+  o.report = nullptr;
   return o;
 }
 
@@ -202,6 +230,35 @@ relay_status_t resolve_options(const relay_gemm_options_t* given, Options& out,
     error = fmt::format("options->pieces = {} is outside [0, 4096]", pieces);
     return RELAY_ERR_OPTIONS;
   }
+  long long layers = o.layers;
+  if (!env(core::Knob::gemm_layers, 0, 65536, layers)) return RELAY_ERR_OPTIONS;
+  if (layers < 0 || layers > 65536) {
+    error = fmt::format("options->layers = {} is outside [0, 65536]", layers);
+    return RELAY_ERR_OPTIONS;
+  }
+  relay_gemm_algorithm_t algorithm = static_cast<relay_gemm_algorithm_t>(o.algorithm);
+  if (algorithm_name(algorithm) == nullptr) {
+    error = fmt::format("options->algorithm = {} is not a relay_gemm_algorithm_t", o.algorithm);
+    return RELAY_ERR_OPTIONS;
+  }
+  if (const char* v = core::read_setting(core::Knob::gemm_algorithm);
+      v != nullptr && !algorithm_from_name(v, algorithm)) {
+    error = fmt::format("environment variable {}='{}' is not default, 2d, 2.5d or 3d",
+                        core::setting(core::Knob::gemm_algorithm).name, v);
+    return RELAY_ERR_OPTIONS;
+  }
+  out.algorithm = algorithm;
+  out.layers = static_cast<int>(layers);
+  if (o.report != nullptr &&
+      (core::stored_struct_size(o.report) < offsetof(relay_gemm_report_t, layers) ||
+       core::stored_struct_size(o.report) > core::kMaxStructBytes)) {
+    error = fmt::format(
+        "argument 22 (options->report->struct_size = {}) is not the size of any version of "
+        "relay_gemm_report_t: set it with relay_gemm_report_init",
+        core::stored_struct_size(o.report));
+    return RELAY_ERR_OPTIONS;
+  }
+  out.report = o.report;
   out.panel_width = width;
   out.lookahead = static_cast<int>(lookahead);
   out.pieces = pieces > 0 ? static_cast<int>(pieces) : (lookahead > 0 ? 4 : 1);

@@ -58,7 +58,15 @@ struct Options {
   std::int64_t panel_width = 0;  ///< 0 = default (see resolve_options)
   int lookahead = 0;
   int pieces = 0;  ///< 0 = default
+  relay_gemm_algorithm_t algorithm = RELAY_GEMM_DEFAULT;
+  int layers = 0;                         ///< c of 2.5D; 0 = default
+  relay_gemm_report_t* report = nullptr;  ///< the caller's (output only)
 };
+
+/// "2d", "2.5d", "3d", "default"; nullptr for a value that is none of them.
+const char* algorithm_name(relay_gemm_algorithm_t algorithm);
+/// The algorithm named `name` (algorithm_name's names); false if none.
+bool algorithm_from_name(const std::string& name, relay_gemm_algorithm_t& algorithm);
 
 /// A hash of everything that must be equal on every process of the grid for SUMMA to run the
 /// same steps everywhere: the operation, sizes, offsets, the global part of each descriptor
@@ -85,9 +93,39 @@ int check_arguments(const Problem& p, const relay_grid& grid, std::string& messa
 /// process sees the same outcome. Collective over grid.comm.
 int agree_on_info(int info, const relay_grid& grid);
 
-/// Runs the multiplication on arguments that passed check_arguments on every process.
-/// Collective over the grid. Fills `stats`.
-relay_status_t multiply(const Problem& p, const relay_grid& grid, const Options& options,
+/// The algorithm a call on `grid` with `options` runs, before looking at its matrices: what
+/// the options ask for when the grid splits into the layers it needs, else 2D with why.
+struct Plan {
+  relay_gemm_algorithm_t algorithm = RELAY_GEMM_2D;
+  int layers = 1;      ///< c
+  int cx = 1, cy = 1;  ///< layers along the grid's rows and columns
+  std::string why_2d;  ///< set when another algorithm was asked for and 2D runs
+};
+Plan plan(const layout::ProcessGrid& grid, const Options& options);
+
+/// Runs the multiplication on arguments that passed check_arguments on every process, with
+/// the algorithm the options ask for when the call can use it (else 2D: why is logged with
+/// RELAY_LOG). Collective over the grid. Fills `stats` and options.report.
+relay_status_t multiply(const Problem& p, relay_grid& grid, const Options& options,
                         relay_gemm_stats_t& stats, std::string& error);
+
+/// 2D SUMMA on the whole grid (summa.cpp).
+relay_status_t summa(const Problem& p, const relay_grid& grid, const Options& options,
+                     relay_gemm_stats_t& stats, std::string& error);
+
+struct LayerView;
+
+/// What the layered algorithms add to relay_gemm_stats_t (relay_gemm_report_t's timings).
+struct LayeredStats {
+  double replicate_s = 0, reduce_s = 0;
+  long long layered_bytes = 0;
+};
+
+/// 2.5D (one_step = false: each layer runs SUMMA over its k-slab) or 3D (one_step: each layer
+/// gathers its whole slab at once and multiplies in one local call) on `view`'s layers
+/// (layered.cpp). The caller checked that the descriptors are distributed (not replicated).
+relay_status_t layered(const Problem& p, const relay_grid& grid, const LayerView& view,
+                       bool one_step, const Options& options, relay_gemm_stats_t& stats,
+                       LayeredStats& extra, std::string& error);
 
 }  // namespace relay::gemm

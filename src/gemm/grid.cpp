@@ -4,6 +4,7 @@
 
 #include "core/status.hpp"
 #include "exec/comm_attribute.hpp"
+#include "gemm/layers.hpp"
 
 namespace relay::gemm {
 
@@ -60,6 +61,7 @@ relay_status_t create_grid(MPI_Comm comm, int rows, int cols, layout::GridOrder 
 
 void free_grid(relay_grid* grid) {
   if (grid == nullptr) return;
+  grid->layer_views.clear();  // their communicators are freed before the grid's
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized) {

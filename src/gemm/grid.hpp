@@ -5,10 +5,16 @@
 
 #include <mpi.h>
 
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "layout/process_grid.hpp"
 #include "relay/gemm.h"
+
+namespace relay::gemm {
+struct LayerView;
+}
 
 struct relay_grid {
   MPI_Comm comm = MPI_COMM_NULL;      ///< the whole grid; rank = grid rank
@@ -17,6 +23,9 @@ struct relay_grid {
   relay::layout::ProcessGrid shape;
   relay::layout::GridCoord me;
   bool owns_comm = false;  ///< comm is relay's duplicate (freed with the grid)
+  /// The 2.5D/3D views of this grid made so far (gemm/layers.hpp), kept for later calls:
+  /// mukunoki2017 lost up to 40% of its time to creating them per call.
+  std::vector<std::unique_ptr<relay::gemm::LayerView>> layer_views;
 };
 
 namespace relay::gemm {

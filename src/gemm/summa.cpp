@@ -554,10 +554,8 @@ relay_status_t Summa<T>::run(std::string& error) {
 
 }  // namespace
 
-relay_status_t multiply(const Problem& p, const relay_grid& grid, const Options& options,
-                        relay_gemm_stats_t& stats, std::string& error) {
-  int type_size = 0;
-  MPI_Type_size(p.type, &type_size);
+relay_status_t summa(const Problem& p, const relay_grid& grid, const Options& options,
+                     relay_gemm_stats_t& stats, std::string& error) {
   if (p.type == MPI_FLOAT) return Summa<float>(p, grid, options, stats).run(error);
   if (p.type == MPI_DOUBLE) return Summa<double>(p, grid, options, stats).run(error);
   if (p.type == MPI_C_FLOAT_COMPLEX) {

@@ -108,6 +108,12 @@ refused --max-iterations bench overlap --max-iterations 0
 refused --rounds bench coll --operation reduce --rounds 100000
 refused --pieces bench gemm --pieces 5000
 refused --lookahead bench gemm --n 64 --lookahead 65 --no-scalapack --quiet
+refused --algorithms bench gemm --n 64 --algorithms 2.5d:2 --no-scalapack --quiet  # 1x1 grid
+refused --algorithms bench gemm --n 64 --algorithms 4d --no-scalapack --quiet
+run 4 "$relay" bench gemm --n 96 --block 8 --algorithms 2d,2.5d:2,3d --schemes binomial --reps 1 \
+  --no-scalapack --quiet; rc=$?
+status_is 0 "bench gemm --algorithms 2d,2.5d:2,3d on 4 ranks"
+says "# 2.5d:2: 2 layers of" "bench gemm --algorithms 2d,2.5d:2,3d on 4 ranks"
 refused --start-jitter-us bench gemm --n 64 --start-jitter-us 5 --no-scalapack --quiet  # simulations only
 refused "more bytes than an MPI count holds" bench bcast --sizes 4GiB --quiet
 run 2 "$relay" model measure --sizes 4GiB --quiet --output "$work/m.json"; rc=$?

@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -168,6 +170,12 @@ struct Case {
   int lookahead = 0;
   i64 panel_width = 0;
   int pieces = 0;
+  relay_gemm_algorithm_t gemm_algorithm = RELAY_GEMM_DEFAULT;
+  int layers = 0;
+  // What report->algorithm and ->layers must say (gemm_algorithm set): the algorithm asked
+  // for, or 2D where the call cannot use it.
+  relay_gemm_algorithm_t expect_algorithm = RELAY_GEMM_2D;
+  int expect_layers = 1;
   std::string describe() const {
     static const char* types[] = {"float", "double", "cfloat", "cdouble"};
     return std::string(types[type]) + " " + ta + tb + " m=" + std::to_string(m) +
@@ -182,7 +190,8 @@ struct Case {
            ") alpha" + std::to_string(alpha_kind) + " beta" + std::to_string(beta_kind) + " " +
            relay_bcast_algorithm_name(algorithm) + "/" + relay_policy_name(policy) +
            " seg=" + std::to_string(segment) + " L=" + std::to_string(lookahead) +
-           " w=" + std::to_string(panel_width) + " pieces=" + std::to_string(pieces);
+           " w=" + std::to_string(panel_width) + " pieces=" + std::to_string(pieces) + " gemm " +
+           std::to_string(gemm_algorithm) + " c=" + std::to_string(layers);
   }
 };
 
@@ -291,6 +300,11 @@ void run_case(const Case& c, relay_grid_t grid, int ctxt, std::uint64_t seed) {
   options.lookahead = c.lookahead;
   options.panel_width = c.panel_width;
   options.pieces = c.pieces;
+  options.algorithm = c.gemm_algorithm;
+  options.layers = c.layers;
+  relay_gemm_report_t report;
+  relay_gemm_report_init(&report);
+  options.report = &report;
   std::vector<T> result = C.local;
   int info = 0;
   relay_gemm_stats_t stats;
@@ -299,6 +313,10 @@ void run_case(const Case& c, relay_grid_t grid, int ctxt, std::uint64_t seed) {
                  &A.desc, B.local.data(), c.ib, c.jb, &B.desc, &beta, result.data(), c.ic, c.jc,
                  &C.desc, grid, &options, &info, &stats);
   ASSERT_EQ(st, RELAY_SUCCESS) << c.describe() << ": " << relay_last_error();
+  if (c.gemm_algorithm != RELAY_GEMM_DEFAULT) {
+    EXPECT_EQ(report.algorithm, c.expect_algorithm) << c.describe();
+    EXPECT_EQ(report.layers, c.expect_layers) << c.describe();
+  }
   // Check every local entry of C.
   const double scale =
       (absval(alpha) * static_cast<double>(c.k) * max_a * max_b + absval(beta) * max_c + 1e-300) *
@@ -382,6 +400,33 @@ void run_case(const Case& c, relay_grid_t grid, int ctxt, std::uint64_t seed) {
 #endif
 }
 
+// run_case in the case's precision.
+void run_typed_case(const Case& c, relay_grid_t grid, int ctxt, std::uint64_t seed) {
+  switch (c.type) {
+    case 0:
+      return run_case<float>(c, grid, ctxt, seed);
+    case 1:
+      return run_case<double>(c, grid, ctxt, seed);
+    case 2:
+      return run_case<std::complex<float>>(c, grid, ctxt, seed);
+    default:
+      return run_case<std::complex<double>>(c, grid, ctxt, seed);
+  }
+}
+
+// A double m x n x k case, every matrix blocked 2 x 3.
+Case small_case(i64 m, i64 n, i64 k) {
+  Case c;
+  c.m = m;
+  c.n = n;
+  c.k = k;
+  for (auto& b : c.blocks) {
+    b[0] = b[2] = 2;
+    b[1] = b[3] = 3;
+  }
+  return c;
+}
+
 // The grids of the launch: every shape in the list that fits, on the first ranks of WORLD.
 struct GridUnderTest {
   int rows, cols;
@@ -441,24 +486,95 @@ TEST(Gemm, RandomCasesAgainstReferenceAndScaLAPACK) {
       const std::uint64_t seed = rng();
       SCOPED_TRACE("grid " + std::to_string(g.rows) + "x" + std::to_string(g.cols) + " case " +
                    std::to_string(i));
-      switch (c.type) {
-        case 0:
-          run_case<float>(c, g.grid, g.ctxt, seed);
-          break;
-        case 1:
-          run_case<double>(c, g.grid, g.ctxt, seed);
-          break;
-        case 2:
-          run_case<std::complex<float>>(c, g.grid, g.ctxt, seed);
-          break;
-        default:
-          run_case<std::complex<double>>(c, g.grid, g.ctxt, seed);
-          break;
-      }
+      run_typed_case(c, g.grid, g.ctxt, seed);
       if (HasFatalFailure()) break;
     }
   }
   free_grids(grids);
+}
+
+// 2.5D with every c the grid splits into, and 3D, on random cases (all types, transposes,
+// offsets, block sizes, first blocks, sources, look-ahead): the same results as 2D gives, C's
+// outside untouched; the report says what ran. Grids 2x2, 2x3 and 3x2 in the 4- and 6-rank
+// launches, 2x4 and 4x2 with 8 ranks, 4x4 with 16.
+TEST(Gemm, LayeredAgainstReference) {
+  int size = 0, rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::vector<std::pair<int, int>> shapes;
+  if (size == 4) shapes = {{2, 2}};
+  if (size == 6) shapes = {{2, 3}, {3, 2}};
+  if (size == 8) shapes = {{2, 4}, {4, 2}};
+  if (size == 16) shapes = {{4, 4}};
+  if (size == 64) shapes = {{8, 8}};  // under SimGrid (tests/smpi)
+  const int cases = std::max(4, cases_per_grid() / 4);
+  for (auto [rows, cols] : shapes) {
+    relay_grid_t grid = RELAY_GRID_NULL;
+    ASSERT_EQ(relay_grid_create(MPI_COMM_WORLD, rows, cols, 'R', &grid), RELAY_SUCCESS);
+    // (algorithm, c, expected c): every c that divides into the grid, and 3D's P^(1/3).
+    std::vector<std::array<int, 3>> runs;
+    for (int layers = 2; layers <= size; ++layers) {
+      if (size > 16 && layers != 4 && layers != 16) continue;  // 64 ranks: the paper's c
+      for (int cx = 1; cx <= layers; ++cx) {
+        if (layers % cx == 0 && rows % cx == 0 && cols % (layers / cx) == 0) {
+          runs.push_back({RELAY_GEMM_25D, layers, layers});
+          break;
+        }
+      }
+    }
+    // 3D: the c closest to P^(1/3) the grid splits into: 2 for P = 4, 6, 8, 16; 4 for 64.
+    runs.push_back({RELAY_GEMM_3D, 0, size == 64 ? 4 : 2});
+    std::mt19937_64 rng(0x1a7e4 + static_cast<std::uint64_t>(rows * 10 + cols));
+    for (const auto& run : runs) {
+      // relay_gemm_plan says beforehand what the calls below must report.
+      relay_gemm_options_t options;
+      relay_gemm_options_init(&options);
+      options.algorithm = run[0];
+      options.layers = run[1];
+      relay_gemm_report_t plan;
+      relay_gemm_report_init(&plan);
+      ASSERT_EQ(relay_gemm_plan(grid, &options, &plan), RELAY_SUCCESS) << relay_last_error();
+      EXPECT_EQ(plan.algorithm, run[0]);
+      EXPECT_EQ(plan.layers, run[2]);
+      EXPECT_EQ(plan.layer_rows * plan.layer_cols * plan.layers, size);
+      for (int i = 0; i < cases; ++i) {
+        Case c = random_case(rng, rows, cols, false);
+        c.gemm_algorithm = static_cast<relay_gemm_algorithm_t>(run[0]);
+        c.layers = run[1];
+        c.expect_algorithm = c.gemm_algorithm;
+        c.expect_layers = run[2];
+        const std::uint64_t seed = rng();
+        SCOPED_TRACE("grid " + std::to_string(rows) + "x" + std::to_string(cols) + " case " +
+                     std::to_string(i));
+        run_typed_case(c, grid, -1, seed);
+        if (HasFatalFailure()) break;
+      }
+    }
+    // Layers the grid does not split into: the plan (and a call) is 2D.
+    relay_gemm_options_t options;
+    relay_gemm_options_init(&options);
+    options.algorithm = RELAY_GEMM_25D;
+    options.layers = size + 1;
+    relay_gemm_report_t plan;
+    relay_gemm_report_init(&plan);
+    ASSERT_EQ(relay_gemm_plan(grid, &options, &plan), RELAY_SUCCESS) << relay_last_error();
+    EXPECT_EQ(plan.algorithm, RELAY_GEMM_2D);
+    EXPECT_EQ(plan.layers, 1);
+    // A replicated A (RSRC = -1) has no owner to move a share from: 2D runs, correctly.
+    Case c = small_case(11, 9, 13);
+    c.src[0][0] = -1;
+    c.gemm_algorithm = RELAY_GEMM_25D;
+    c.layers = 2;
+    run_case<double>(c, grid, -1, 7);
+    // NaN-filled C with beta = 0 and empty slabs (k = 1 leaves all but one layer nothing).
+    c.src[0][0] = 0;
+    c.beta_kind = 1;
+    c.k = 1;
+    c.expect_algorithm = RELAY_GEMM_25D;
+    c.expect_layers = 2;
+    run_case<double>(c, grid, -1, 8);
+    relay_grid_free(&grid);
+  }
 }
 
 // Every broadcast scheme of tan2014 Table IV (and the rest) with look-ahead on and off, on a
@@ -500,14 +616,7 @@ TEST(Gemm, BetaZeroNeverReadsCAndZeroSizes) {
   auto grids = make_grids();
   for (auto& g : grids) {
     if (g.comm == MPI_COMM_NULL) continue;
-    Case c;
-    c.m = 9;
-    c.n = 7;
-    c.k = 5;
-    for (auto& b : c.blocks) {
-      b[0] = b[2] = 2;
-      b[1] = b[3] = 3;
-    }
+    Case c = small_case(9, 7, 5);
     c.beta_kind = 1;  // NaN-filled C
     run_case<double>(c, g.grid, g.ctxt, 1);
     c.k = 0;  // C = beta C: zeros, not NaN
@@ -591,6 +700,14 @@ TEST(Gemm, OptionsStructSizeIsCheckedEverywhere) {
                 std::string::npos)
           << relay_last_error();
     }
+    // A report whose struct_size was never set.
+    relay_gemm_report_t report{};
+    relay_gemm_options_init(&options);
+    options.report = &report;
+    EXPECT_EQ(run(options), RELAY_ERR_OPTIONS);
+    EXPECT_NE(std::string(relay_last_error()).find("options->report->struct_size = 0"),
+              std::string::npos)
+        << relay_last_error();
     for (double v : c) ASSERT_EQ(v, 5.0);
   }
   free_grids(grids);

@@ -1,0 +1,457 @@
+// 2.5D and 3D GEMM on the caller's 2D block-cyclic matrices (mukunoki2017's scheme, on any
+// block size, offsets, transposes and the four types), and the choice among the algorithms.
+//
+// The grid is seen as c layers (layers.hpp: each layer holds a whole block-cyclic distribution
+// of every matrix, and a fiber -- the c processes at one place of every layer -- holds between
+// them exactly that place's share). The k dimension is cut into c slabs on block boundaries;
+// layer z computes alpha op(A)(:, slab z) op(B)(slab z, :) into a partial C of its own, and the
+// partial Cs are summed over each fiber into the caller's C:
+//   1. replicate: each fiber member sends every other member the part of that member's slab of
+//      A and B it holds (one all-to-all per operand inside the fiber). Only the slab a layer
+//      multiplies travels to it: per process one 2D share of A and of B arrives, not c of them
+//      as with mukunoki2017's allgather of the whole matrices;
+//   2. multiply: SUMMA on the layer over its slab (2.5D), or the whole slab at once, its
+//      panels all broadcast together and one local multiply (3D);
+//   3. reduce: the partial Cs are reduce-scattered inside the fiber, each member receiving the
+//      sum of its own 2D share, which it adds into C (C = beta C + sum).
+// Memory per process: the A and B slabs (one 2D share each) and a partial C of c 2D shares.
+#include "gemm/layers.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <vector>
+
+#include "core/status.hpp"
+#include "exec/compute.hpp"
+#include "gemm/gemm.hpp"
+#include "layout/submatrix.hpp"
+
+namespace relay::gemm {
+namespace {
+
+using layout::BlockCyclic;
+using layout::GridCoord;
+
+BlockCyclic on_layer(BlockCyclic d, int nprocs) {
+  d.source %= nprocs;
+  d.nprocs = nprocs;
+  return d;
+}
+
+// A rectangle of a distributed matrix, as the 2D grid holds it and as a layer holds it.
+struct Rect {
+  std::int64_t rows = 0, cols = 0;
+  BlockCyclic rows2, cols2;  // over the 2D grid, renumbered from the rectangle's corner
+  BlockCyclic rowsL, colsL;  // over one layer
+  layout::LocalBlock mine;   // this process's 2D part, in the caller's local array
+  std::int64_t lld = 1;      // of the caller's local array
+
+  std::int64_t rows_of(int grid_row) const { return layout::local_count(rows2, grid_row, rows); }
+  std::int64_t cols_of(int grid_col) const { return layout::local_count(cols2, grid_col, cols); }
+  std::int64_t layer_rows(int layer_row) const {
+    return layout::local_count(rowsL, layer_row, rows);
+  }
+  std::int64_t layer_cols(int layer_col) const {
+    return layout::local_count(colsL, layer_col, cols);
+  }
+  // The rectangle as a matrix of its own on the layer, stored as layer_rows x layer_cols.
+  layout::Descriptor layer_descriptor(int layer_row) const {
+    return layout::make_descriptor_inb(rows, cols, rowsL.first_block, colsL.first_block,
+                                       rowsL.block, colsL.block, rowsL.source, colsL.source, 0,
+                                       std::max<std::int64_t>(1, layer_rows(layer_row)));
+  }
+};
+
+Rect make_rect(const layout::Descriptor& d, const relay_grid& grid, const LayerView& view,
+               std::int64_t i0, std::int64_t j0, std::int64_t rows, std::int64_t cols) {
+  const layout::Submatrix sub = layout::describe_submatrix(d, grid.shape, i0, j0, rows, cols);
+  Rect r;
+  r.rows = rows;
+  r.cols = cols;
+  r.rows2 = sub.rows;
+  r.cols2 = sub.cols;
+  r.rowsL = on_layer(sub.rows, grid.shape.rows / view.cx);
+  r.colsL = on_layer(sub.cols, grid.shape.cols / view.cy);
+  r.mine = layout::local_block(sub, grid.me);
+  r.lld = sub.lld;
+  return r;
+}
+
+// Where the 2D local rows (columns) of grid row (column) `p` go in a layer's local array.
+std::vector<std::int64_t> layer_map(const BlockCyclic& d2, const BlockCyclic& dL, int p,
+                                    std::int64_t count) {
+  std::vector<std::int64_t> map(static_cast<std::size_t>(count));
+  for (std::int64_t l = 0; l < count; ++l) {
+    map[static_cast<std::size_t>(l)] = layout::to_local(dL, layout::to_global(d2, p, l));
+  }
+  return map;
+}
+
+template <class T>
+class Layered {
+ public:
+  Layered(const Problem& p, const relay_grid& grid, const LayerView& view, bool one_step,
+          const Options& options, relay_gemm_stats_t& stats, LayeredStats& extra)
+      : p_(p),
+        grid_(grid),
+        view_(view),
+        one_step_(one_step),
+        options_(options),
+        stats_(stats),
+        extra_(extra) {}
+
+  relay_status_t run(std::string& error);
+
+ private:
+  // The k indices [k0, k1) of layer z's slab.
+  std::int64_t slab_start(int z) const { return slab_starts_[static_cast<std::size_t>(z)]; }
+  std::int64_t slab_width(int z) const { return slab_start(z + 1) - slab_start(z); }
+  void split_k();
+  // Operand X's rectangle for layer z's slab (X as stored: rows and columns of A or B).
+  Rect slab_rect(bool is_a, int z) const;
+  relay_status_t replicate(bool is_a, exec::DataVector<T>& slab, Rect& my_slab);
+  relay_status_t reduce(const Rect& c_rect, const exec::DataVector<T>& partial);
+  relay_status_t coll_error(const char* what) {
+    error_ = fmt::format("{}: {}", what, relay_last_error());
+    return RELAY_ERR_MPI;
+  }
+
+  const Problem& p_;
+  const relay_grid& grid_;
+  const LayerView& view_;
+  const bool one_step_;
+  const Options& options_;
+  relay_gemm_stats_t& stats_;
+  LayeredStats& extra_;
+  const bool charged_ = exec::compute_is_charged();
+  std::vector<std::int64_t> slab_starts_;
+  relay_coll_options_t coll_options_{};
+  std::string error_;
+};
+
+template <class T>
+void Layered<T>::split_k() {
+  // Slabs start on block boundaries of op(A)'s k dimension (panels stay whole blocks), with
+  // as even a share of the blocks as c allows.
+  const BlockCyclic kd =
+      p_.opa == Op::none ? layout::subrange(layout::col_distribution(p_.desca, grid_.shape), p_.ja)
+                         : layout::subrange(layout::row_distribution(p_.desca, grid_.shape), p_.ia);
+  const std::int64_t k = p_.k;
+  const std::int64_t first = std::min(kd.first_block, k);
+  const std::int64_t blocks = 1 + (k > first ? (k - first + kd.block - 1) / kd.block : 0);
+  auto boundary = [&](std::int64_t b) {
+    return b == 0 ? 0 : std::min(k, first + (b - 1) * kd.block);
+  };
+  const int c = view_.layers();
+  slab_starts_.resize(static_cast<std::size_t>(c) + 1);
+  for (int z = 0; z <= c; ++z) slab_starts_[static_cast<std::size_t>(z)] = boundary(blocks * z / c);
+}
+
+template <class T>
+Rect Layered<T>::slab_rect(bool is_a, int z) const {
+  const std::int64_t k0 = slab_start(z), kw = slab_width(z);
+  if (is_a) {  // op(A) is m x k
+    return p_.opa == Op::none ? make_rect(p_.desca, grid_, view_, p_.ia, p_.ja + k0, p_.m, kw)
+                              : make_rect(p_.desca, grid_, view_, p_.ia + k0, p_.ja, kw, p_.m);
+  }
+  // op(B) is k x n
+  return p_.opb == Op::none ? make_rect(p_.descb, grid_, view_, p_.ib + k0, p_.jb, kw, p_.n)
+                            : make_rect(p_.descb, grid_, view_, p_.ib, p_.jb + k0, p_.n, kw);
+}
+
+template <class T>
+relay_status_t Layered<T>::replicate(bool is_a, exec::DataVector<T>& slab, Rect& my_slab) {
+  const int c = view_.layers();
+  const T* data = static_cast<const T*>(is_a ? p_.a : p_.b);
+  // Every (sender, slab) pair's size is known everywhere: the all-to-all moves the largest,
+  // padded, so that relay's alltoall (one count) serves.
+  std::vector<Rect> rects;
+  rects.reserve(static_cast<std::size_t>(c));
+  for (int z = 0; z < c; ++z) rects.push_back(slab_rect(is_a, z));
+  my_slab = rects[static_cast<std::size_t>(view_.my_layer)];
+  std::int64_t count = 0;
+  for (int s = 0; s < c; ++s) {
+    const GridCoord at = fiber_member(grid_, view_, s);
+    for (const Rect& r : rects) count = std::max(count, r.rows_of(at.row) * r.cols_of(at.col));
+  }
+  if (count * c > INT_MAX) {
+    error_ = fmt::format("a layer's slab of {} elements exceeds MPI's int count", count * c);
+    return RELAY_ERR_COUNT;
+  }
+  exec::DataVector<T> send(static_cast<std::size_t>(std::max<std::int64_t>(1, count * c)));
+  exec::DataVector<T> recv(send.size());
+  for (int z = 0; z < c && !charged_; ++z) {
+    const Rect& r = rects[static_cast<std::size_t>(z)];
+    T* out = send.data() + static_cast<std::int64_t>(z) * count;
+    for (std::int64_t j = 0; j < r.mine.cols; ++j) {
+      const T* column = data + r.mine.row_offset + (r.mine.col_offset + j) * r.lld;
+      std::memcpy(out + j * r.mine.rows, column, sizeof(T) * static_cast<std::size_t>(r.mine.rows));
+    }
+  }
+  if (count > 0 && relay_alltoall(send.data(), recv.data(), static_cast<int>(count), p_.type,
+                                  view_.fiber, &coll_options_) != RELAY_SUCCESS) {
+    return coll_error(is_a ? "replicating A's slabs" : "replicating B's slabs");
+  }
+  const int layer_row = view_.layer->me.row, layer_col = view_.layer->me.col;
+  const std::int64_t ld = std::max<std::int64_t>(1, my_slab.layer_rows(layer_row));
+  slab.resize(
+      static_cast<std::size_t>(std::max<std::int64_t>(1, ld * my_slab.layer_cols(layer_col))));
+  for (int s = 0; s < c && !charged_; ++s) {
+    const GridCoord at = fiber_member(grid_, view_, s);
+    const std::int64_t nr = my_slab.rows_of(at.row), nc = my_slab.cols_of(at.col);
+    const auto rmap = layer_map(my_slab.rows2, my_slab.rowsL, at.row, nr);
+    const auto cmap = layer_map(my_slab.cols2, my_slab.colsL, at.col, nc);
+    const T* in = recv.data() + static_cast<std::int64_t>(s) * count;
+    for (std::int64_t j = 0; j < nc; ++j) {
+      T* column = slab.data() + cmap[static_cast<std::size_t>(j)] * ld;
+      for (std::int64_t i = 0; i < nr; ++i)
+        column[rmap[static_cast<std::size_t>(i)]] = in[i + j * nr];
+    }
+  }
+  // Charged (a simulation): the copies' time, one unit per element moved, as the C scaling.
+  if (charged_) exec::charge_flops(2.0 * static_cast<double>(count) * c);
+  extra_.layered_bytes += static_cast<long long>(slab.size() * sizeof(T));
+  return RELAY_SUCCESS;
+}
+
+template <class T>
+relay_status_t Layered<T>::reduce(const Rect& c_rect, const exec::DataVector<T>& partial) {
+  const int c = view_.layers();
+  std::int64_t count = 0;
+  for (int s = 0; s < c; ++s) {
+    const GridCoord at = fiber_member(grid_, view_, s);
+    count = std::max(count, c_rect.rows_of(at.row) * c_rect.cols_of(at.col));
+  }
+  if (count * c > INT_MAX) {
+    error_ = fmt::format("a layer's part of C, {} elements, exceeds MPI's int count", count * c);
+    return RELAY_ERR_COUNT;
+  }
+  if (count == 0) return RELAY_SUCCESS;
+  const std::int64_t ld = std::max<std::int64_t>(1, c_rect.layer_rows(view_.layer->me.row));
+  exec::DataVector<T> send(static_cast<std::size_t>(count * c));
+  exec::DataVector<T> sum(static_cast<std::size_t>(count));
+  for (int s = 0; s < c && !charged_; ++s) {
+    const GridCoord at = fiber_member(grid_, view_, s);
+    const std::int64_t nr = c_rect.rows_of(at.row), nc = c_rect.cols_of(at.col);
+    const auto rmap = layer_map(c_rect.rows2, c_rect.rowsL, at.row, nr);
+    const auto cmap = layer_map(c_rect.cols2, c_rect.colsL, at.col, nc);
+    T* out = send.data() + static_cast<std::int64_t>(s) * count;
+    for (std::int64_t j = 0; j < nc; ++j) {
+      const T* column = partial.data() + cmap[static_cast<std::size_t>(j)] * ld;
+      for (std::int64_t i = 0; i < nr; ++i)
+        out[i + j * nr] = column[rmap[static_cast<std::size_t>(i)]];
+    }
+    std::fill(out + nr * nc, out + count, T(0));  // padding: summed, never read
+  }
+  if (relay_reduce_scatter_block(send.data(), sum.data(), static_cast<int>(count), p_.type, MPI_SUM,
+                                 view_.fiber, &coll_options_) != RELAY_SUCCESS) {
+    return coll_error("summing C over the layers");
+  }
+  const layout::LocalBlock& mine = c_rect.mine;
+  if (charged_) {
+    exec::charge_flops(3.0 * static_cast<double>(count) * c);
+    return RELAY_SUCCESS;
+  }
+  const T beta = *static_cast<const T*>(p_.beta);
+  T* c_local = static_cast<T*>(p_.c);
+  for (std::int64_t j = 0; j < mine.cols; ++j) {
+    T* column = c_local + mine.row_offset + (mine.col_offset + j) * c_rect.lld;
+    const T* s = sum.data() + j * mine.rows;
+    if (beta == T(0)) {  // never read C: NaNs must not survive beta = 0
+      std::copy(s, s + mine.rows, column);
+    } else {
+      for (std::int64_t i = 0; i < mine.rows; ++i) column[i] = beta * column[i] + s[i];
+    }
+  }
+  return RELAY_SUCCESS;
+}
+
+template <class T>
+relay_status_t Layered<T>::run(std::string& error) {
+  const double t_start = MPI_Wtime();
+  relay_coll_options_init(&coll_options_);
+  coll_options_.check = RELAY_CHECK_LOCAL;  // the GEMM already agreed on its arguments
+  split_k();
+
+  double t0 = MPI_Wtime();
+  exec::DataVector<T> a_slab, b_slab;
+  Rect a_rect, b_rect;
+  relay_status_t st = replicate(true, a_slab, a_rect);
+  if (st == RELAY_SUCCESS) st = replicate(false, b_slab, b_rect);
+  const double replicate_s = MPI_Wtime() - t0;
+  if (st != RELAY_SUCCESS) {
+    error = error_;
+    return st;
+  }
+
+  // The layer's multiplication: alpha op(A_z) op(B_z) into a partial C of the whole C
+  // rectangle, on the layer's grid, from the slabs as matrices of their own.
+  const Rect c_rect = make_rect(p_.descc, grid_, view_, p_.ic, p_.jc, p_.m, p_.n);
+  const int layer_row = view_.layer->me.row, layer_col = view_.layer->me.col;
+  exec::DataVector<T> partial(static_cast<std::size_t>(std::max<std::int64_t>(
+      1, std::max<std::int64_t>(1, c_rect.layer_rows(layer_row)) * c_rect.layer_cols(layer_col))));
+  extra_.layered_bytes += static_cast<long long>(partial.size() * sizeof(T));
+  Problem q = p_;
+  const T zero(0);
+  q.k = slab_width(view_.my_layer);
+  q.a = a_slab.data();
+  q.ia = q.ja = 0;
+  q.desca = a_rect.layer_descriptor(layer_row);
+  q.b = b_slab.data();
+  q.ib = q.jb = 0;
+  q.descb = b_rect.layer_descriptor(layer_row);
+  q.beta = &zero;
+  q.c = partial.data();
+  q.ic = q.jc = 0;
+  q.descc = c_rect.layer_descriptor(layer_row);
+  Options layer_options = options_;
+  if (one_step_) {
+    layer_options.panel_width = std::max<std::int64_t>(1, q.k);
+    layer_options.lookahead = 0;
+    layer_options.pieces = 1;
+  }
+  st = summa(q, *view_.layer, layer_options, stats_, error);
+  if (st != RELAY_SUCCESS) return st;
+
+  t0 = MPI_Wtime();
+  st = reduce(c_rect, partial);
+  const double reduce_s = MPI_Wtime() - t0;
+  if (st != RELAY_SUCCESS) {
+    error = error_;
+    return st;
+  }
+  extra_.replicate_s = replicate_s;
+  extra_.reduce_s = reduce_s;
+  stats_.total_s = MPI_Wtime() - t_start;
+  return RELAY_SUCCESS;
+}
+
+// Why a call cannot run layered (empty: it can). A replicated dimension has no owner to take
+// a fiber member's share from.
+std::string layered_obstacle(const Problem& p) {
+  const char* names[3] = {"A", "B", "C"};
+  const layout::Descriptor* descs[3] = {&p.desca, &p.descb, &p.descc};
+  for (int i = 0; i < 3; ++i) {
+    if (descs[i]->rsrc < 0 || descs[i]->csrc < 0) {
+      return fmt::format("{} is replicated (RSRC or CSRC = -1)", names[i]);
+    }
+  }
+  return {};
+}
+
+template <class T>
+relay_status_t run_layered(const Problem& p, const relay_grid& grid, const LayerView& view,
+                           bool one_step, const Options& options, relay_gemm_stats_t& stats,
+                           LayeredStats& extra, std::string& error) {
+  return Layered<T>(p, grid, view, one_step, options, stats, extra).run(error);
+}
+
+}  // namespace
+
+relay_status_t layered(const Problem& p, const relay_grid& grid, const LayerView& view,
+                       bool one_step, const Options& options, relay_gemm_stats_t& stats,
+                       LayeredStats& extra, std::string& error) {
+  if (p.type == MPI_FLOAT) {
+    return run_layered<float>(p, grid, view, one_step, options, stats, extra, error);
+  }
+  if (p.type == MPI_DOUBLE) {
+    return run_layered<double>(p, grid, view, one_step, options, stats, extra, error);
+  }
+  if (p.type == MPI_C_FLOAT_COMPLEX) {
+    return run_layered<std::complex<float>>(p, grid, view, one_step, options, stats, extra, error);
+  }
+  if (p.type == MPI_C_DOUBLE_COMPLEX) {
+    return run_layered<std::complex<double>>(p, grid, view, one_step, options, stats, extra, error);
+  }
+  error = "datatype is not MPI_FLOAT, MPI_DOUBLE, MPI_C_FLOAT_COMPLEX or MPI_C_DOUBLE_COMPLEX";
+  return RELAY_ERR_DATATYPE;
+}
+
+namespace {
+
+void write_report(relay_gemm_report_t* to, const relay_gemm_report_t& from) {
+  if (to == nullptr) return;
+  const std::size_t size = std::min(to->struct_size, sizeof from);
+  if (size <= sizeof(std::size_t)) return;
+  std::memcpy(reinterpret_cast<unsigned char*>(to) + sizeof(std::size_t),
+              reinterpret_cast<const unsigned char*>(&from) + sizeof(std::size_t),
+              size - sizeof(std::size_t));
+}
+
+}  // namespace
+
+Plan plan(const layout::ProcessGrid& grid, const Options& options) {
+  Plan out;
+  const relay_gemm_algorithm_t asked =
+      options.algorithm == RELAY_GEMM_DEFAULT ? RELAY_GEMM_2D : options.algorithm;
+  if (asked == RELAY_GEMM_2D) return out;
+  const int c = asked == RELAY_GEMM_3D
+                    ? cube_root_layers(grid)
+                    : (options.layers > 0 ? options.layers : default_layers(grid));
+  int cx = 0, cy = 0;
+  if (asked == RELAY_GEMM_25D && options.layers == 1) {
+    out.why_2d = "1 layer is 2D";
+  } else if (c < 2) {
+    out.why_2d = fmt::format("the {}x{} grid splits into no layers that suit {}", grid.rows,
+                             grid.cols, algorithm_name(asked));
+  } else if (!split_layers(grid, c, cx, cy)) {
+    out.why_2d =
+        fmt::format("the {}x{} grid does not split into {} layers", grid.rows, grid.cols, c);
+  } else {
+    out.algorithm = asked;
+    out.layers = c;
+    out.cx = cx;
+    out.cy = cy;
+  }
+  return out;
+}
+
+relay_status_t multiply(const Problem& p, relay_grid& grid, const Options& options,
+                        relay_gemm_stats_t& stats, std::string& error) {
+  relay_gemm_report_t report{};
+  report.struct_size = sizeof report;
+  report.algorithm = RELAY_GEMM_2D;
+  report.layers = 1;
+  report.layer_rows = grid.shape.rows;
+  report.layer_cols = grid.shape.cols;
+  // Decided from values every process agreed on (the fingerprint): all take the same path.
+  const Plan chosen = plan(grid.shape, options);
+  std::string why_2d = chosen.why_2d;
+  if (chosen.algorithm != RELAY_GEMM_2D) {
+    why_2d = p.m == 0 || p.n == 0 || p.k == 0 ? "the multiplication is empty" : layered_obstacle(p);
+  }
+  const bool log = core::log_enabled() && grid.me.row == 0 && grid.me.col == 0;
+  if (chosen.algorithm != RELAY_GEMM_2D && why_2d.empty()) {
+    const LayerView* view = nullptr;
+    relay_status_t st = layer_view(grid, chosen.cx, chosen.cy, &view, error);
+    if (st != RELAY_SUCCESS) return st;
+    LayeredStats extra;
+    st = layered(p, grid, *view, chosen.algorithm == RELAY_GEMM_3D, options, stats, extra, error);
+    report.algorithm = chosen.algorithm;
+    report.layers = chosen.layers;
+    report.layer_rows = view->layer->shape.rows;
+    report.layer_cols = view->layer->shape.cols;
+    report.replicate_s = extra.replicate_s;
+    report.reduce_s = extra.reduce_s;
+    report.layered_bytes = extra.layered_bytes;
+    if (log) {
+      core::log_line(fmt::format("gemm: {} with c = {} layers of {}x{} on the {}x{} grid",
+                                 algorithm_name(chosen.algorithm), chosen.layers, report.layer_rows,
+                                 report.layer_cols, grid.shape.rows, grid.shape.cols));
+    }
+    write_report(options.report, report);
+    return st;
+  }
+  if (log && !why_2d.empty()) {
+    core::log_line(
+        fmt::format("gemm: {} asked, 2d run: {}", algorithm_name(options.algorithm), why_2d));
+  }
+  relay_status_t st = summa(p, grid, options, stats, error);
+  write_report(options.report, report);
+  return st;
+}
+
+}  // namespace relay::gemm
