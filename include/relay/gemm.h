@@ -99,6 +99,11 @@ typedef struct relay_gemm_options {
                                            largest c <= min(4, P^(1/3)) the grid splits into.
                                            3D always takes the c closest to P^(1/3) */
   relay_gemm_report_t* report;        /**< written during the call when not NULL */
+  long long memory_limit_bytes;       /**< bytes a 2.5D/3D call may hold per process beyond the
+                                           matrices (RELAY_GEMM_MEMORY_LIMIT overrides); 0 = the
+                                           node's available memory over its ranks. Over it, the
+                                           call fails on every process with RELAY_ERR_NOMEM and
+                                           C is untouched */
 } relay_gemm_options_t;
 
 /** Where the time of one relay_gemm call went on this process, for benchmarks. Never grows

@@ -54,6 +54,9 @@ struct GemmOptions {
   long long panel_width = 0;  ///< 0 = default (a multiple of the block >= 256)
   int lookahead = 0;          ///< panels broadcast ahead of the update
   int pieces = 0;             ///< 0 = default
+  relay_gemm_algorithm_t algorithm = RELAY_GEMM_DEFAULT;  ///< 2D, 2.5D or 3D
+  int layers = 0;                                         ///< c of 2.5D; 0 = default
+  long long memory_limit_bytes = 0;  ///< for 2.5D/3D; 0 = the node's available memory
   /// The C options; they point to `bcast_c`, which receives the broadcast options.
   relay_gemm_options_t c(relay_bcast_options_t& bcast_c) const {
     relay_gemm_options_t o;
@@ -63,6 +66,9 @@ struct GemmOptions {
     o.panel_width = panel_width;
     o.lookahead = lookahead;
     o.pieces = pieces;
+    o.algorithm = algorithm;
+    o.layers = layers;
+    o.memory_limit_bytes = memory_limit_bytes;
     return o;
   }
 };

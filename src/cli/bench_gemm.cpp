@@ -32,6 +32,7 @@
 #include "core/settings.hpp"
 #include "core/units.hpp"
 #include "exec/compute.hpp"
+#include "exec/host_memory.hpp"
 #include "measure/progress.hpp"
 #include "relay/gemm.h"
 
@@ -771,7 +772,7 @@ void Bench::check_memory(const std::vector<long long>& sizes) {
     return;
   }
   if (rank_ == 0) {
-    const std::int64_t available = available_memory_bytes();
+    const std::int64_t available = exec::available_memory_bytes();
     std::printf(
         "# memory: up to %s per rank (n=%lld: A, B, C and a copy of C, 4 n^2 / %d elements, "
         "the panels in flight and the 2.5d/3d slabs and partial sums); %s available on this "

@@ -35,10 +35,6 @@ void add_max_requests_option(CLI::App* cmd, int& max_requests, int max, const st
 /// once every command is registered, so that no command, present or future, misses them.
 void add_shared_checks(CLI::App& app);
 
-/// The bytes this node can still give: MemAvailable from /proc/meminfo, or the room left under
-/// this process's cgroup memory limit when that is less; -1 when neither can be read.
-std::int64_t available_memory_bytes();
-
 /// "512 B", "64.0 KiB", "1.5 GiB".
 std::string human_bytes(double bytes);
 

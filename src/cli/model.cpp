@@ -24,6 +24,7 @@
 #include "coll/options.hpp"
 #include "coll/registry.hpp"
 #include "core/units.hpp"
+#include "exec/host_memory.hpp"
 #include "measure/p2p_params.hpp"
 #include "measure/timing.hpp"
 #include "model/params.hpp"
@@ -279,7 +280,7 @@ int run_predict(const PredictArgs& a) {
 // space capped at what it maps now plus what the machine has available, the allocation fails
 // instead and the command says why.
 void limit_memory_to_available() {
-  const std::int64_t available = available_memory_bytes();
+  const std::int64_t available = exec::available_memory_bytes();
   long long mapped_pages = 0;
   std::FILE* statm = std::fopen("/proc/self/statm", "r");
   if (statm == nullptr) return;

@@ -73,6 +73,10 @@ constexpr std::array kSettings{
             "layers c of the 2.5D GEMM, over options->layers (0: the largest c <= min(4, "
             "P^(1/3)) the grid splits into)",
             R::library, A::value},
+    Setting{Knob::gemm_memory_limit, "RELAY_GEMM_MEMORY_LIMIT", "bytes", "0",
+            "bytes a 2.5D/3D GEMM may hold per process beyond the matrices, over "
+            "options->memory_limit_bytes (0: the node's available memory over its ranks)",
+            R::library, A::free},
     Setting{Knob::scalapack_on_error, "RELAY_SCALAPACK_ON_ERROR", "return", "abort",
             "return: p?gemm_ prints PBLAS's message and returns instead of aborting", R::library,
             A::free},

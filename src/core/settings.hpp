@@ -28,6 +28,7 @@ enum class Knob {
   gemm_pieces,
   gemm_algorithm,
   gemm_layers,
+  gemm_memory_limit,
   scalapack_on_error,
   python,
   python_dir,

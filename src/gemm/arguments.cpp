@@ -174,6 +174,7 @@ relay_gemm_options_t default_options() {
   o.algorithm = RELAY_GEMM_DEFAULT;
   o.layers = 0;
   o.report = nullptr;
+  o.memory_limit_bytes = 0;
   return o;
 }
 
@@ -259,6 +260,22 @@ relay_status_t resolve_options(const relay_gemm_options_t* given, Options& out,
     return RELAY_ERR_OPTIONS;
   }
   out.report = o.report;
+  long long memory_limit = o.memory_limit_bytes;
+  if (const char* v = core::read_setting(core::Knob::gemm_memory_limit)) {
+    const auto bytes = core::parse_bytes(v);
+    if (!bytes || *bytes < 0) {
+      error =
+          fmt::format("environment variable {}='{}' is not a size like 2GiB ({})",
+                      core::setting(core::Knob::gemm_memory_limit).name, v, core::kByteUnitsHelp);
+      return RELAY_ERR_OPTIONS;
+    }
+    memory_limit = *bytes;
+  }
+  if (memory_limit < 0) {
+    error = fmt::format("options->memory_limit_bytes = {} is negative", memory_limit);
+    return RELAY_ERR_OPTIONS;
+  }
+  out.memory_limit_bytes = memory_limit;
   out.panel_width = width;
   out.lookahead = static_cast<int>(lookahead);
   out.pieces = pieces > 0 ? static_cast<int>(pieces) : (lookahead > 0 ? 4 : 1);

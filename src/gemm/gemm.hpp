@@ -61,6 +61,7 @@ struct Options {
   relay_gemm_algorithm_t algorithm = RELAY_GEMM_DEFAULT;
   int layers = 0;                         ///< c of 2.5D; 0 = default
   relay_gemm_report_t* report = nullptr;  ///< the caller's (output only)
+  long long memory_limit_bytes = 0;       ///< 0 = the node's available memory over its ranks
 };
 
 /// "2d", "2.5d", "3d", "default"; nullptr for a value that is none of them.

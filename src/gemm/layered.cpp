@@ -7,9 +7,9 @@
 // layer z computes alpha op(A)(:, slab z) op(B)(slab z, :) into a partial C of its own, and the
 // partial Cs are summed over each fiber into the caller's C:
 //   1. replicate: each fiber member sends every other member the part of that member's slab of
-//      A and B it holds (an exchange inside the fiber, exact counts, receives posted first). Only the slab a layer
-//      multiplies travels to it: per process one 2D share of A and of B arrives, not c of them
-//      as with mukunoki2017's allgather of the whole matrices;
+//      A and B it holds (an exchange inside the fiber, exact counts, receives posted first). Only
+//      the slab a layer multiplies travels to it: per process one 2D share of A and of B arrives,
+//      not c of them as with mukunoki2017's allgather of the whole matrices;
 //   2. multiply: SUMMA on the layer over its slab (2.5D), or the whole slab at once, its
 //      panels all broadcast together and one local multiply (3D);
 //   3. reduce: the partial Cs are reduce-scattered inside the fiber, each member receiving the
@@ -25,7 +25,9 @@
 #include <vector>
 
 #include "core/status.hpp"
+#include "core/units.hpp"
 #include "exec/compute.hpp"
+#include "exec/host_memory.hpp"
 #include "gemm/gemm.hpp"
 #include "layout/submatrix.hpp"
 
@@ -104,6 +106,10 @@ class Layered {
         extra_(extra) {}
 
   relay_status_t run(std::string& error);
+  /// The most bytes run() holds at once on this process beyond the matrices: the slabs with
+  /// the exchange's buffers, then the slabs, the partial C and the layer's panels, then the
+  /// partial C with the reduction's buffers.
+  double peak_bytes();
 
  private:
   // The k indices [k0, k1) of layer z's slab.
@@ -222,8 +228,8 @@ relay_status_t Layered<T>::replicate(bool is_a, exec::DataVector<T>& slab, Rect&
   for (int z = 0; z < c && rc == MPI_SUCCESS; ++z) {
     if (z != me && send_count[static_cast<std::size_t>(z)] > 0) rc = post(false, z);
   }
-  const int wait_rc = MPI_Waitall(static_cast<int>(requests.size()), requests.data(),
-                                  MPI_STATUSES_IGNORE);
+  const int wait_rc =
+      MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
   if (rc == MPI_SUCCESS) rc = wait_rc;
   if (rc != MPI_SUCCESS) {
     char text[MPI_MAX_ERROR_STRING] = {0};
@@ -313,6 +319,45 @@ relay_status_t Layered<T>::reduce(const Rect& c_rect, const exec::DataVector<T>&
 }
 
 template <class T>
+double Layered<T>::peak_bytes() {
+  split_k();
+  const int z = view_.my_layer;
+  const int layer_row = view_.layer->me.row, layer_col = view_.layer->me.col;
+  auto layer_size = [&](const Rect& r) {
+    return static_cast<double>(r.layer_rows(layer_row)) *
+           static_cast<double>(r.layer_cols(layer_col));
+  };
+  const Rect a = slab_rect(true, z), b = slab_rect(false, z);
+  const Rect c_rect = make_rect(p_.descc, grid_, view_, p_.ic, p_.jc, p_.m, p_.n);
+  // What this process sends of B's slabs: its 2D share of op(B)'s whole k range.
+  const Rect b_all = p_.opb == Op::none
+                         ? make_rect(p_.descb, grid_, view_, p_.ib, p_.jb, p_.k, p_.n)
+                         : make_rect(p_.descb, grid_, view_, p_.ib, p_.jb, p_.n, p_.k);
+  const double b_send = static_cast<double>(b_all.mine.rows) * static_cast<double>(b_all.mine.cols);
+  const double replicate = layer_size(a) + 2 * layer_size(b) + b_send;
+  const double kz = static_cast<double>(slab_width(z));
+  double width = static_cast<double>(options_.panel_width);
+  if (one_step_) {
+    width = kz;
+  } else if (width <= 0) {  // summa.cpp's default: a multiple of the k block >= 256
+    const double block = static_cast<double>(std::max<std::int64_t>(1, a.colsL.block));
+    width = block * std::ceil(256.0 / block);
+  }
+  const double slots = one_step_ ? 1.0 : options_.lookahead + 1.0;
+  const double panels =
+      slots * std::min(width, kz) *
+      static_cast<double>(c_rect.layer_rows(layer_row) + c_rect.layer_cols(layer_col));
+  const double multiply = layer_size(a) + layer_size(b) + layer_size(c_rect) + panels;
+  std::int64_t count = 0;
+  for (int s = 0; s < view_.layers(); ++s) {
+    const GridCoord at = fiber_member(grid_, view_, s);
+    count = std::max(count, c_rect.rows_of(at.row) * c_rect.cols_of(at.col));
+  }
+  const double reduce = layer_size(c_rect) + static_cast<double>(count) * (view_.layers() + 1);
+  return std::max({replicate, multiply, reduce}) * static_cast<double>(sizeof(T));
+}
+
+template <class T>
 relay_status_t Layered<T>::run(std::string& error) {
   const double t_start = MPI_Wtime();
   relay_coll_options_init(&coll_options_);
@@ -390,6 +435,35 @@ relay_status_t run_layered(const Problem& p, const relay_grid& grid, const Layer
                            bool one_step, const Options& options, relay_gemm_stats_t& stats,
                            LayeredStats& extra, std::string& error) {
   return Layered<T>(p, grid, view, one_step, options, stats, extra).run(error);
+}
+
+template <class T>
+double peak_of(const Problem& p, const relay_grid& grid, const LayerView& view, bool one_step,
+               const Options& options) {
+  relay_gemm_stats_t stats{};
+  LayeredStats extra;
+  return Layered<T>(p, grid, view, one_step, options, stats, extra).peak_bytes();
+}
+
+double layered_peak_bytes(const Problem& p, const relay_grid& grid, const LayerView& view,
+                          bool one_step, const Options& options) {
+  if (p.type == MPI_FLOAT) return peak_of<float>(p, grid, view, one_step, options);
+  if (p.type == MPI_DOUBLE) return peak_of<double>(p, grid, view, one_step, options);
+  if (p.type == MPI_C_FLOAT_COMPLEX) {
+    return peak_of<std::complex<float>>(p, grid, view, one_step, options);
+  }
+  return peak_of<std::complex<double>>(p, grid, view, one_step, options);
+}
+
+// The memory a layered call may hold per process beyond the matrices: the caller's limit,
+// else (a real run) what the node has available shared by its ranks; 0 = no limit (under
+// simulation with computations charged every rank's buffers share the same pages).
+double memory_limit(const Options& options, const LayerView& view) {
+  if (options.memory_limit_bytes > 0) return static_cast<double>(options.memory_limit_bytes);
+  if (exec::compute_is_charged()) return 0;
+  const std::int64_t available = exec::available_memory_bytes();
+  if (available < 0) return 0;
+  return static_cast<double>(available) / std::max(1, view.ranks_on_node);
 }
 
 }  // namespace
@@ -471,6 +545,25 @@ relay_status_t multiply(const Problem& p, relay_grid& grid, const Options& optio
     const LayerView* view = nullptr;
     relay_status_t st = layer_view(grid, chosen.cx, chosen.cy, &view, error);
     if (st != RELAY_SUCCESS) return st;
+    // The memory check, agreed: every process refuses together, before anything is written.
+    const double need =
+        layered_peak_bytes(p, grid, *view, chosen.algorithm == RELAY_GEMM_3D, options);
+    const double limit = memory_limit(options, *view);
+    double worst[2] = {limit > 0 && need > limit ? need - limit : 0.0, need};
+    MPI_Allreduce(MPI_IN_PLACE, worst, 2, MPI_DOUBLE, MPI_MAX, grid.comm);
+    if (worst[0] > 0) {
+      auto kib = [](double bytes) {  // "896KiB": whole KiB, rounded up
+        return core::format_bytes(static_cast<std::int64_t>(std::ceil(bytes / 1024.0)) * 1024);
+      };
+      error = fmt::format(
+          "{} with c = {} needs up to {} per process beyond the matrices (A's and B's slabs, "
+          "C's partial sums, panels), {} over the limit on some process (here {}: {}); use "
+          "fewer layers or 2d",
+          algorithm_name(chosen.algorithm), chosen.layers, kib(worst[1]), kib(worst[0]), kib(limit),
+          options.memory_limit_bytes > 0 ? "options->memory_limit_bytes or RELAY_GEMM_MEMORY_LIMIT"
+                                         : "the node's available memory over its ranks");
+      return RELAY_ERR_NOMEM;
+    }
     LayeredStats extra;
     st = layered(p, grid, *view, chosen.algorithm == RELAY_GEMM_3D, options, stats, extra, error);
     report.algorithm = chosen.algorithm;

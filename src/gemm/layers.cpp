@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "core/status.hpp"
+#include "exec/compute.hpp"
 
 namespace relay::gemm {
 
@@ -131,6 +132,15 @@ relay_status_t layer_view(relay_grid& grid, int cx, int cy, const LayerView** vi
       fiber[static_cast<std::size_t>(z)] = shape.rank_of(fiber_member(grid, *v, z));
     }
     rc = create_from_group(grid.comm, fiber, 4, &v->fiber);
+  }
+  if (rc == MPI_SUCCESS && !exec::compute_is_charged()) {  // simulated ranks share pages
+    // For the default memory limit: the node's available memory is shared by its ranks.
+    MPI_Comm node = MPI_COMM_NULL;
+    rc = MPI_Comm_split_type(grid.comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    if (rc == MPI_SUCCESS) {
+      MPI_Comm_size(node, &v->ranks_on_node);
+      MPI_Comm_free(&node);
+    }
   }
   if (rc != MPI_SUCCESS) {
     error = "creating the layers' communicators failed";

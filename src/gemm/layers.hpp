@@ -26,6 +26,7 @@ struct LayerView {
   relay_grid* layer = nullptr;     ///< my layer: (rows / cx) x (cols / cy), the grid's order
   MPI_Comm fiber = MPI_COMM_NULL;  ///< my place in every layer; rank = layer index
   int my_layer = 0;                ///< (my row div Qx) * cy + (my col div Qy)
+  int ranks_on_node = 1;           ///< grid ranks sharing my node's memory
   int layers() const { return cx * cy; }
   ~LayerView();
 };

@@ -577,6 +577,42 @@ TEST(Gemm, LayeredAgainstReference) {
   }
 }
 
+// Over the memory limit a layered call fails on every process with RELAY_ERR_NOMEM, saying
+// what it needs, and leaves C as it was; the same call runs within a limit that suffices.
+TEST(Gemm, LayeredRefusesOverTheMemoryLimit) {
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size != 4 && size != 8) GTEST_SKIP() << "2x2 and 2x4 grids";
+  relay_grid_t grid = RELAY_GRID_NULL;
+  ASSERT_EQ(relay_grid_create(MPI_COMM_WORLD, 2, size / 2, 'R', &grid), RELAY_SUCCESS);
+  int myrow = 0, mycol = 0;
+  relay_grid_info(grid, nullptr, nullptr, &myrow, &mycol);
+  const long long n = 64, nb = 8;
+  const long long rows = n / 2, cols = n / (size / 2);  // n divides evenly: NUMROC is n / P
+  relay_matrix_desc_t d{n, n, nb, nb, 0, 0, 0, 0, rows};
+  std::vector<double> a(static_cast<std::size_t>(rows * cols), 1.0), b(a),
+      c(static_cast<std::size_t>(rows * cols), 5.0);
+  const double one = 1.0, zero = 0.0;
+  relay_gemm_options_t options;
+  relay_gemm_options_init(&options);
+  options.algorithm = RELAY_GEMM_25D;
+  options.layers = 2;
+  options.memory_limit_bytes = 1024;  // the slabs alone are 2 x 32 x 32 doubles
+  EXPECT_EQ(relay_gemm('N', 'N', n, n, n, MPI_DOUBLE, &one, a.data(), 0, 0, &d, b.data(), 0, 0, &d,
+                       &zero, c.data(), 0, 0, &d, grid, &options, nullptr, nullptr),
+            RELAY_ERR_NOMEM);
+  EXPECT_NE(std::string(relay_last_error()).find("over the limit"), std::string::npos)
+      << relay_last_error();
+  for (double v : c) ASSERT_EQ(v, 5.0);
+  options.memory_limit_bytes = 64LL << 20;
+  ASSERT_EQ(relay_gemm('N', 'N', n, n, n, MPI_DOUBLE, &one, a.data(), 0, 0, &d, b.data(), 0, 0, &d,
+                       &zero, c.data(), 0, 0, &d, grid, &options, nullptr, nullptr),
+            RELAY_SUCCESS)
+      << relay_last_error();
+  for (double v : c) ASSERT_EQ(v, static_cast<double>(n));
+  relay_grid_free(&grid);
+}
+
 // Every broadcast scheme of tan2014 Table IV (and the rest) with look-ahead on and off, on a
 // fixed aligned problem: the path the benchmark measures.
 TEST(Gemm, EverySchemeAndLookahead) {
