@@ -5,9 +5,6 @@
 
 #include <mpi.h>
 
-#include <algorithm>
-#include <cstddef>
-#include <cstring>
 #include <string>
 
 #include "core/status.hpp"
@@ -101,16 +98,13 @@ relay_status_t relay_gemm_plan(relay_grid_t grid, const relay_gemm_options_t* op
   out.layers = chosen.layers;
   out.layer_rows = grid->shape.rows / chosen.cx;
   out.layer_cols = grid->shape.cols / chosen.cy;
-  const std::size_t size = plan->struct_size;
-  if (size < offsetof(relay_gemm_report_t, layers) || size > 4096) {
+  if (!relay::gemm::report_size_valid(plan)) {
     return fail(RELAY_ERR_OPTIONS,
                 "relay_gemm_plan: argument 3 (plan->struct_size = {}) is not the size of any "
                 "version of relay_gemm_report_t: set it with relay_gemm_report_init",
-                size);
+                plan->struct_size);
   }
-  std::memcpy(reinterpret_cast<unsigned char*>(plan) + sizeof(std::size_t),
-              reinterpret_cast<const unsigned char*>(&out) + sizeof(std::size_t),
-              std::min(size, sizeof out) - sizeof(std::size_t));
+  relay::gemm::write_report(plan, out);
   return RELAY_SUCCESS;
 }
 

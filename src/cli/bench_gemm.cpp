@@ -29,6 +29,7 @@
 #include "cli/checks.hpp"
 #include "cli/commands.hpp"
 #include "cli/results.hpp"
+#include "cli/sweep.hpp"
 #include "core/settings.hpp"
 #include "core/units.hpp"
 #include "exec/compute.hpp"
@@ -175,12 +176,7 @@ std::vector<Algorithm> parse_algorithms(const std::string& text, relay_grid_t gr
   relay_grid_info(grid, &rows, &cols, nullptr, nullptr);
   const std::string grid_text = fmt::format("{}x{}", rows, cols);
   std::vector<Algorithm> out;
-  std::string item;
-  for (std::size_t i = 0; i <= text.size(); ++i) {
-    if (i < text.size() && text[i] != ',') {
-      item += text[i];
-      continue;
-    }
+  for (const std::string& item : split_list(text)) {
     Algorithm a;
     a.name = item;
     int layers = 0;
@@ -217,8 +213,8 @@ std::vector<Algorithm> parse_algorithms(const std::string& text, relay_grid_t gr
     a.layer_cols = plan.layer_cols;
     if (a.algorithm == RELAY_GEMM_25D) a.name = fmt::format("2.5d:{}", a.layers);
     out.push_back(a);
-    item.clear();
   }
+  if (out.empty()) throw std::invalid_argument("--algorithms: no algorithm given");
   return out;
 }
 

@@ -21,6 +21,12 @@ std::vector<std::string> split(const std::string& text, char sep) {
   return out;
 }
 
+}  // namespace
+
+std::vector<std::string> split_list(const std::string& text) { return split(text, ','); }
+
+namespace {
+
 std::int64_t size_of(const std::string& item) {
   if (item == "none") return 0;
   const auto b = core::parse_bytes(item);

@@ -11,6 +11,9 @@ namespace relay::cli {
 inline constexpr const char* kSizesHelpUnits =
     " (64KiB = 65536 bytes, 64KB = 64000: relay --help lists the units)";
 
+/// The items of a comma-separated list, spaces around them trimmed, empty items dropped.
+std::vector<std::string> split_list(const std::string& text);
+
 /// Byte sizes from a comma-separated list whose items are sizes ("64KiB") or power-of-two
 /// ranges ("1B:16MiB", "4KiB:1MiB"); "none"/"0" give 0. Throws std::invalid_argument.
 std::vector<std::int64_t> parse_size_list(const std::string& text);

@@ -184,6 +184,15 @@ void init_options(relay_gemm_options_t* options, std::size_t struct_size) {
   core::init_sized_struct(options, struct_size, default_options());
 }
 
+bool report_size_valid(const relay_gemm_report_t* report) {
+  const std::size_t size = core::stored_struct_size(report);
+  return size >= offsetof(relay_gemm_report_t, layers) && size <= core::kMaxStructBytes;
+}
+
+void write_report(relay_gemm_report_t* to, const relay_gemm_report_t& from) {
+  if (to != nullptr) core::init_sized_struct(to, to->struct_size, from);
+}
+
 relay_status_t resolve_options(const relay_gemm_options_t* given, Options& out,
                                std::string& error) {
   relay_gemm_options_t o = default_options();
@@ -250,9 +259,7 @@ relay_status_t resolve_options(const relay_gemm_options_t* given, Options& out,
   }
   out.algorithm = algorithm;
   out.layers = static_cast<int>(layers);
-  if (o.report != nullptr &&
-      (core::stored_struct_size(o.report) < offsetof(relay_gemm_report_t, layers) ||
-       core::stored_struct_size(o.report) > core::kMaxStructBytes)) {
+  if (o.report != nullptr && !report_size_valid(o.report)) {
     error = fmt::format(
         "argument 22 (options->report->struct_size = {}) is not the size of any version of "
         "relay_gemm_report_t: set it with relay_gemm_report_init",

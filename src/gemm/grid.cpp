@@ -40,13 +40,7 @@ relay_status_t create_grid(MPI_Comm comm, int rows, int cols, layout::GridOrder 
       members[i] =
           g->shape.rank_of(row ? layout::GridCoord{g->me.row, i} : layout::GridCoord{i, g->me.col});
     }
-    MPI_Group all = MPI_GROUP_NULL, part = MPI_GROUP_NULL;
-    int result = MPI_Comm_group(g->comm, &all);
-    if (result == MPI_SUCCESS) result = MPI_Group_incl(all, count, members.data(), &part);
-    if (result == MPI_SUCCESS) result = MPI_Comm_create_group(g->comm, part, tag, out);
-    if (part != MPI_GROUP_NULL) MPI_Group_free(&part);
-    if (all != MPI_GROUP_NULL) MPI_Group_free(&all);
-    return result;
+    return create_from_group(g->comm, members, tag, out);
   };
   if (rc == MPI_SUCCESS) rc = create(true, 1, &g->row_comm);
   if (rc == MPI_SUCCESS) rc = create(false, 2, &g->col_comm);
@@ -57,6 +51,18 @@ relay_status_t create_grid(MPI_Comm comm, int rows, int cols, layout::GridOrder 
   }
   *grid = g;
   return RELAY_SUCCESS;
+}
+
+int create_from_group(MPI_Comm comm, const std::vector<int>& members, int tag, MPI_Comm* out) {
+  MPI_Group all = MPI_GROUP_NULL, part = MPI_GROUP_NULL;
+  int rc = MPI_Comm_group(comm, &all);
+  if (rc == MPI_SUCCESS) {
+    rc = MPI_Group_incl(all, static_cast<int>(members.size()), members.data(), &part);
+  }
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_create_group(comm, part, tag, out);
+  if (part != MPI_GROUP_NULL) MPI_Group_free(&part);
+  if (all != MPI_GROUP_NULL) MPI_Group_free(&all);
+  return rc;
 }
 
 void free_grid(relay_grid* grid) {

@@ -35,6 +35,11 @@ namespace relay::gemm {
 relay_status_t create_grid(MPI_Comm comm, int rows, int cols, layout::GridOrder order, bool dup,
                            relay_grid** grid, std::string& error);
 
+/// A communicator of `members` (ranks of `comm`, in the new communicator's rank order), made
+/// by its members alone (MPI_Comm_create_group with `tag`): MPI_Comm_split would be collective
+/// over all of `comm`. Collective over the members.
+int create_from_group(MPI_Comm comm, const std::vector<int>& members, int tag, MPI_Comm* out);
+
 /// Frees the grid's communicators and the grid. Collective.
 void free_grid(relay_grid* grid);
 

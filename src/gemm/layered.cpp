@@ -120,6 +120,15 @@ class Layered {
   Rect slab_rect(bool is_a, int z) const;
   relay_status_t replicate(bool is_a, exec::DataVector<T>& slab, Rect& my_slab);
   relay_status_t reduce(const Rect& c_rect, const exec::DataVector<T>& partial);
+  // The most elements of `r` any member of my fiber holds: the reduction's block size.
+  std::int64_t largest_share(const Rect& r) const {
+    std::int64_t most = 0;
+    for (int s = 0; s < view_.layers(); ++s) {
+      const GridCoord at = fiber_member(grid_, view_, s);
+      most = std::max(most, r.rows_of(at.row) * r.cols_of(at.col));
+    }
+    return most;
+  }
   relay_status_t coll_error(const char* what) {
     error_ = fmt::format("{}: {}", what, relay_last_error());
     return RELAY_ERR_MPI;
@@ -179,8 +188,8 @@ relay_status_t Layered<T>::replicate(bool is_a, exec::DataVector<T>& slab, Rect&
   my_slab = rects[static_cast<std::size_t>(me)];
   // Exact counts, point to point: what member s holds of a slab depends on which of the slab's
   // blocks its process column (row) owns, often none. A padded relay_alltoall moved every pair
-  // at the largest pair's size: with slabs of a few blocks that was 2x (16 ranks, n = 2048,
-  // block 256, gige64) to 4x (256 ktorus nodes, n = 8192, block 512) the bytes, and the time.
+  // at the largest pair's size (16 gige64 nodes, n = 2048, block 256, c = 4: replication took
+  // 51 ms padded, 25 ms exact, the link limit).
   std::vector<std::int64_t> send_count(static_cast<std::size_t>(c)),
       send_at(static_cast<std::size_t>(c) + 1), recv_count(static_cast<std::size_t>(c)),
       recv_at(static_cast<std::size_t>(c) + 1);
@@ -269,11 +278,7 @@ relay_status_t Layered<T>::replicate(bool is_a, exec::DataVector<T>& slab, Rect&
 template <class T>
 relay_status_t Layered<T>::reduce(const Rect& c_rect, const exec::DataVector<T>& partial) {
   const int c = view_.layers();
-  std::int64_t count = 0;
-  for (int s = 0; s < c; ++s) {
-    const GridCoord at = fiber_member(grid_, view_, s);
-    count = std::max(count, c_rect.rows_of(at.row) * c_rect.cols_of(at.col));
-  }
+  const std::int64_t count = largest_share(c_rect);
   if (count * c > INT_MAX) {
     error_ = fmt::format("a layer's part of C, {} elements, exceeds MPI's int count", count * c);
     return RELAY_ERR_COUNT;
@@ -339,21 +344,17 @@ double Layered<T>::peak_bytes() {
   double width = static_cast<double>(options_.panel_width);
   if (one_step_) {
     width = kz;
-  } else if (width <= 0) {  // summa.cpp's default: a multiple of the k block >= 256
-    const double block = static_cast<double>(std::max<std::int64_t>(1, a.colsL.block));
-    width = block * std::ceil(256.0 / block);
+  } else if (width <= 0) {
+    const BlockCyclic& k_dim = p_.opa == Op::none ? a.colsL : a.rowsL;
+    width = static_cast<double>(default_panel_width(std::max<std::int64_t>(1, k_dim.block)));
   }
   const double slots = one_step_ ? 1.0 : options_.lookahead + 1.0;
   const double panels =
       slots * std::min(width, kz) *
       static_cast<double>(c_rect.layer_rows(layer_row) + c_rect.layer_cols(layer_col));
   const double multiply = layer_size(a) + layer_size(b) + layer_size(c_rect) + panels;
-  std::int64_t count = 0;
-  for (int s = 0; s < view_.layers(); ++s) {
-    const GridCoord at = fiber_member(grid_, view_, s);
-    count = std::max(count, c_rect.rows_of(at.row) * c_rect.cols_of(at.col));
-  }
-  const double reduce = layer_size(c_rect) + static_cast<double>(count) * (view_.layers() + 1);
+  const double reduce =
+      layer_size(c_rect) + static_cast<double>(largest_share(c_rect)) * (view_.layers() + 1);
   return std::max({replicate, multiply, reduce}) * static_cast<double>(sizeof(T));
 }
 
@@ -430,29 +431,13 @@ std::string layered_obstacle(const Problem& p) {
   return {};
 }
 
-template <class T>
-relay_status_t run_layered(const Problem& p, const relay_grid& grid, const LayerView& view,
-                           bool one_step, const Options& options, relay_gemm_stats_t& stats,
-                           LayeredStats& extra, std::string& error) {
-  return Layered<T>(p, grid, view, one_step, options, stats, extra).run(error);
-}
-
-template <class T>
-double peak_of(const Problem& p, const relay_grid& grid, const LayerView& view, bool one_step,
-               const Options& options) {
-  relay_gemm_stats_t stats{};
-  LayeredStats extra;
-  return Layered<T>(p, grid, view, one_step, options, stats, extra).peak_bytes();
-}
-
 double layered_peak_bytes(const Problem& p, const relay_grid& grid, const LayerView& view,
                           bool one_step, const Options& options) {
-  if (p.type == MPI_FLOAT) return peak_of<float>(p, grid, view, one_step, options);
-  if (p.type == MPI_DOUBLE) return peak_of<double>(p, grid, view, one_step, options);
-  if (p.type == MPI_C_FLOAT_COMPLEX) {
-    return peak_of<std::complex<float>>(p, grid, view, one_step, options);
-  }
-  return peak_of<std::complex<double>>(p, grid, view, one_step, options);
+  return with_element_type(p.type, 0.0, [&](auto tag) {
+    relay_gemm_stats_t stats{};
+    LayeredStats extra;
+    return Layered<decltype(tag)>(p, grid, view, one_step, options, stats, extra).peak_bytes();
+  });
 }
 
 // The memory a layered call may hold per process beyond the matrices: the caller's limit,
@@ -471,34 +456,15 @@ double memory_limit(const Options& options, const LayerView& view) {
 relay_status_t layered(const Problem& p, const relay_grid& grid, const LayerView& view,
                        bool one_step, const Options& options, relay_gemm_stats_t& stats,
                        LayeredStats& extra, std::string& error) {
-  if (p.type == MPI_FLOAT) {
-    return run_layered<float>(p, grid, view, one_step, options, stats, extra, error);
+  relay_status_t st = RELAY_ERR_DATATYPE;
+  if (!with_element_type(p.type, false, [&](auto tag) {
+        st = Layered<decltype(tag)>(p, grid, view, one_step, options, stats, extra).run(error);
+        return true;
+      })) {
+    error = "datatype is not MPI_FLOAT, MPI_DOUBLE, MPI_C_FLOAT_COMPLEX or MPI_C_DOUBLE_COMPLEX";
   }
-  if (p.type == MPI_DOUBLE) {
-    return run_layered<double>(p, grid, view, one_step, options, stats, extra, error);
-  }
-  if (p.type == MPI_C_FLOAT_COMPLEX) {
-    return run_layered<std::complex<float>>(p, grid, view, one_step, options, stats, extra, error);
-  }
-  if (p.type == MPI_C_DOUBLE_COMPLEX) {
-    return run_layered<std::complex<double>>(p, grid, view, one_step, options, stats, extra, error);
-  }
-  error = "datatype is not MPI_FLOAT, MPI_DOUBLE, MPI_C_FLOAT_COMPLEX or MPI_C_DOUBLE_COMPLEX";
-  return RELAY_ERR_DATATYPE;
+  return st;
 }
-
-namespace {
-
-void write_report(relay_gemm_report_t* to, const relay_gemm_report_t& from) {
-  if (to == nullptr) return;
-  const std::size_t size = std::min(to->struct_size, sizeof from);
-  if (size <= sizeof(std::size_t)) return;
-  std::memcpy(reinterpret_cast<unsigned char*>(to) + sizeof(std::size_t),
-              reinterpret_cast<const unsigned char*>(&from) + sizeof(std::size_t),
-              size - sizeof(std::size_t));
-}
-
-}  // namespace
 
 Plan plan(const layout::ProcessGrid& grid, const Options& options) {
   Plan out;

@@ -38,11 +38,17 @@ bool split_layers(const layout::ProcessGrid& grid, int c, int& cx, int& cy) {
 }
 
 std::vector<int> admissible_layers(const layout::ProcessGrid& grid) {
+  // c = cx * cy with cx dividing the rows and cy the columns: from the divisors, not by trying
+  // every c up to P with split_layers (O(P^2), and every 2.5D/3D call asks).
   std::vector<int> out;
-  int cx = 0, cy = 0;
-  for (int c = 2; c <= grid.size(); ++c) {
-    if (split_layers(grid, c, cx, cy)) out.push_back(c);
+  for (int cx = 1; cx <= grid.rows; ++cx) {
+    if (grid.rows % cx != 0) continue;
+    for (int cy = 1; cy <= grid.cols; ++cy) {
+      if (grid.cols % cy == 0 && cx * cy >= 2) out.push_back(cx * cy);
+    }
   }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 
@@ -69,25 +75,6 @@ layout::GridCoord fiber_member(const relay_grid& grid, const LayerView& view, in
   return layout::GridCoord{grid.me.row % qx + (z / view.cy) * qx,
                            grid.me.col % qy + (z % view.cy) * qy};
 }
-
-namespace {
-
-// A communicator of `members` (grid ranks, in the new communicator's rank order), made by its
-// members alone: MPI_Comm_split would be collective over the whole grid (grid.cpp says why
-// that matters under simulation).
-int create_from_group(MPI_Comm comm, const std::vector<int>& members, int tag, MPI_Comm* out) {
-  MPI_Group all = MPI_GROUP_NULL, part = MPI_GROUP_NULL;
-  int rc = MPI_Comm_group(comm, &all);
-  if (rc == MPI_SUCCESS) {
-    rc = MPI_Group_incl(all, static_cast<int>(members.size()), members.data(), &part);
-  }
-  if (rc == MPI_SUCCESS) rc = MPI_Comm_create_group(comm, part, tag, out);
-  if (part != MPI_GROUP_NULL) MPI_Group_free(&part);
-  if (all != MPI_GROUP_NULL) MPI_Group_free(&all);
-  return rc;
-}
-
-}  // namespace
 
 relay_status_t layer_view(relay_grid& grid, int cx, int cy, const LayerView** view,
                           std::string& error) {

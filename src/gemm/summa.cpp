@@ -474,16 +474,13 @@ relay_status_t Summa<T>::run(std::string& error) {
   bcast_options_ = options_.bcast;
   bcast_options_.check = RELAY_CHECK_LOCAL;  // the GEMM already agreed on its arguments
 
-  // Panel width: the caller's, else the smallest multiple of the k block size of an aligned
-  // operand that is >= kDefaultPanelDepth: the local BLAS call needs depth (measured on this
-  // machine, 1x2 grid, n = 4096, block 128: 83.5% of peak with 128-wide panels, 92% with 256).
+  // Panel width: the caller's, else default_panel_width of an aligned operand's k block.
   std::int64_t width = options_.panel_width;
   if (width <= 0) {
-    constexpr std::int64_t kDefaultPanelDepth = 256;
     std::int64_t block = 1;
     if (a_.aligned) block = std::max(block, a_.k_dist().block);
     if (b_.aligned) block = std::max(block, b_.k_dist().block);
-    width = block * ((kDefaultPanelDepth + block - 1) / block);
+    width = default_panel_width(block);
   }
   width = std::min(width, p_.k);
   const std::int64_t npanels = (p_.k + width - 1) / width;
@@ -556,16 +553,14 @@ relay_status_t Summa<T>::run(std::string& error) {
 
 relay_status_t summa(const Problem& p, const relay_grid& grid, const Options& options,
                      relay_gemm_stats_t& stats, std::string& error) {
-  if (p.type == MPI_FLOAT) return Summa<float>(p, grid, options, stats).run(error);
-  if (p.type == MPI_DOUBLE) return Summa<double>(p, grid, options, stats).run(error);
-  if (p.type == MPI_C_FLOAT_COMPLEX) {
-    return Summa<std::complex<float>>(p, grid, options, stats).run(error);
+  relay_status_t st = RELAY_ERR_DATATYPE;
+  if (!with_element_type(p.type, false, [&](auto tag) {
+        st = Summa<decltype(tag)>(p, grid, options, stats).run(error);
+        return true;
+      })) {
+    error = "datatype is not MPI_FLOAT, MPI_DOUBLE, MPI_C_FLOAT_COMPLEX or MPI_C_DOUBLE_COMPLEX";
   }
-  if (p.type == MPI_C_DOUBLE_COMPLEX) {
-    return Summa<std::complex<double>>(p, grid, options, stats).run(error);
-  }
-  error = "datatype is not MPI_FLOAT, MPI_DOUBLE, MPI_C_FLOAT_COMPLEX or MPI_C_DOUBLE_COMPLEX";
-  return RELAY_ERR_DATATYPE;
+  return st;
 }
 
 }  // namespace relay::gemm
