@@ -44,13 +44,15 @@ typedef struct relay_matrix_desc {
 /** The distributed algorithms of relay_gemm (docs/gemm.md). All take and leave the matrices in
  *  the caller's 2D block-cyclic layout. */
 typedef enum relay_gemm_algorithm {
-  RELAY_GEMM_DEFAULT = 0, /**< "default": 2D (the model-driven choice among all three is
-                               issue 27's next step) */
+  RELAY_GEMM_DEFAULT = 0, /**< "default": RELAY_GEMM_AUTO */
   RELAY_GEMM_2D = 1,      /**< "2d": SUMMA on the whole grid */
   RELAY_GEMM_25D = 2,     /**< "2.5d": the grid as c layers, each running SUMMA over 1/c of k,
                                C summed over the layers (mukunoki2017) */
-  RELAY_GEMM_3D = 3       /**< "3d": c ~ P^(1/3) layers, each gathering its whole k-slab of A
+  RELAY_GEMM_3D = 3,      /**< "3d": c ~ P^(1/3) layers, each gathering its whole k-slab of A
                                and B at once and multiplying in one local call */
+  RELAY_GEMM_AUTO = 4     /**< "auto": the one relay's model predicts fastest for the call
+                               among 2D, 2.5D with each c <= sqrt(P) the grid splits into, and
+                               3D, within the memory limit (docs/gemm.md) */
 } relay_gemm_algorithm_t;
 
 /** What a relay_gemm call ran and where the time of its layered phases went, written when
@@ -67,6 +69,8 @@ typedef struct relay_gemm_report {
                                    inside each fiber) and adding them into C */
   long long layered_bytes;    /**< the layered buffers on this process: A's and B's slabs and
                                    C's partial sums (0 for 2D); panels are in workspace_bytes */
+  double predicted_s;         /**< the model's time for what ran, seconds (0 for an empty
+                                   product or a configuration the model cannot cost) */
 } relay_gemm_report_t;
 
 /** Sets report->struct_size; the rest is written by relay_gemm. Not collective. */
@@ -135,9 +139,10 @@ static inline void relay_gemm_options_init(relay_gemm_options_t* options) {
 
 /** What relay_gemm on `grid` with `options` (NULL: defaults; RELAY_GEMM_* variables apply)
  *  would run, without running it: plan->algorithm (RELAY_GEMM_2D when the grid does not split
- *  into the layers asked for), ->layers and ->layer_rows x ->layer_cols. A call whose matrices
- *  rule the layers out (a replicated descriptor, an empty product) still runs 2D. Timings and
- *  bytes are set to 0. Not collective. */
+ *  into the layers asked for; RELAY_GEMM_AUTO, with layers 0, when the choice is the call's:
+ *  it depends on the matrices' sizes), ->layers and ->layer_rows x ->layer_cols. A call whose
+ * matrices rule the layers out (a replicated descriptor, an empty product) still runs 2D. Timings
+ * and bytes are set to 0. Not collective. */
 RELAY_API relay_status_t relay_gemm_plan(relay_grid_t grid, const relay_gemm_options_t* options,
                                          relay_gemm_report_t* plan);
 

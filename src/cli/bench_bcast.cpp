@@ -24,12 +24,12 @@
 #include "cli/results.hpp"
 #include "cli/sweep.hpp"
 #include "coll/options.hpp"
+#include "coll/predict.hpp"
 #include "coll/registry.hpp"
 #include "core/units.hpp"
 #include "measure/stats.hpp"
 #include "model/params.hpp"
 #include "relay/relay.h"
-#include "tune/predict.hpp"
 
 namespace relay::cli {
 namespace {
@@ -198,7 +198,7 @@ void Bench::add_prediction(nlohmann::json& row) const {
     fanout = std::stoi("0" + field("fanout"));
   }
   const double t =
-      tune::predict_bcast(*machine_, algorithm, policy, size_, a_.root,
+      coll::predict_bcast(*machine_, algorithm, policy, size_, a_.root,
                           row["size_bytes"].get<std::int64_t>(), segment, a_.max_requests, fanout);
   if (t < 0) return;
   row["predicted_us"] = t * 1e6;

@@ -23,11 +23,11 @@
 #include "cli/results.hpp"
 #include "cli/sweep.hpp"
 #include "coll/invoke.hpp"
+#include "coll/predict.hpp"
 #include "coll/registry.hpp"
 #include "core/units.hpp"
 #include "model/params.hpp"
 #include "relay/relay.h"
-#include "tune/predict.hpp"
 
 namespace relay::cli {
 namespace {
@@ -280,7 +280,7 @@ void Bench::add_prediction(nlohmann::json& row) const {
   if (alg == nullptr || alg->build == nullptr || !alg->runs_on(size_)) return;
   const std::int64_t bytes = op_ == Collective::barrier ? 1 : row["size_bytes"].get<std::int64_t>();
   const double t =
-      tune::predict_coll(*machine_, op_, algorithm, resolved_field(text, "policy"), size_, a_.root,
+      coll::predict_coll(*machine_, op_, algorithm, resolved_field(text, "policy"), size_, a_.root,
                          bytes, 8, std::stoll("0" + resolved_field(text, "segment_bytes")),
                          a_.max_requests, std::stoi("0" + resolved_field(text, "fanout")));
   if (t < 0) return;
@@ -333,7 +333,7 @@ int Bench::run() {
     // or all ranks' blocks together, in whole doubles (whole blocks).
     std::vector<std::string> rounded;
     for (auto b : parse_size_list(a_.sizes)) {
-      const auto used = tune::coll_call_bytes(op_, size_, b, 8);
+      const auto used = coll::coll_call_bytes(op_, size_, b, 8);
       if (used / 8 > std::numeric_limits<int>::max()) {
         throw std::invalid_argument(
             fmt::format("--sizes: {} is more doubles than an MPI count holds (at most {})",

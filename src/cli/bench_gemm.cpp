@@ -180,6 +180,12 @@ std::vector<Algorithm> parse_algorithms(const std::string& text, relay_grid_t gr
     Algorithm a;
     a.name = item;
     int layers = 0;
+    if (item == "auto") {  // the model's choice, said in the row's name once it ran
+      a.algorithm = RELAY_GEMM_AUTO;
+      a.layers = 0;
+      out.push_back(a);
+      continue;
+    }
     if (item == "3d") {
       a.algorithm = RELAY_GEMM_3D;
     } else if (item.rfind("2.5d", 0) == 0) {
@@ -195,7 +201,8 @@ std::vector<Algorithm> parse_algorithms(const std::string& text, relay_grid_t gr
         layers = static_cast<int>(*c);
       }
     } else if (item != "2d") {
-      throw std::invalid_argument("--algorithms: '" + item + "' is not 2d, 2.5d, 2.5d:C or 3d");
+      throw std::invalid_argument("--algorithms: '" + item +
+                                  "' is not 2d, 2.5d, 2.5d:C, 3d or auto");
     }
     const relay_gemm_report_t plan = plan_of(grid, a.algorithm, layers);
     if (plan.algorithm != a.algorithm) {
@@ -496,7 +503,8 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
     const Algorithm* algorithm = nullptr;
     const Scheme* scheme = nullptr;
     int lookahead = 0;
-    std::vector<double> time, bcast, compute, wait, replicate, reduce, ratio;
+    std::vector<double> time, bcast, compute, wait, replicate, reduce, ratio, predicted;
+    std::string ran;  // auto: what it chose ("2.5d:4"; several if the choice changed)
     long long workspace = 0, layered = 0;
     int aligned = 1;
   };
@@ -574,15 +582,26 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
                        0, &desc, &beta, C.data(), 0, 0, &desc, grid_, &o, &info, &st);
         double t = MPI_Wtime() - t0;
         if (rc != RELAY_SUCCESS) throw std::runtime_error(relay_last_error());
-        if (report.algorithm != row.algorithm->algorithm ||
-            report.layers != row.algorithm->layers) {
+        const std::string ran = report.algorithm == RELAY_GEMM_25D
+                                    ? fmt::format("2.5d:{}", report.layers)
+                                : report.algorithm == RELAY_GEMM_3D ? "3d"
+                                                                    : "2d";
+        if (row.algorithm->algorithm == RELAY_GEMM_AUTO) {
+          if (row.ran.find(ran) == std::string::npos) row.ran += (row.ran.empty() ? "" : "|") + ran;
+        } else if (report.algorithm != row.algorithm->algorithm ||
+                   report.layers != row.algorithm->layers) {
           throw std::runtime_error(fmt::format("relay_gemm ran {} with {} layers, not {}",
                                                report.algorithm, report.layers,
                                                row.algorithm->name));
         }
-        double parts[6] = {t,         st.bcast_s,         st.compute_s,
-                           st.wait_s, report.replicate_s, report.reduce_s};
-        MPI_Allreduce(MPI_IN_PLACE, parts, 6, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        double parts[7] = {t,
+                           st.bcast_s,
+                           st.compute_s,
+                           st.wait_s,
+                           report.replicate_s,
+                           report.reduce_s,
+                           report.predicted_s};
+        MPI_Allreduce(MPI_IN_PLACE, parts, 7, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         long long bytes[2] = {st.workspace_bytes, report.layered_bytes};
         MPI_Allreduce(MPI_IN_PLACE, bytes, 2, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
         row.time.push_back(parts[0]);
@@ -591,6 +610,7 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
         row.wait.push_back(parts[3]);
         row.replicate.push_back(parts[4]);
         row.reduce.push_back(parts[5]);
+        row.predicted.push_back(parts[6]);
         row.workspace = bytes[0];
         row.layered = bytes[1];
         row.aligned = st.aligned_a && st.aligned_b;
@@ -608,12 +628,13 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
   const double bound_max = std::max(lim.links_s, lim.blas_s), bound_sum = lim.links_s + lim.blas_s;
   // The bound is 2D SUMMA's data movement: the layered algorithms move less (that is their
   // point), so their rows carry no x_bound.
-  auto emit = [&](const std::string& algorithm, const std::string& scheme, int L, double t,
-                  double bc, double comp, double w, double repl, double red, double ratio,
-                  long long ws, long long layered) {
+  auto emit = [&](const std::string& algorithm, const std::string& ran, const std::string& scheme,
+                  int L, double t, double model, double bc, double comp, double w, double repl,
+                  double red, double ratio, long long ws, long long layered) {
     const bool bounded = algorithm == "2d" || algorithm == "scalapack";
     nlohmann::json r;
     r["algorithm"] = algorithm;
+    if (!ran.empty()) r["ran"] = ran;
     r["n"] = n;
     r["grid"] = fmt::format("{}x{}", rows_, cols_);
     r["block"] = nb;
@@ -622,6 +643,7 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
     r["scheme"] = scheme;
     r["lookahead"] = L;
     r["time_s"] = t;
+    if (model > 0) r["predicted_s"] = model;
     r["gflops"] = flops / t / 1e9;
     r["pct_peak"] = 100.0 * flops / t / 1e9 / peak_total;
     r["bcast_s"] = bc;
@@ -643,9 +665,12 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
       auto times = [&](double b) {
         return b > 0 ? fmt::format("{:.2f}x", t / b) : std::string("-");
       };
+      const std::string label = ran.empty() ? algorithm : algorithm + ":" + ran;
       std::printf(
-          "%-9s %-24s %3d %10.3f %9.2f %7.1f%% %8.3f %9.3f %9.3f %9.3f %8.3f %8.1f %12s %8s %8s\n",
-          algorithm.c_str(), scheme.c_str(), L, t, flops / t / 1e9,
+          "%-12s %-24s %3d %10.3f %8s %9.2f %7.1f%% %8.3f %9.3f %9.3f %9.3f %8.3f %8.1f %12s %8s "
+          "%8s\n",
+          label.c_str(), scheme.c_str(), L, t,
+          model > 0 ? fmt::format("{:.3f}", model).c_str() : "-", flops / t / 1e9,
           100.0 * flops / t / 1e9 / peak_total, repl, bc, comp, w, red,
           static_cast<double>(ws + layered) / 1048576.0,
           ratio > 0 ? fmt::format("{:.3f}x", ratio).c_str() : "-",
@@ -675,27 +700,29 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
           lim.blas_s, peak_core_);
     }
     for (const auto& a : algorithms_) {
-      if (a.algorithm == RELAY_GEMM_2D) continue;
+      if (a.algorithm == RELAY_GEMM_2D || a.algorithm == RELAY_GEMM_AUTO) continue;
       std::printf("# %s: %d layers of %dx%d\n", a.name.c_str(), a.layers, a.layer_rows,
                   a.layer_cols);
     }
-    std::printf("%-9s %-24s %3s %10s %9s %8s %8s %9s %9s %9s %8s %8s %12s %8s %8s\n", "algorithm",
-                "scheme", "L", "time_s", "GFLOP/s", "%peak", "repl_s", "bcast_s", "gemm_s",
-                "wait_s", "reduce_s", "mem_MiB", "vs_scalapack", "x_bound", "x_sum");
+    std::printf("%-12s %-24s %3s %10s %8s %9s %8s %8s %9s %9s %9s %8s %8s %12s %8s %8s\n",
+                "algorithm", "scheme", "L", "time_s", "model_s", "GFLOP/s", "%peak", "repl_s",
+                "bcast_s", "gemm_s", "wait_s", "reduce_s", "mem_MiB", "vs_scalapack", "x_bound",
+                "x_sum");
   }
   if (with_scalapack) {
     const double t = median(scalapack_times);
-    emit("scalapack", "pdgemm", 0, t, 0, 0, 0, 0, 0, 1.0, 0, 0);
+    emit("scalapack", "", "pdgemm", 0, t, 0, 0, 0, 0, 0, 0, 1.0, 0, 0);
   }
   for (const auto& s : series) {
-    emit(s.algorithm->name, s.scheme->name, s.lookahead, median(s.time), median(s.bcast),
-         median(s.compute), median(s.wait), median(s.replicate), median(s.reduce),
+    emit(s.algorithm->name, s.ran, s.scheme->name, s.lookahead, median(s.time), median(s.predicted),
+         median(s.bcast), median(s.compute), median(s.wait), median(s.replicate), median(s.reduce),
          s.ratio.empty() ? 0.0 : median(s.ratio), s.workspace, s.layered);
   }
   if (rank_ == 0) {
     std::printf(
         "mem_MiB: buffers per rank beyond the matrices (the most on any rank): panels in flight, "
-        "and for 2.5d/3d A's and B's k-slabs and C's partial sums\n");
+        "and for 2.5d/3d A's and B's k-slabs and C's partial sums; model_s: relay's model's time "
+        "for what ran (docs/gemm.md, RELAY_MODEL_PARAMS); auto:X ran X\n");
     std::fflush(stdout);
   }
 }
@@ -884,7 +911,8 @@ void add_bench_gemm(CLI::App& bench, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--algorithms", args->algorithms,
                   "distributed algorithms, comma-separated: 2d, 2.5d (c: the largest dividing "
-                  "the grid <= min(4, P^(1/3))), 2.5d:C (C layers), 3d (c closest to P^(1/3))")
+                  "the grid <= min(4, P^(1/3))), 2.5d:C (C layers), 3d (c closest to P^(1/3)), "
+                  "auto (the model's choice for each size)")
       ->capture_default_str();
   cmd->add_option("--schemes", args->schemes,
                   "panel broadcasts: binomial, pipeline-blocking, pipeline-nonblocking, mpi, any "

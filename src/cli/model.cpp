@@ -22,13 +22,13 @@
 #include "cli/results.hpp"
 #include "cli/sweep.hpp"
 #include "coll/options.hpp"
+#include "coll/predict.hpp"
 #include "coll/registry.hpp"
 #include "core/units.hpp"
 #include "exec/host_memory.hpp"
 #include "measure/p2p_params.hpp"
 #include "measure/timing.hpp"
 #include "model/params.hpp"
-#include "tune/predict.hpp"
 
 namespace relay::cli {
 namespace {
@@ -231,7 +231,7 @@ int run_predict(const PredictArgs& a) {
               "Predicted(us)");
   for (auto requested : sizes) {
     std::int64_t bytes = requested;
-    if (collective) bytes = tune::coll_call_bytes(*collective, a.ranks, requested, a.elem_bytes);
+    if (collective) bytes = coll::coll_call_bytes(*collective, a.ranks, requested, a.elem_bytes);
     for (const auto& name : algorithms) {
       if (collective) {
         const auto* alg = coll::find_algorithm(*collective, name);
@@ -246,9 +246,9 @@ int run_predict(const PredictArgs& a) {
         for (auto seg : segments) {
           if (seg >= bytes && seg != 0) continue;
           const double t =
-              collective ? tune::predict_coll(machine, *collective, name, policy, a.ranks, a.root,
+              collective ? coll::predict_coll(machine, *collective, name, policy, a.ranks, a.root,
                                               bytes, a.elem_bytes, seg, a.max_requests)
-                         : tune::predict_bcast(machine, name, policy, a.ranks, a.root, bytes, seg,
+                         : coll::predict_bcast(machine, name, policy, a.ranks, a.root, bytes, seg,
                                                a.max_requests);
           std::printf("%-10s %-22s %-12s %-9s %14.2f\n", core::format_bytes(bytes).c_str(),
                       name.c_str(), policy.c_str(),

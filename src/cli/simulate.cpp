@@ -260,6 +260,12 @@ int run(const Options& o) {
   // 150 us per hop on gige64 (100 us of links) when the receiver came late. An eager protocol
   // sends at once; so does SMPI with this threshold (100 us per hop).
   argv.emplace_back("--cfg=smpi/async-small-thresh:65536");
+  // SMPI shares a large allocation among ranks by mapping one block of a file over each block
+  // of it: one memory mapping per block and rank. With its 1 MiB blocks, 256 ranks of bench
+  // gemm at n = 16384 (656 MiB each) needed about 168,000 mappings and died past Linux's
+  // default vm.max_map_count (65,530: "Could not map folded virtual memory"); 16 MiB blocks
+  // need 16 times fewer, and the shared file stays one block.
+  argv.emplace_back("--cfg=smpi/shared-malloc-blocksize:16777216");
   argv.emplace_back("--log=root.thres:warning");
   argv.push_back(relay_smpi);
   argv.insert(argv.end(), o.command.begin(), o.command.end());

@@ -65,9 +65,10 @@ constexpr std::array kSettings{
             "pieces each local multiplication is cut into for progress, over options->pieces "
             "(0: 4 with lookahead, else 1)",
             R::library, A::value},
-    Setting{Knob::gemm_algorithm, "RELAY_GEMM_ALGORITHM", "default, 2d, 2.5d or 3d", "default",
-            "GEMM algorithm, over options->algorithm (default: 2d; one the call cannot use runs "
-            "as 2d)",
+    Setting{Knob::gemm_algorithm, "RELAY_GEMM_ALGORITHM", "auto, default, 2d, 2.5d or 3d",
+            "default",
+            "GEMM algorithm, over options->algorithm (default: auto, the model's choice; one "
+            "the call cannot use runs as 2d)",
             R::library, A::value},
     Setting{Knob::gemm_layers, "RELAY_GEMM_LAYERS", "integer [0, 65536]", "0",
             "layers c of the 2.5D GEMM, over options->layers (0: the largest c <= min(4, "
@@ -76,6 +77,11 @@ constexpr std::array kSettings{
     Setting{Knob::gemm_memory_limit, "RELAY_GEMM_MEMORY_LIMIT", "bytes", "0",
             "bytes a 2.5D/3D GEMM may hold per process beyond the matrices, over "
             "options->memory_limit_bytes (0: the node's available memory over its ranks)",
+            R::library, A::free},
+    Setting{Knob::model_params, "RELAY_MODEL_PARAMS", "path", "none",
+            "point-to-point parameters (relay model measure) the GEMM's automatic choice costs "
+            "with, read by the grid's first process once per grid (none: a quick ping-pong on "
+            "the grid)",
             R::library, A::free},
     Setting{Knob::scalapack_on_error, "RELAY_SCALAPACK_ON_ERROR", "return", "abort",
             "return: p?gemm_ prints PBLAS's message and returns instead of aborting", R::library,

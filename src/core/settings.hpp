@@ -29,6 +29,7 @@ enum class Knob {
   gemm_algorithm,
   gemm_layers,
   gemm_memory_limit,
+  model_params,
   scalapack_on_error,
   python,
   python_dir,

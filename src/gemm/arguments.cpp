@@ -25,13 +25,15 @@ const char* algorithm_name(relay_gemm_algorithm_t algorithm) {
       return "2.5d";
     case RELAY_GEMM_3D:
       return "3d";
+    case RELAY_GEMM_AUTO:
+      return "auto";
   }
   return nullptr;
 }
 
 bool algorithm_from_name(const std::string& name, relay_gemm_algorithm_t& algorithm) {
   for (relay_gemm_algorithm_t a :
-       {RELAY_GEMM_DEFAULT, RELAY_GEMM_2D, RELAY_GEMM_25D, RELAY_GEMM_3D}) {
+       {RELAY_GEMM_DEFAULT, RELAY_GEMM_2D, RELAY_GEMM_25D, RELAY_GEMM_3D, RELAY_GEMM_AUTO}) {
     if (name == algorithm_name(a)) {
       algorithm = a;
       return true;
@@ -253,11 +255,11 @@ relay_status_t resolve_options(const relay_gemm_options_t* given, Options& out,
   }
   if (const char* v = core::read_setting(core::Knob::gemm_algorithm);
       v != nullptr && !algorithm_from_name(v, algorithm)) {
-    error = fmt::format("environment variable {}='{}' is not default, 2d, 2.5d or 3d",
+    error = fmt::format("environment variable {}='{}' is not auto, default, 2d, 2.5d or 3d",
                         core::setting(core::Knob::gemm_algorithm).name, v);
     return RELAY_ERR_OPTIONS;
   }
-  out.algorithm = algorithm;
+  out.algorithm = algorithm == RELAY_GEMM_DEFAULT ? RELAY_GEMM_AUTO : algorithm;
   out.layers = static_cast<int>(layers);
   if (o.report != nullptr && !report_size_valid(o.report)) {
     error = fmt::format(

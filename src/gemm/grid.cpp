@@ -4,6 +4,7 @@
 
 #include "core/status.hpp"
 #include "exec/comm_attribute.hpp"
+#include "gemm/cost.hpp"
 #include "gemm/layers.hpp"
 
 namespace relay::gemm {

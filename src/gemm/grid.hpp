@@ -14,7 +14,8 @@
 
 namespace relay::gemm {
 struct LayerView;
-}
+struct CostInputs;
+}  // namespace relay::gemm
 
 struct relay_grid {
   MPI_Comm comm = MPI_COMM_NULL;      ///< the whole grid; rank = grid rank
@@ -26,6 +27,8 @@ struct relay_grid {
   /// The 2.5D/3D views of this grid made so far (gemm/layers.hpp), kept for later calls:
   /// mukunoki2017 lost up to 40% of its time to creating them per call.
   std::vector<std::unique_ptr<relay::gemm::LayerView>> layer_views;
+  /// What the automatic choice costs calls with (gemm/cost.hpp), measured or read once.
+  std::unique_ptr<relay::gemm::CostInputs> cost_inputs;
 };
 
 namespace relay::gemm {

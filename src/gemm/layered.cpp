@@ -28,6 +28,7 @@
 #include "core/units.hpp"
 #include "exec/compute.hpp"
 #include "exec/host_memory.hpp"
+#include "gemm/cost.hpp"
 #include "gemm/gemm.hpp"
 #include "layout/submatrix.hpp"
 
@@ -468,8 +469,12 @@ relay_status_t layered(const Problem& p, const relay_grid& grid, const LayerView
 
 Plan plan(const layout::ProcessGrid& grid, const Options& options) {
   Plan out;
-  const relay_gemm_algorithm_t asked =
-      options.algorithm == RELAY_GEMM_DEFAULT ? RELAY_GEMM_2D : options.algorithm;
+  const relay_gemm_algorithm_t asked = options.algorithm;
+  if (asked == RELAY_GEMM_AUTO || asked == RELAY_GEMM_DEFAULT) {
+    out.algorithm = RELAY_GEMM_AUTO;
+    out.layers = 0;
+    return out;
+  }
   if (asked == RELAY_GEMM_2D) return out;
   const int c = asked == RELAY_GEMM_3D
                     ? cube_root_layers(grid)
@@ -492,6 +497,74 @@ Plan plan(const layout::ProcessGrid& grid, const Options& options) {
   return out;
 }
 
+std::vector<Candidate> auto_candidates(const layout::ProcessGrid& grid) {
+  std::vector<Candidate> out{Candidate{}};
+  // c beyond sqrt(P) leaves layers of fewer processes than layers: each process would hold
+  // more than a whole row or column of C's partial sums per layer (2.5D's useful range is
+  // c <= P^(1/3); mukunoki2017 measured c = 16 slower than c = 4 at 4,096 nodes).
+  const double most = std::sqrt(static_cast<double>(grid.size()));
+  for (int c : admissible_layers(grid)) {
+    if (c > most) break;
+    Candidate k{RELAY_GEMM_25D, c, 1, 1};
+    split_layers(grid, c, k.cx, k.cy);
+    out.push_back(k);
+  }
+  if (const int c = cube_root_layers(grid); c >= 2) {
+    Candidate k{RELAY_GEMM_3D, c, 1, 1};
+    split_layers(grid, c, k.cx, k.cy);
+    out.push_back(k);
+  }
+  return out;
+}
+
+namespace {
+
+enum class Fit { runs, refused, over_limit };
+
+// Runs `cand` (2.5D or 3D) after the memory check. Over the limit, every process returns
+// over_limit with `error` set and nothing moved.
+Fit run_layered(const Problem& p, relay_grid& grid, const Candidate& cand, const Options& options,
+                relay_gemm_stats_t& stats, relay_gemm_report_t& report, relay_status_t& st,
+                std::string& error) {
+  const LayerView* view = nullptr;
+  st = layer_view(grid, cand.cx, cand.cy, &view, error);
+  if (st != RELAY_SUCCESS) return Fit::refused;
+  const bool one_step = cand.algorithm == RELAY_GEMM_3D;
+  // The memory check, agreed: every process refuses together, before anything is written.
+  const double need = layered_peak_bytes(p, grid, *view, one_step, options);
+  const double limit = memory_limit(options, *view);
+  double worst[2] = {limit > 0 && need > limit ? need - limit : 0.0, need};
+  MPI_Allreduce(MPI_IN_PLACE, worst, 2, MPI_DOUBLE, MPI_MAX, grid.comm);
+  if (worst[0] > 0) {
+    auto kib = [](double bytes) {  // "896KiB": whole KiB, rounded up
+      return core::format_bytes(static_cast<std::int64_t>(std::ceil(bytes / 1024.0)) * 1024);
+    };
+    error = fmt::format(
+        "{} with c = {} needs up to {} per process beyond the matrices (A's and B's slabs, "
+        "C's partial sums, panels), {} over the limit on some process (here {}: {}); use "
+        "fewer layers or 2d",
+        algorithm_name(cand.algorithm), cand.layers, kib(worst[1]), kib(worst[0]), kib(limit),
+        options.memory_limit_bytes > 0 ? "options->memory_limit_bytes or RELAY_GEMM_MEMORY_LIMIT"
+                                       : "the node's available memory over its ranks");
+    st = RELAY_ERR_NOMEM;
+    return Fit::over_limit;
+  }
+  LayeredStats extra;
+  st = layered(p, grid, *view, one_step, options, stats, extra, error);
+  report.algorithm = cand.algorithm;
+  report.layers = cand.layers;
+  report.layer_rows = view->layer->shape.rows;
+  report.layer_cols = view->layer->shape.cols;
+  report.replicate_s = extra.replicate_s;
+  report.reduce_s = extra.reduce_s;
+  report.layered_bytes = extra.layered_bytes;
+  return Fit::runs;
+}
+
+std::string seconds_text(double s) { return fmt::format("{:.3g} s", s); }
+
+}  // namespace
+
 relay_status_t multiply(const Problem& p, relay_grid& grid, const Options& options,
                         relay_gemm_stats_t& stats, std::string& error) {
   relay_gemm_report_t report{};
@@ -500,56 +573,98 @@ relay_status_t multiply(const Problem& p, relay_grid& grid, const Options& optio
   report.layers = 1;
   report.layer_rows = grid.shape.rows;
   report.layer_cols = grid.shape.cols;
-  // Decided from values every process agreed on (the fingerprint): all take the same path.
-  const Plan chosen = plan(grid.shape, options);
-  std::string why_2d = chosen.why_2d;
-  if (chosen.algorithm != RELAY_GEMM_2D) {
-    why_2d = p.m == 0 || p.n == 0 || p.k == 0 ? "the multiplication is empty" : layered_obstacle(p);
-  }
   const bool log = core::log_enabled() && grid.me.row == 0 && grid.me.col == 0;
-  if (chosen.algorithm != RELAY_GEMM_2D && why_2d.empty()) {
-    const LayerView* view = nullptr;
-    relay_status_t st = layer_view(grid, chosen.cx, chosen.cy, &view, error);
-    if (st != RELAY_SUCCESS) return st;
-    // The memory check, agreed: every process refuses together, before anything is written.
-    const double need =
-        layered_peak_bytes(p, grid, *view, chosen.algorithm == RELAY_GEMM_3D, options);
-    const double limit = memory_limit(options, *view);
-    double worst[2] = {limit > 0 && need > limit ? need - limit : 0.0, need};
-    MPI_Allreduce(MPI_IN_PLACE, worst, 2, MPI_DOUBLE, MPI_MAX, grid.comm);
-    if (worst[0] > 0) {
-      auto kib = [](double bytes) {  // "896KiB": whole KiB, rounded up
-        return core::format_bytes(static_cast<std::int64_t>(std::ceil(bytes / 1024.0)) * 1024);
-      };
-      error = fmt::format(
-          "{} with c = {} needs up to {} per process beyond the matrices (A's and B's slabs, "
-          "C's partial sums, panels), {} over the limit on some process (here {}: {}); use "
-          "fewer layers or 2d",
-          algorithm_name(chosen.algorithm), chosen.layers, kib(worst[1]), kib(worst[0]), kib(limit),
-          options.memory_limit_bytes > 0 ? "options->memory_limit_bytes or RELAY_GEMM_MEMORY_LIMIT"
-                                         : "the node's available memory over its ranks");
-      return RELAY_ERR_NOMEM;
+  // Every decision below is made from values every process agreed on (the fingerprint, and the
+  // cost inputs, agreed when made): all processes take the same path.
+  const bool empty = p.m == 0 || p.n == 0 || p.k == 0;
+  const std::string obstacle = empty ? "the multiplication is empty" : layered_obstacle(p);
+  const Plan asked = plan(grid.shape, options);
+  const bool automatic = asked.algorithm == RELAY_GEMM_AUTO;
+
+  // What may run, best first: for auto every candidate by the model's time; else the one asked.
+  std::vector<Candidate> order;
+  std::string why_2d = asked.why_2d;
+  if (automatic) {
+    order = obstacle.empty() ? auto_candidates(grid.shape) : std::vector<Candidate>{Candidate{}};
+  } else if (asked.algorithm != RELAY_GEMM_2D && obstacle.empty()) {
+    order.push_back(Candidate{asked.algorithm, asked.layers, asked.cx, asked.cy});
+  } else {
+    if (asked.algorithm != RELAY_GEMM_2D) why_2d = obstacle;
+    order.push_back(Candidate{});
+  }
+  std::vector<CostBreakdown> costs(order.size());
+  // The cost inputs are made on a grid's first non-empty call whatever it runs (collective:
+  // the report pointer, which may differ between processes, decides only whether a cost is
+  // computed from them).
+  const CostInputs* inputs = nullptr;
+  if (!empty) {
+    if (auto st = cost_inputs(grid, &inputs, error); st != RELAY_SUCCESS) return st;
+  }
+  if (inputs != nullptr && (order.size() > 1 || options.report != nullptr)) {
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      costs[i] = predict(p, grid.shape, order[i], options, *inputs);
     }
-    LayeredStats extra;
-    st = layered(p, grid, *view, chosen.algorithm == RELAY_GEMM_3D, options, stats, extra, error);
-    report.algorithm = chosen.algorithm;
-    report.layers = chosen.layers;
-    report.layer_rows = view->layer->shape.rows;
-    report.layer_cols = view->layer->shape.cols;
-    report.replicate_s = extra.replicate_s;
-    report.reduce_s = extra.reduce_s;
-    report.layered_bytes = extra.layered_bytes;
-    if (log) {
-      core::log_line(fmt::format("gemm: {} with c = {} layers of {}x{} on the {}x{} grid",
-                                 algorithm_name(chosen.algorithm), chosen.layers, report.layer_rows,
-                                 report.layer_cols, grid.shape.rows, grid.shape.cols));
+    if (order.size() > 1) {
+      std::vector<std::size_t> rank(order.size());
+      for (std::size_t i = 0; i < rank.size(); ++i) rank[i] = i;
+      // Stable: on a tie the simpler algorithm (2D first, then fewer layers) wins.
+      std::stable_sort(rank.begin(), rank.end(), [&](std::size_t a, std::size_t b) {
+        const double ta = costs[a].ok ? costs[a].total_s : HUGE_VAL;
+        const double tb = costs[b].ok ? costs[b].total_s : HUGE_VAL;
+        return ta < tb;
+      });
+      if (log) {
+        std::string line = fmt::format(
+            "gemm: auto, {}x{}x{} on the {}x{} grid ({}, {:.1f} GFLOP/s):", p.m, p.n, p.k,
+            grid.shape.rows, grid.shape.cols, inputs->source, inputs->flops_per_s * 1e-9);
+        for (std::size_t i : rank) {
+          const CostBreakdown& c = costs[i];
+          line += c.ok ? fmt::format(" {} {} (repl {}, panels {}, multiply {}, reduce {});",
+                                     candidate_name(order[i]), seconds_text(c.total_s),
+                                     seconds_text(c.replicate_s), seconds_text(c.panels_s),
+                                     seconds_text(c.compute_s), seconds_text(c.reduce_s))
+                       : fmt::format(" {} not costed;", candidate_name(order[i]));
+        }
+        core::log_line(line);
+      }
+      std::vector<Candidate> sorted;
+      std::vector<CostBreakdown> sorted_costs;
+      for (std::size_t i : rank) {
+        sorted.push_back(order[i]);
+        sorted_costs.push_back(costs[i]);
+      }
+      order = std::move(sorted);
+      costs = std::move(sorted_costs);
     }
-    write_report(options.report, report);
+  }
+
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const Candidate& cand = order[i];
+    report.predicted_s = costs[i].ok ? costs[i].total_s : 0.0;
+    if (cand.algorithm == RELAY_GEMM_2D) break;
+    relay_status_t st = RELAY_SUCCESS;
+    const Fit fit = run_layered(p, grid, cand, options, stats, report, st, error);
+    if (fit == Fit::over_limit && automatic) {
+      if (log)
+        core::log_line(fmt::format("gemm: auto passes over {}: {}", candidate_name(cand), error));
+      error.clear();
+      continue;
+    }
+    if (fit == Fit::runs && log) {
+      core::log_line(fmt::format("gemm: {} with c = {} layers of {}x{} on the {}x{} grid{}",
+                                 algorithm_name(cand.algorithm), cand.layers, report.layer_rows,
+                                 report.layer_cols, grid.shape.rows, grid.shape.cols,
+                                 automatic ? " (auto)" : ""));
+    }
+    if (fit == Fit::runs) write_report(options.report, report);
     return st;
   }
   if (log && !why_2d.empty()) {
     core::log_line(
         fmt::format("gemm: {} asked, 2d run: {}", algorithm_name(options.algorithm), why_2d));
+  } else if (log && automatic) {
+    core::log_line(
+        fmt::format("gemm: 2d on the {}x{} grid (auto)", grid.shape.rows, grid.shape.cols));
   }
   relay_status_t st = summa(p, grid, options, stats, error);
   write_report(options.report, report);

@@ -11,12 +11,12 @@
 #include <utility>
 
 #include "coll/invoke.hpp"
+#include "coll/predict.hpp"
 #include "core/units.hpp"
 #include "measure/progress.hpp"
 #include "measure/stats.hpp"
 #include "measure/timing.hpp"
 #include "relay/relay.h"
-#include "tune/predict.hpp"
 
 namespace relay::tune {
 namespace {
@@ -184,22 +184,22 @@ Measured Tuner::measure(const Candidate& axis, std::int64_t segment, std::int64_
 double Tuner::predict(const model::Machine& machine, const Candidate& axis, int ranks, int root,
                       std::int64_t bytes, std::int64_t segment) const {
   if (!collective_)
-    return tune::predict_bcast(machine, axis.algorithm, axis.policy, ranks, root, bytes, segment,
+    return coll::predict_bcast(machine, axis.algorithm, axis.policy, ranks, root, bytes, segment,
                                a_.max_requests);
   const auto* alg = coll::find_algorithm(*collective_, axis.algorithm);
   if (alg == nullptr || !alg->runs_on(ranks)) return -1;  // its fallback runs there
-  return tune::predict_coll(machine, *collective_, axis.algorithm, axis.policy, ranks, root,
-                            tune::coll_call_bytes(*collective_, ranks, bytes, 8), 8, segment,
+  return coll::predict_coll(machine, *collective_, axis.algorithm, axis.policy, ranks, root,
+                            coll::coll_call_bytes(*collective_, ranks, bytes, 8), 8, segment,
                             a_.max_requests);
 }
 
 std::optional<schedule::Schedule> Tuner::schedule_of(const Candidate& axis, std::int64_t bytes,
                                                      std::int64_t segment) const {
-  if (!collective_) return tune::bcast_schedule(axis.algorithm, size_, a_.root, bytes, segment);
+  if (!collective_) return coll::bcast_schedule(axis.algorithm, size_, a_.root, bytes, segment);
   const auto* alg = coll::find_algorithm(*collective_, axis.algorithm);
   if (alg == nullptr || !alg->runs_on(size_)) return std::nullopt;
-  return tune::coll_schedule(*collective_, axis.algorithm, size_, a_.root,
-                             tune::coll_call_bytes(*collective_, size_, bytes, 8), 8, segment);
+  return coll::coll_schedule(*collective_, axis.algorithm, size_, a_.root,
+                             coll::coll_call_bytes(*collective_, size_, bytes, 8), 8, segment);
 }
 
 std::string describe(const Candidate& axis, std::int64_t segment) {
@@ -364,7 +364,7 @@ SessionResult Tuner::run() {
   auto sizes = a_.sizes;
   if (collective_) {
     // As tables count a call: the vector or all blocks, in whole doubles (whole blocks).
-    for (auto& b : sizes) b = coll_call_bytes(*collective_, size_, b, 8);
+    for (auto& b : sizes) b = coll::coll_call_bytes(*collective_, size_, b, 8);
   }
   std::sort(sizes.begin(), sizes.end());
   sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());

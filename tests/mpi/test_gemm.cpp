@@ -10,12 +10,15 @@
 // sub(C) and in the LLD padding for being untouched.
 #include <gtest/gtest.h>
 #include <mpi.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <random>
 #include <string>
@@ -611,6 +614,141 @@ TEST(Gemm, LayeredRefusesOverTheMemoryLimit) {
       << relay_last_error();
   for (double v : c) ASSERT_EQ(v, static_cast<double>(n));
   relay_grid_free(&grid);
+}
+
+// One n x n x n double multiplication of ones (block nb) on `grid` with `options`; returns the
+// report and checks C (every entry n).
+relay_gemm_report_t multiply_ones(relay_grid_t grid, long long n, long long nb,
+                                  relay_gemm_options_t options,
+                                  relay_status_t expect = RELAY_SUCCESS) {
+  int rows = 0, cols = 0, myrow = 0, mycol = 0;
+  relay_grid_info(grid, &rows, &cols, &myrow, &mycol);
+  auto local = [&](int p, int np) {  // NUMROC
+    const long long blocks = n / nb;
+    long long count = blocks / np * nb;
+    if (p < blocks % np)
+      count += nb;
+    else if (p == blocks % np)
+      count += n % nb;
+    return count;
+  };
+  const long long lr = local(myrow, rows), lc = local(mycol, cols);
+  relay_matrix_desc_t d{n, n, nb, nb, 0, 0, 0, 0, std::max(1LL, lr)};
+  std::vector<double> a(static_cast<std::size_t>(std::max(1LL, lr * lc)), 1.0), b(a), c(a);
+  const double one = 1.0, zero = 0.0;
+  relay_gemm_report_t report;
+  relay_gemm_report_init(&report);
+  options.report = &report;
+  const relay_status_t st =
+      relay_gemm('N', 'N', n, n, n, MPI_DOUBLE, &one, a.data(), 0, 0, &d, b.data(), 0, 0, &d, &zero,
+                 c.data(), 0, 0, &d, grid, &options, nullptr, nullptr);
+  EXPECT_EQ(st, expect) << relay_last_error();
+  if (st == RELAY_SUCCESS) {
+    for (long long i = 0; i < lr * lc; ++i) {
+      if (c[static_cast<std::size_t>(i)] != static_cast<double>(n)) {
+        ADD_FAILURE() << "C[" << i << "] = " << c[static_cast<std::size_t>(i)];
+        break;
+      }
+    }
+  }
+  return report;
+}
+
+// auto runs what the model predicts fastest: its predicted time is the least of the times
+// the model gives each candidate when forced (the same inputs, kept with the grid), and it
+// ran that candidate.
+TEST(Gemm, AutoRunsTheModelsFastest) {
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size != 4 && size != 8 && size != 16) GTEST_SKIP() << "2x2, 2x4 and 4x4 grids";
+  const int rows = size == 16 ? 4 : 2;
+  relay_grid_t grid = RELAY_GRID_NULL;
+  ASSERT_EQ(relay_grid_create(MPI_COMM_WORLD, rows, size / rows, 'R', &grid), RELAY_SUCCESS);
+  for (long long n : {48LL, 256LL}) {
+    relay_gemm_options_t options;
+    relay_gemm_options_init(&options);
+    // (algorithm, layers, predicted): 2D, 2.5D with each c <= sqrt(P) the grid splits into, 3D.
+    struct Forced {
+      int algorithm, layers;
+      double predicted;
+    };
+    std::vector<Forced> forced{{RELAY_GEMM_2D, 1, 0}};
+    for (int c = 2; c * c <= size; ++c) {
+      relay_gemm_report_t plan;
+      relay_gemm_report_init(&plan);
+      options.algorithm = RELAY_GEMM_25D;
+      options.layers = c;
+      ASSERT_EQ(relay_gemm_plan(grid, &options, &plan), RELAY_SUCCESS);
+      if (plan.algorithm == RELAY_GEMM_25D) forced.push_back({RELAY_GEMM_25D, c, 0});
+    }
+    forced.push_back({RELAY_GEMM_3D, 0, 0});
+    for (Forced& f : forced) {
+      options.algorithm = f.algorithm;
+      options.layers = f.layers;
+      const relay_gemm_report_t r = multiply_ones(grid, n, 8, options);
+      EXPECT_EQ(r.algorithm, f.algorithm);
+      EXPECT_GT(r.predicted_s, 0.0) << "n " << n << " algorithm " << f.algorithm;
+      f.predicted = r.predicted_s;
+      f.layers = r.layers;
+    }
+    options.algorithm = RELAY_GEMM_AUTO;
+    options.layers = 0;
+    const relay_gemm_report_t chosen = multiply_ones(grid, n, 8, options);
+    const auto best = std::min_element(
+        forced.begin(), forced.end(),
+        [](const Forced& a, const Forced& b) { return a.predicted < b.predicted; });
+    EXPECT_EQ(chosen.predicted_s, best->predicted) << "n " << n;
+    const bool is_a_best = std::any_of(forced.begin(), forced.end(), [&](const Forced& f) {
+      return f.predicted == best->predicted && f.algorithm == chosen.algorithm &&
+             f.layers == chosen.layers;
+    });
+    EXPECT_TRUE(is_a_best) << "n " << n << ": auto ran " << chosen.algorithm << " with "
+                           << chosen.layers << " layers";
+    // The default is auto.
+    options.algorithm = RELAY_GEMM_DEFAULT;
+    EXPECT_EQ(multiply_ones(grid, n, 8, options).predicted_s, best->predicted);
+  }
+  relay_grid_free(&grid);
+}
+
+// RELAY_MODEL_PARAMS: the network of a parameter file, read once per grid; a file that cannot
+// be used fails the call on every process naming the variable, C untouched.
+TEST(Gemm, ModelParamsFromTheEnvironment) {
+  int size = 0, rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (size != 4) GTEST_SKIP() << "a 2x2 grid";
+  const std::string path = "relay_test_model_params_" + std::to_string(getpid()) + ".json";
+  if (rank == 0) {
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    // A slow network: 1 ms per message, 1 MB/s.
+    std::fputs(
+        "{\"schema\": \"relay.model.params/1\", \"hockney\": {\"alpha_s\": 1e-3, "
+        "\"beta_s_per_byte\": 1e-6}}\n",
+        f);
+    std::fclose(f);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  relay_gemm_options_t options;
+  relay_gemm_options_init(&options);
+  options.algorithm = RELAY_GEMM_2D;
+  // Only the grid's first process reads the file: the others need not see it.
+  setenv("RELAY_MODEL_PARAMS", rank == 0 ? "no_such_relay_params.json" : path.c_str(), 1);
+  relay_grid_t grid = RELAY_GRID_NULL;
+  ASSERT_EQ(relay_grid_create(MPI_COMM_WORLD, 2, 2, 'R', &grid), RELAY_SUCCESS);
+  multiply_ones(grid, 64, 8, options, RELAY_ERR_OPTIONS);
+  EXPECT_NE(std::string(relay_last_error()).find("RELAY_MODEL_PARAMS"), std::string::npos)
+      << relay_last_error();
+  setenv("RELAY_MODEL_PARAMS", path.c_str(), 1);
+  const relay_gemm_report_t r = multiply_ones(grid, 64, 8, options);
+  // 8 pieces of 32 x 8 doubles on each process row and column, 3 ms a message (shared memory
+  // would cost microseconds).
+  EXPECT_GT(r.predicted_s, 0.01);
+  unsetenv("RELAY_MODEL_PARAMS");
+  relay_grid_free(&grid);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) std::remove(path.c_str());
 }
 
 // Every broadcast scheme of tan2014 Table IV (and the rest) with look-ahead on and off, on a

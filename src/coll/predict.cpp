@@ -1,11 +1,11 @@
-#include "tune/predict.hpp"
+#include "coll/predict.hpp"
 
 #include <algorithm>
 
 #include "coll/registry.hpp"
 #include "model/replay.hpp"
 
-namespace relay::tune {
+namespace relay::coll {
 
 std::optional<schedule::Schedule> bcast_schedule(const std::string& algorithm, int ranks, int root,
                                                  std::int64_t bytes, std::int64_t segment,
@@ -79,4 +79,4 @@ double predict_coll(const model::Machine& machine, coll::Collective collective,
       .time_s;
 }
 
-}  // namespace relay::tune
+}  // namespace relay::coll

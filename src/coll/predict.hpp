@@ -1,8 +1,8 @@
 // The model's time for one configuration of a collective, named as relay's tables name it
 // ({algorithm, policy, segment bytes}): the schedule the library builds for such a call,
-// replayed on a machine's parameters. Used by the tuner, relay model predict and the
-// benchmarks' model columns. It lives in tune, not model: it needs the algorithm catalogue
-// (coll), which may itself use the model; tune may use both.
+// replayed on a machine's parameters. Used by the tuner, relay model predict, the benchmarks'
+// model columns and the GEMM's automatic choice (gemm/cost.hpp). It lives in coll, not model:
+// it needs the algorithm catalogue, and the model must not know the catalogue.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +13,7 @@
 #include "model/params.hpp"
 #include "schedule/schedule.hpp"
 
-namespace relay::tune {
+namespace relay::coll {
 
 /// The schedule relay_bcast runs for `algorithm` (root `root`, `segment` bytes, 0 =
 /// unsegmented, fanout 0 = the algorithm's default); nullopt without one (mpi).
@@ -47,4 +47,4 @@ double predict_coll(const model::Machine& machine, coll::Collective collective,
                     std::int64_t bytes, int elem_bytes, std::int64_t segment, int max_requests,
                     int fanout = 0);
 
-}  // namespace relay::tune
+}  // namespace relay::coll

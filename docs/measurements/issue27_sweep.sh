@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Issue 27, acceptance 2: 2D against 2.5D (c = 4, 16) against 3D on the simulated K-computer-like
+# torus, with auto beside them, as mukunoki2017's Figures 4 and 6: for each NODES:N cell, one
+# simulated run of relay bench gemm (n = N, block N / sqrt(NODES): one block per process and
+# dimension, as the paper's distribution; binomial panel broadcasts, look-ahead 1; computation
+# charged at the platform's speed). The model's network parameters are measured on the same
+# platform first (relay model measure on 3 simulated ranks) and given to auto through
+# RELAY_MODEL_PARAMS. Simulated times are deterministic; the host seconds each run prints are
+# not. Cells run one at a time (a 4,096-node cell holds about 13 GiB).
+# Usage: issue27_sweep.sh RELAY OUT_DIR [CELLS]
+#   CELLS: NODES:N,... (default 256:8192,256:16384,256:32768,1024:8192,1024:16384,1024:32768,
+#   4096:8192); relay-smpi beside RELAY or in RELAY_SIMULATE_RELAY.
+set -euo pipefail
+relay=$1 out=$2
+cells=${3:-256:8192,256:16384,256:32768,1024:8192,1024:16384,1024:32768,4096:8192}
+mkdir -p "$out"
+platform() { if (($1 > 4096)); then echo ktorus16384; else echo ktorus4096; fi; }
+for cell in ${cells//,/ }; do
+  nodes=${cell%:*} n=${cell#*:}
+  p=$(platform "$nodes")
+  params="$out/params_$p.json"
+  if [[ ! -s $params ]]; then
+    "$relay" simulate --platform "$p" --np 3 -- model measure --quiet --output "$params" \
+      > "$out/params_$p.txt" 2>&1
+  fi
+  root=$(python3 -c "import math; print(math.isqrt($nodes))")
+  name="gemm_P${nodes}_n${n}"
+  [[ -s $out/$name.json ]] && continue  # a cell already measured (the sweep resumes)
+  echo "== $name: $p, $nodes nodes, n = $n, block $((n / root))" >&2
+  RELAY_MODEL_PARAMS=$params "$relay" simulate --platform "$p" --np "$nodes" -- bench gemm \
+    --n "$n" --block $((n / root)) --algorithms 2d,2.5d:4,2.5d:16,3d,auto --schemes binomial \
+    --lookahead 1 --reps 1 --no-scalapack --quiet --json "$out/$name.json.part" \
+    > "$out/$name.txt" 2>&1 || { echo "failed: $name (see $out/$name.txt)" >&2; exit 1; }
+  mv "$out/$name.json.part" "$out/$name.json"
+done
+python3 - "$out" <<'PY' | tee "$out/sweep.md"
+import glob, json, os, sys
+out = sys.argv[1]
+cells = []
+for path in glob.glob(os.path.join(out, "gemm_P*_n*.json")):
+    doc = json.load(open(path))
+    rows = [r for r in doc["rows"] if r["algorithm"] != "scalapack"]
+    nodes = int(os.path.basename(path).split("_")[1][1:])
+    cells.append((nodes, rows[0]["n"], rows))
+cells.sort()
+names = ["2d", "2.5d:4", "2.5d:16", "3d"]
+print("| nodes | n | " + " | ".join(f"{a} (s)" for a in names) +
+      " | auto ran | auto (s) | auto / best | best / 2d speed-up | model / time (2d, 2.5d:4, 2.5d:16, 3d) |")
+print("|---|---|" + "---|" * (len(names) + 5))
+good = 0
+for nodes, n, rows in cells:
+    by = {r["algorithm"]: r for r in rows}
+    t = {a: by[a]["time_s"] for a in names if a in by}
+    best = min(t.values())
+    auto = by.get("auto")
+    ratio = auto["time_s"] / best if auto else float("nan")
+    good += ratio <= 1.05
+    model = ", ".join(f"{by[a]['predicted_s'] / by[a]['time_s']:.2f}" if a in by and "predicted_s" in by[a]
+                      else "-" for a in names)
+    print(f"| {nodes} | {n} | " + " | ".join(f"{t[a]:.4f}" if a in t else "-" for a in names) +
+          f" | {auto.get('ran', '?') if auto else '-'} | {auto['time_s']:.4f} | {ratio:.3f} | "
+          f"{t['2d'] / best:.2f}x | {model} |")
+print(f"\nauto within 5% of the fastest in {good} of {len(cells)} cells")
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+except ImportError:
+    sys.exit(0)
+sizes = sorted({n for _, n, _ in cells})
+fig, axes = plt.subplots(1, len(sizes), figsize=(4.5 * len(sizes), 4), squeeze=False)
+for ax, n in zip(axes[0], sizes):
+    mine = [(nodes, {r["algorithm"]: r for r in rows}) for nodes, m, rows in cells if m == n]
+    for a, style in zip(names + ["auto"], ["o-", "s-", "^-", "d-", "x--"]):
+        pts = [(nodes, 2.0 * n ** 3 / by[a]["time_s"] / 1e12) for nodes, by in mine if a in by]
+        if pts:
+            ax.plot(*zip(*pts), style, label=a)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("nodes (simulated K-computer-like torus)")
+    ax.set_ylabel("TFLOP/s")
+    ax.set_title(f"n = {n}")
+    ax.grid(True, alpha=0.3)
+    ax.legend()
+fig.tight_layout()
+fig.savefig(os.path.join(out, "sweep.png"), dpi=120)
+print(f"\nplot: {os.path.join(out, 'sweep.png')}")
+PY

@@ -1,0 +1,428 @@
+#include "gemm/cost.hpp"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "coll/predict.hpp"
+#include "coll/select.hpp"
+#include "core/environment.hpp"
+#include "core/settings.hpp"
+#include "exec/compute.hpp"
+#include "model/replay.hpp"
+
+namespace relay::gemm {
+
+std::string candidate_name(const Candidate& c) {
+  switch (c.algorithm) {
+    case RELAY_GEMM_25D:
+      return fmt::format("2.5d:{}", c.layers);
+    case RELAY_GEMM_3D:
+      return fmt::format("3d:{}", c.layers);
+    default:
+      return "2d";
+  }
+}
+
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+// Steps of `part` appended to every rank's program of `into`, their dependency prefixes
+// counted past what the rank already holds. A step that needed nothing still needs nothing (a
+// root starts its piece at once); one that needed its first r receives now also waits for the
+// earlier pieces' receives at that rank: the prefixes cannot say "receive r of this piece
+// only", and a one-port rank moves one message at a time anyway.
+void append(schedule::Schedule& into, const schedule::Schedule& part) {
+  if (into.ranks.empty()) {
+    into = part;
+    return;
+  }
+  for (std::size_t r = 0; r < into.ranks.size(); ++r) {
+    schedule::RankProgram& to = into.ranks[r];
+    const std::int32_t recvs = to.recv_count(), sends = to.send_count(),
+                       combines = to.combine_count();
+    for (schedule::Step step : part.ranks[r].steps) {
+      if (step.needs_recvs > 0) step.needs_recvs += recvs;
+      if (step.needs_sends > 0) step.needs_sends += sends;
+      if (step.needs_combines > 0) step.needs_combines += combines;
+      to.add(step);
+    }
+    to.scratch_bytes = std::max(to.scratch_bytes, part.ranks[r].scratch_bytes);
+  }
+}
+
+// The local count of a dimension of `extent` indices in blocks of `block` over `procs`
+// processes on the busiest one: whole blocks, rounded up.
+std::int64_t busiest(std::int64_t extent, std::int64_t block, int procs) {
+  if (extent <= 0) return 0;
+  block = std::max<std::int64_t>(1, block);
+  const std::int64_t blocks = (extent + block - 1) / block;
+  return std::min(extent, (blocks + procs - 1) / procs * block);
+}
+
+class Coster {
+ public:
+  Coster(const Problem& p, const Options& options, const CostInputs& in)
+      : p_(p), options_(options), in_(in) {
+    int size = 8;
+    MPI_Type_size(p.type, &size);
+    elem_ = std::max(1, size);
+    complex_ = p.type == MPI_C_FLOAT_COMPLEX || p.type == MPI_C_DOUBLE_COMPLEX;
+  }
+
+  bool ok() const { return ok_; }
+
+  double flops_s(double multiply_adds) const {
+    return 2.0 * (complex_ ? 4.0 : 1.0) * multiply_adds / std::max(1.0, in_.flops_per_s);
+  }
+  double copy_s(double elements) const {
+    if (in_.copies_charged) return elements / std::max(1.0, in_.flops_per_s);
+    return elements * elem_ / std::max(1.0, in_.copy_bytes_per_s);
+  }
+
+  struct Bcast {
+    double s = 0;       ///< seconds
+    double rounds = 0;  ///< message rounds on its longest path (see panel_bcast)
+  };
+
+  // `pieces` broadcasts of `piece_bytes` each on `ranks` ranks, rooted at successive ranks,
+  // started together (one panel step's operand on a process row or column). `rounds` is the
+  // same schedule's time when every message costs 1 and nothing else: how many times a rank
+  // on its longest path must pass a message on, each of which needs that rank inside MPI.
+  Bcast panel_bcast(int ranks, std::int64_t piece_bytes, int pieces) {
+    if (ranks <= 1 || piece_bytes <= 0 || pieces <= 0) return {};
+    const auto key = std::make_tuple(ranks, piece_bytes, pieces);
+    if (auto it = bcast_cache_.find(key); it != bcast_cache_.end()) return it->second;
+    const coll::Call call{coll::Collective::bcast, ranks, piece_bytes, elem_};
+    coll::Config config;
+    Bcast t{kInfinity, 1};
+    if (coll::resolve(env_, &options_.bcast, call, "relay_gemm", 22, config) == RELAY_SUCCESS) {
+      // `mpi` has no schedule of relay's: costed as the binomial tree MPI libraries use for
+      // such messages.
+      const bool own = config.algorithm->build != nullptr;
+      const std::string name = own ? std::string(config.algorithm->name) : "binomial";
+      schedule::Schedule all;
+      for (int i = 0; i < pieces; ++i) {
+        auto piece = coll::bcast_schedule(name, ranks, i % ranks, piece_bytes,
+                                          own ? config.segment_bytes : 0, own ? config.fanout : 0);
+        if (!piece) break;
+        append(all, *piece);
+      }
+      if (!all.ranks.empty()) {
+        const schedule::Policy policy = own ? config.policy : schedule::Policy::nonblocking;
+        const model::ReplayLimits limits{config.max_requests * pieces, 64 * 1024};
+        t.s = model::replay(all, policy, limits, in_.machine).time_s;
+        model::Machine unit;
+        unit.alpha_s = 1;
+        t.rounds = model::replay(all, policy, limits, unit).time_s;
+      }
+    }
+    if (!std::isfinite(t.s)) ok_ = false;
+    bcast_cache_[key] = t;
+    return t;
+  }
+
+  // The fiber's exchange: every member sends each other member `pair_bytes`.
+  double exchange_s(int ranks, std::int64_t pair_bytes) {
+    if (ranks <= 1 || pair_bytes <= 0) return 0;
+    const auto schedule = coll::coll_schedule(coll::Collective::alltoall, "linear", ranks, 0,
+                                              pair_bytes * ranks, elem_, 0);
+    if (!schedule) {
+      ok_ = false;
+      return kInfinity;
+    }
+    return model::replay(*schedule, schedule::Policy::nonblocking, model::ReplayLimits{ranks, 0},
+                         in_.machine)
+        .time_s;
+  }
+
+  // relay_reduce_scatter_block of `block_bytes` per member on `ranks` ranks, as the layered
+  // call's options resolve it.
+  double reduce_scatter_s(int ranks, std::int64_t block_bytes) {
+    if (ranks <= 1 || block_bytes <= 0) return 0;
+    relay_coll_options_t o;
+    relay_coll_options_init(&o);
+    o.check = RELAY_CHECK_LOCAL;
+    const coll::Call call{coll::Collective::reduce_scatter_block, ranks, block_bytes * ranks, elem_,
+                          true};
+    coll::Config config;
+    if (coll::resolve(env_, &o, call, "relay_gemm", 22, 0, config) != RELAY_SUCCESS) {
+      ok_ = false;
+      return kInfinity;
+    }
+    const bool own = config.algorithm->build != nullptr;
+    const auto schedule = coll::coll_schedule(
+        coll::Collective::reduce_scatter_block, own ? std::string(config.algorithm->name) : "ring",
+        ranks, 0, block_bytes * ranks, elem_, own ? config.segment_bytes : 0, config.fanout);
+    if (!schedule) {
+      ok_ = false;
+      return kInfinity;
+    }
+    return model::replay(*schedule, own ? config.policy : schedule::Policy::nonblocking,
+                         config.max_requests, in_.machine)
+        .time_s;
+  }
+
+  int elem() const { return elem_; }
+
+ private:
+  const Problem& p_;
+  const Options& options_;
+  const CostInputs& in_;
+  core::RelayEnvironment env_;
+  int elem_ = 8;
+  bool complex_ = false;
+  bool ok_ = true;
+  std::map<std::tuple<int, std::int64_t, int>, Bcast> bcast_cache_;
+};
+
+// op(A)'s k dimension block and op(B)'s: the blocks a panel's pieces follow.
+std::int64_t k_block_of_a(const Problem& p) { return p.opa == Op::none ? p.desca.nb : p.desca.mb; }
+std::int64_t k_block_of_b(const Problem& p) { return p.opb == Op::none ? p.descb.mb : p.descb.nb; }
+
+struct SummaCost {
+  double panels_s = 0, compute_s = 0;
+};
+
+// SUMMA over `k` on a rows x cols grid (a layer), panels `width` wide (0: the default),
+// with `lookahead` and the multiply cut into `pieces`.
+SummaCost summa_cost(Coster& coster, const Problem& p, int rows, int cols, std::int64_t k,
+                     std::int64_t width, int lookahead, int pieces) {
+  SummaCost out;
+  if (k <= 0) return out;
+  const std::int64_t m_loc = busiest(p.m, p.descc.mb, rows);
+  const std::int64_t n_loc = busiest(p.n, p.descc.nb, cols);
+  const std::int64_t ka = std::max<std::int64_t>(1, k_block_of_a(p));
+  const std::int64_t kb = std::max<std::int64_t>(1, k_block_of_b(p));
+  if (width <= 0) width = default_panel_width(std::max(ka, kb));
+  width = std::min(width, k);
+  // One panel step of width w: its broadcasts' time and its multiply's; with look-ahead, what
+  // of the broadcasts the multiply cannot hide.
+  struct Step {
+    double comm = 0, compute = 0, exposed = 0;
+  };
+  auto step = [&](std::int64_t w) {
+    Step st;
+    const int pieces_a = static_cast<int>((w + ka - 1) / ka);
+    const int pieces_b = static_cast<int>((w + kb - 1) / kb);
+    const auto a = coster.panel_bcast(cols, m_loc * std::min(w, ka) * coster.elem(), pieces_a);
+    const auto b = coster.panel_bcast(rows, n_loc * std::min(w, kb) * coster.elem(), pieces_b);
+    // A process row's and a process column's broadcasts share each process's port.
+    st.comm = a.s + b.s + coster.copy_s(static_cast<double>((m_loc + n_loc) * w));
+    st.compute = coster.flops_s(static_cast<double>(m_loc) * static_cast<double>(n_loc) *
+                                static_cast<double>(w));
+    // Look-ahead: the next panels' broadcasts move while this one multiplies, but a rank passes
+    // a message on only inside MPI: between the multiply's pieces (and at the next step's
+    // wait). A broadcast of more rounds than pieces finishes at the wait: the share of rounds
+    // the pieces reach is hidden, the rest is not. (64 simulated torus nodes, 8x8, n = 4096:
+    // the nonblocking pipeline's 22 rounds per panel with 4 pieces left 2D with look-ahead at
+    // 0.048 s where a fully hidden broadcast would give 0.018 s; binomial's 3 rounds hid.)
+    const double rounds = std::max({1.0, a.rounds, b.rounds});
+    const double hidden = std::min(1.0, static_cast<double>(std::max(1, pieces)) / rounds);
+    st.exposed = std::max(0.0, hidden * st.comm - st.compute) + (1.0 - hidden) * st.comm;
+    return st;
+  };
+  const std::int64_t full = k / width, rest = k % width;
+  const Step main = step(width);
+  const Step last = rest > 0 ? step(rest) : Step{};
+  out.compute_s = static_cast<double>(full) * main.compute + last.compute;
+  if (lookahead > 0) {
+    // The first panel's broadcasts, then what each step's multiply does not hide.
+    out.panels_s = main.comm + static_cast<double>(full) * main.exposed + last.exposed;
+  } else {
+    out.panels_s = static_cast<double>(full) * main.comm + last.comm;
+  }
+  return out;
+}
+
+}  // namespace
+
+CostBreakdown predict(const Problem& p, const layout::ProcessGrid& grid, const Candidate& cand,
+                      const Options& options, const CostInputs& inputs) {
+  CostBreakdown out;
+  Coster coster(p, options, inputs);
+  if (cand.algorithm != RELAY_GEMM_25D && cand.algorithm != RELAY_GEMM_3D) {
+    const SummaCost s = summa_cost(coster, p, grid.rows, grid.cols, p.k, options.panel_width,
+                                   options.lookahead, options.pieces);
+    out.panels_s = s.panels_s;
+    out.compute_s = s.compute_s;
+  } else {
+    const int c = cand.layers;
+    const int qx = grid.rows / cand.cx, qy = grid.cols / cand.cy;
+    // The largest slab: k's blocks dealt out as evenly as c allows.
+    const std::int64_t ka = std::max<std::int64_t>(1, k_block_of_a(p));
+    const std::int64_t k_blocks = (p.k + ka - 1) / ka;
+    const std::int64_t slab = std::min(p.k, (k_blocks + c - 1) / c * ka);
+    // Replication: each member sends each other its share of their slab of A (m x slab over
+    // the 2D grid) and of B (slab x n), and packs and unpacks it all.
+    const std::int64_t a_pair = busiest(p.m, p.descc.mb, grid.rows) * busiest(slab, ka, grid.cols);
+    const std::int64_t b_pair =
+        busiest(slab, k_block_of_b(p), grid.rows) * busiest(p.n, p.descc.nb, grid.cols);
+    out.replicate_s =
+        coster.exchange_s(c, a_pair * coster.elem()) +
+        coster.exchange_s(c, b_pair * coster.elem()) +
+        coster.copy_s(2.0 * static_cast<double>(c) * static_cast<double>(a_pair + b_pair));
+    const bool one_step = cand.algorithm == RELAY_GEMM_3D;
+    const SummaCost s = summa_cost(coster, p, qx, qy, slab, one_step ? slab : options.panel_width,
+                                   one_step ? 0 : options.lookahead, options.pieces);
+    out.panels_s = s.panels_s;
+    out.compute_s = s.compute_s;
+    // The sum: each member's share of C from every layer.
+    const std::int64_t c_share =
+        busiest(p.m, p.descc.mb, grid.rows) * busiest(p.n, p.descc.nb, grid.cols);
+    out.reduce_s = coster.reduce_scatter_s(c, c_share * coster.elem()) +
+                   coster.copy_s(static_cast<double>(c_share) * (c + 2));
+  }
+  out.total_s = out.replicate_s + out.panels_s + out.compute_s + out.reduce_s;
+  out.ok = coster.ok() && std::isfinite(out.total_s);
+  return out;
+}
+
+namespace {
+
+// Half the smallest round trip of `bytes` between ranks 0 and `peer` of `comm` (on rank 0;
+// elsewhere 0).
+double one_way_s(MPI_Comm comm, int peer, int bytes, std::vector<char>& buffer) {
+  int me = 0;
+  MPI_Comm_rank(comm, &me);
+  constexpr int kRepetitions = 5;  // after one warm-up
+  double best = kInfinity;
+  for (int i = 0; i <= kRepetitions; ++i) {
+    const double t0 = MPI_Wtime();
+    if (me == 0) {
+      MPI_Send(buffer.data(), bytes, MPI_BYTE, peer, 0, comm);
+      MPI_Recv(buffer.data(), bytes, MPI_BYTE, peer, 0, comm, MPI_STATUS_IGNORE);
+    } else if (me == peer) {
+      MPI_Recv(buffer.data(), bytes, MPI_BYTE, 0, 0, comm, MPI_STATUS_IGNORE);
+      MPI_Send(buffer.data(), bytes, MPI_BYTE, 0, 0, comm);
+    }
+    if (i > 0) best = std::min(best, (MPI_Wtime() - t0) / 2);
+  }
+  return me == 0 ? best : 0;
+}
+
+// The network from a ping-pong on the grid: between the ends of process column 0 (row 0 for
+// a one-row grid), relay's own communicator, so no application message can match.
+void measure_network(const relay_grid& grid, CostInputs& in) {
+  const bool use_column = grid.shape.rows > 1;
+  const bool measures = use_column ? grid.me.col == 0 : grid.me.row == 0;
+  double params[2] = {0, 0};  // alpha, beta
+  if (measures && grid.shape.size() > 1) {
+    MPI_Comm comm = use_column ? grid.col_comm : grid.row_comm;
+    int size = 1;
+    MPI_Comm_size(comm, &size);
+    constexpr int kSmall = 8, kLarge = 256 * 1024;
+    std::vector<char> buffer(kLarge, 0);
+    const double small = one_way_s(comm, size - 1, kSmall, buffer);
+    const double large = one_way_s(comm, size - 1, kLarge, buffer);
+    params[1] = std::max(0.0, (large - small) / (kLarge - kSmall));
+    params[0] = std::max(0.0, small - kSmall * params[1]);
+  }
+  MPI_Bcast(params, 2, MPI_DOUBLE, 0, grid.comm);
+  in.machine = model::Machine{};
+  in.machine.alpha_s = params[0];
+  in.machine.beta_s_per_byte = params[1];
+  in.source = fmt::format("ping-pong on the grid: alpha {:.1f} us, {:.0f} MB/s", params[0] * 1e6,
+                          params[1] > 0 ? 1e-6 / params[1] : 0.0);
+}
+
+// The network from RELAY_MODEL_PARAMS, read by the grid's first process and sent to the others
+// (they parse the same text: the same machine everywhere). False with `error` on every process
+// when it cannot be used.
+bool read_network(const relay_grid& grid, const char* path, CostInputs& in, std::string& error) {
+  std::string text;
+  long long length = 0;
+  const bool root = grid.me.row == 0 && grid.me.col == 0;
+  if (root) {
+    try {
+      text = model::read_params_file(path).dump();
+    } catch (const std::exception& e) {
+      text = std::string("!") + e.what();  // an error, sent as such
+    }
+    length = static_cast<long long>(text.size());
+  }
+  MPI_Bcast(&length, 1, MPI_LONG_LONG, 0, grid.comm);
+  text.resize(static_cast<std::size_t>(length));
+  MPI_Bcast(text.data(), static_cast<int>(length), MPI_CHAR, 0, grid.comm);
+  try {
+    if (!text.empty() && text[0] == '!') throw std::runtime_error(text.substr(1));
+    // The Hockney fit, not the PLogP table: above the eager limit PLogP's g and or both hold
+    // the transfer (model/params.hpp), which doubles every hop of a large panel's broadcast
+    // (256 simulated torus nodes, n = 8192, block 512: 2D predicted at 0.142 s with the
+    // table, 0.088 s with the fit, 0.089 s simulated).
+    in.machine = model::machine_from_json(nlohmann::json::parse(text), false);
+  } catch (const std::exception& e) {
+    error = fmt::format("{}: {}", core::setting(core::Knob::model_params).name, e.what());
+    return false;
+  }
+  in.source = fmt::format("{} {}", core::setting(core::Knob::model_params).name, path);
+  return true;
+}
+
+// The local multiply's rate on this process: one 256^3 multiply after a warm-up (the charged
+// rate under simulation).
+double measure_flops_per_s() {
+  if (exec::compute_is_charged()) return exec::charged_gflops() * 1e9;
+  constexpr int n = 256;
+  std::vector<double> a(n * n, 1.0), b(n * n, 0.5), c(n * n, 0.0);
+  double best = kInfinity;
+  for (int i = 0; i < 2; ++i) {
+    const double t0 = MPI_Wtime();
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, n, n, n, 1.0, a.data(), n, b.data(), n,
+                1.0, c.data(), n);
+    best = std::min(best, MPI_Wtime() - t0);
+  }
+  return 2.0 * n * n * n / std::max(best, 1e-9);
+}
+
+double measure_copy_bytes_per_s() {
+  constexpr std::size_t kBytes = 4 << 20;
+  std::vector<char> from(kBytes, 1), to(kBytes, 0);
+  double best = kInfinity;
+  for (int i = 0; i < 2; ++i) {
+    const double t0 = MPI_Wtime();
+    std::memcpy(to.data(), from.data(), kBytes);
+    best = std::min(best, MPI_Wtime() - t0);
+  }
+  return static_cast<double>(kBytes) / std::max(best, 1e-9);
+}
+
+}  // namespace
+
+relay_status_t cost_inputs(relay_grid& grid, const CostInputs** inputs, std::string& error) {
+  if (grid.cost_inputs) {
+    *inputs = grid.cost_inputs.get();
+    return RELAY_SUCCESS;
+  }
+  auto in = std::make_unique<CostInputs>();
+  const char* path = core::read_setting(core::Knob::model_params);
+  // The root's view of the variable decides for everyone (a process without it must not
+  // measure while the others read).
+  int from_file = path != nullptr ? 1 : 0;
+  MPI_Bcast(&from_file, 1, MPI_INT, 0, grid.comm);
+  if (from_file != 0) {
+    if (!read_network(grid, path != nullptr ? path : "", *in, error)) return RELAY_ERR_OPTIONS;
+  } else {
+    measure_network(grid, *in);
+  }
+  in->copies_charged = exec::compute_is_charged();
+  double rates[2] = {measure_flops_per_s(), in->copies_charged ? 0.0 : measure_copy_bytes_per_s()};
+  MPI_Allreduce(MPI_IN_PLACE, rates, 2, MPI_DOUBLE, MPI_MIN, grid.comm);
+  in->flops_per_s = rates[0];
+  in->copy_bytes_per_s = rates[1];
+  grid.cost_inputs = std::move(in);
+  *inputs = grid.cost_inputs.get();
+  return RELAY_SUCCESS;
+}
+
+}  // namespace relay::gemm

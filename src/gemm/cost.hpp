@@ -1,0 +1,78 @@
+// The model's time for one GEMM call under each algorithm, and the automatic choice's inputs.
+//
+// The same pieces the call runs, costed by the same replay the collectives' model uses
+// (model/replay.hpp) on the schedules the library would build (coll/predict.hpp):
+//   - a panel step of SUMMA broadcasts, on each process row (column), the panel's pieces of
+//     op(A) (op(B)): one broadcast per k block, each from the process column (row) owning the
+//     block, all started together. They are replayed together as one schedule (each piece's
+//     steps appended to every rank's program), with the configuration relay_ibcast resolves
+//     for a piece (options, RELAY_BCAST_*, a tuning table, the closed form); `mpi` is costed
+//     as binomial. The row and the column broadcasts share each process's network port, so a
+//     step's communication is their sum (a one-port node);
+//   - the local multiply runs at the measured rate (flops_per_s; complex: 4 real flops per
+//     multiply-add);
+//   - without look-ahead a step is its broadcasts then its multiply; with look-ahead the next
+//     panels travel during the multiply, but only as far as the multiply's pieces let ranks
+//     pass messages on (a broadcast of r message rounds on its longest path hides
+//     min(1, pieces / r) of its time; the rest waits for the next step);
+//   - 2.5D/3D add the fiber's exchange (alltoall `linear`: every member sends each other one
+//     part of its share) and the reduce-scatter of C (the configuration relay_reduce_scatter_block
+//     resolves), plus the packing copies.
+// Sizes are those of the busiest process (local counts rounded up to whole blocks), so the
+// prediction is the critical path of an even distribution, not of each process.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gemm/gemm.hpp"
+#include "model/params.hpp"
+
+namespace relay::gemm {
+
+/// What the model costs a call with. The same on every process of a grid (agreed once).
+struct CostInputs {
+  model::Machine machine;
+  double flops_per_s = 0;       ///< local multiply, real flops per second (the slowest rank's)
+  double copy_bytes_per_s = 0;  ///< packing copies (a charged simulation: flops_per_s per element)
+  bool copies_charged = false;  ///< copies are charged per element, not per byte
+  std::string source;           ///< where the network parameters came from, for the log
+};
+
+/// One way to run a call: 2D, 2.5D with c = cx * cy layers, or 3D with c layers.
+struct Candidate {
+  relay_gemm_algorithm_t algorithm = RELAY_GEMM_2D;
+  int layers = 1, cx = 1, cy = 1;
+};
+/// What auto weighs on `grid`: 2D, 2.5D with each c <= sqrt(P) the grid splits into, and 3D
+/// (c closest to P^(1/3)), in that order (layered.cpp).
+std::vector<Candidate> auto_candidates(const layout::ProcessGrid& grid);
+
+/// "2d", "2.5d:4", "3d:8".
+std::string candidate_name(const Candidate& candidate);
+
+/// The model's time of a call and where it goes, seconds (the busiest process's).
+struct CostBreakdown {
+  double replicate_s = 0;  ///< the fibers' exchange of A's and B's slabs, with packing
+  double panels_s = 0;     ///< panel broadcasts not hidden behind the multiply
+  double compute_s = 0;    ///< local multiplies
+  double reduce_s = 0;     ///< the fibers' reduce-scatter of C, with packing and the sum
+  double total_s = 0;
+  bool ok = false;  ///< false when a broadcast or reduction configuration does not resolve
+};
+
+/// The model's time of `p` run as `candidate` on `grid` with `options`. Not collective.
+CostBreakdown predict(const Problem& p, const layout::ProcessGrid& grid, const Candidate& candidate,
+                      const Options& options, const CostInputs& inputs);
+
+/// The grid's cost inputs, made on first use and kept with the grid: the network from
+/// RELAY_MODEL_PARAMS (a relay model measure file: its Hockney fit), else a
+/// ping-pong between the grid's first and last process of a column (or row) at two sizes
+/// (Hockney alpha and beta, minimum of repetitions); the multiply's rate from one timed
+/// 256^3 local multiply per process (the slowest process's). Collective over the grid the
+/// first time; every process gets the same values.
+relay_status_t cost_inputs(relay_grid& grid, const CostInputs** inputs, std::string& error);
+
+}  // namespace relay::gemm
