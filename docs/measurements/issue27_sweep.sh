@@ -8,11 +8,13 @@
 # RELAY_MODEL_PARAMS. Simulated times are deterministic; the host seconds each run prints are
 # not. Cells run one at a time (a 4,096-node cell holds about 13 GiB).
 # Usage: issue27_sweep.sh RELAY OUT_DIR [CELLS]
-#   CELLS: NODES:N,... (default 256:8192,256:16384,256:32768,1024:8192,1024:16384,1024:32768,
-#   4096:8192); relay-smpi beside RELAY or in RELAY_SIMULATE_RELAY.
+#   CELLS: NODES:N,... (default 64:4096,64:8192,256:4096,256:8192,1024:4096,1024:8192,4096:4096,
+#   4096:8192); relay-smpi beside RELAY or in RELAY_SIMULATE_RELAY. Larger n did not fit this
+#   24 GiB host: 256 nodes at n = 16384 passed 22.8 GiB and was killed (a simulated rank holds
+#   about ten times its share of one matrix in private memory, see docs/gemm.md).
 set -euo pipefail
 relay=$1 out=$2
-cells=${3:-256:8192,256:16384,256:32768,1024:8192,1024:16384,1024:32768,4096:8192}
+cells=${3:-64:4096,64:8192,256:4096,256:8192,1024:4096,1024:8192,4096:4096,4096:8192}
 mkdir -p "$out"
 platform() { if (($1 > 4096)); then echo ktorus16384; else echo ktorus4096; fi; }
 for cell in ${cells//,/ }; do

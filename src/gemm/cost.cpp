@@ -336,6 +336,30 @@ void measure_network(const relay_grid& grid, CostInputs& in) {
                           params[1] > 0 ? 1e-6 / params[1] : 0.0);
 }
 
+// Panels are large messages: beta from the ping-pong's two largest sizes (the asymptotic rate),
+// alpha from its smallest, when the file has the ping-pong rows. The file's own fit weighs every
+// size alike (relative least squares) and follows the middle sizes: on the emulated cluster at
+// 250 Mbit/s (31 MB/s) it gave 60 MB/s, from 16-32 KiB messages that pass the shapers' buckets
+// at once, while 4 MiB took 141 ms one way (30 MB/s).
+void large_message_fit(const nlohmann::json& doc, model::Machine& machine) {
+  if (!doc.contains("plogp") || !doc.at("plogp").is_array()) return;
+  std::vector<std::pair<double, double>> rows;  // bytes, RTT/2
+  for (const auto& r : doc.at("plogp")) {
+    if (r.contains("bytes") && r.contains("rtt_s") && r.at("bytes").is_number() &&
+        r.at("rtt_s").is_number()) {
+      rows.emplace_back(r.at("bytes").get<double>(), r.at("rtt_s").get<double>() / 2);
+    }
+  }
+  if (rows.size() < 2) return;
+  std::sort(rows.begin(), rows.end());
+  const auto& [x1, t1] = rows[rows.size() - 2];
+  const auto& [x2, t2] = rows.back();
+  if (x2 <= x1 || t2 <= t1) return;
+  machine.beta_s_per_byte = (t2 - t1) / (x2 - x1);
+  machine.alpha_s =
+      std::max(0.0, rows.front().second - rows.front().first * machine.beta_s_per_byte);
+}
+
 // The network from RELAY_MODEL_PARAMS, read by the grid's first process and sent to the others
 // (they parse the same text: the same machine everywhere). False with `error` on every process
 // when it cannot be used.
@@ -356,11 +380,13 @@ bool read_network(const relay_grid& grid, const char* path, CostInputs& in, std:
   MPI_Bcast(text.data(), static_cast<int>(length), MPI_CHAR, 0, grid.comm);
   try {
     if (!text.empty() && text[0] == '!') throw std::runtime_error(text.substr(1));
-    // The Hockney fit, not the PLogP table: above the eager limit PLogP's g and or both hold
+    // Alpha and beta, not the PLogP table: above the eager limit PLogP's g and or both hold
     // the transfer (model/params.hpp), which doubles every hop of a large panel's broadcast
     // (256 simulated torus nodes, n = 8192, block 512: 2D predicted at 0.142 s with the
-    // table, 0.088 s with the fit, 0.089 s simulated).
-    in.machine = model::machine_from_json(nlohmann::json::parse(text), false);
+    // table, 0.088 s with alpha and beta, 0.089 s simulated).
+    const nlohmann::json doc = nlohmann::json::parse(text);
+    in.machine = model::machine_from_json(doc, false);
+    large_message_fit(doc, in.machine);
   } catch (const std::exception& e) {
     error = fmt::format("{}: {}", core::setting(core::Knob::model_params).name, e.what());
     return false;
@@ -369,32 +395,35 @@ bool read_network(const relay_grid& grid, const char* path, CostInputs& in, std:
   return true;
 }
 
-// The local multiply's rate on this process: one 256^3 multiply after a warm-up (the charged
-// rate under simulation).
-double measure_flops_per_s() {
+// The local multiply's rate on this process (the charged rate under simulation): one 512^3
+// multiply after a warm-up, every process at once, so that ranks sharing a core measure their
+// share of it. A 256^3 multiply (2 ms) fit inside one time slice: 8 ranks on 2 cores measured
+// 15.9 GFLOP/s and then multiplied at 6.
+double measure_flops_per_s(MPI_Comm comm) {
   if (exec::compute_is_charged()) return exec::charged_gflops() * 1e9;
-  constexpr int n = 256;
+  constexpr int n = 512;
   std::vector<double> a(n * n, 1.0), b(n * n, 0.5), c(n * n, 0.0);
-  double best = kInfinity;
-  for (int i = 0; i < 2; ++i) {
-    const double t0 = MPI_Wtime();
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, n, n, n, 1.0, a.data(), n, b.data(), n,
-                1.0, c.data(), n);
-    best = std::min(best, MPI_Wtime() - t0);
-  }
-  return 2.0 * n * n * n / std::max(best, 1e-9);
+  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, 64, 64, 64, 1.0, a.data(), n, b.data(), n,
+              1.0, c.data(), n);
+  MPI_Barrier(comm);
+  const double t0 = MPI_Wtime();
+  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, n, n, n, 1.0, a.data(), n, b.data(), n, 1.0,
+              c.data(), n);
+  return 2.0 * n * n * n / std::max(MPI_Wtime() - t0, 1e-9);
 }
 
-double measure_copy_bytes_per_s() {
-  constexpr std::size_t kBytes = 4 << 20;
+// Packing copies' rate, measured as the multiply's: every process at once, 4 x 8 MiB.
+double measure_copy_bytes_per_s(MPI_Comm comm) {
+  constexpr std::size_t kBytes = 8 << 20;
+  constexpr int kTimes = 4;
   std::vector<char> from(kBytes, 1), to(kBytes, 0);
-  double best = kInfinity;
-  for (int i = 0; i < 2; ++i) {
-    const double t0 = MPI_Wtime();
+  MPI_Barrier(comm);
+  const double t0 = MPI_Wtime();
+  for (int i = 0; i < kTimes; ++i) {
+    from[static_cast<std::size_t>(i)] = static_cast<char>(i);  // each copy reads fresh data
     std::memcpy(to.data(), from.data(), kBytes);
-    best = std::min(best, MPI_Wtime() - t0);
   }
-  return static_cast<double>(kBytes) / std::max(best, 1e-9);
+  return static_cast<double>(kBytes) * kTimes / std::max(MPI_Wtime() - t0, 1e-9);
 }
 
 }  // namespace
@@ -416,7 +445,8 @@ relay_status_t cost_inputs(relay_grid& grid, const CostInputs** inputs, std::str
     measure_network(grid, *in);
   }
   in->copies_charged = exec::compute_is_charged();
-  double rates[2] = {measure_flops_per_s(), in->copies_charged ? 0.0 : measure_copy_bytes_per_s()};
+  double rates[2] = {measure_flops_per_s(grid.comm),
+                     in->copies_charged ? 0.0 : measure_copy_bytes_per_s(grid.comm)};
   MPI_Allreduce(MPI_IN_PLACE, rates, 2, MPI_DOUBLE, MPI_MIN, grid.comm);
   in->flops_per_s = rates[0];
   in->copy_bytes_per_s = rates[1];

@@ -68,11 +68,12 @@ CostBreakdown predict(const Problem& p, const layout::ProcessGrid& grid, const C
                       const Options& options, const CostInputs& inputs);
 
 /// The grid's cost inputs, made on first use and kept with the grid: the network from
-/// RELAY_MODEL_PARAMS (a relay model measure file: its Hockney fit), else a
+/// RELAY_MODEL_PARAMS (a relay model measure file: alpha from its smallest ping-pong, beta
+/// from its two largest), else a
 /// ping-pong between the grid's first and last process of a column (or row) at two sizes
 /// (Hockney alpha and beta, minimum of repetitions); the multiply's rate from one timed
-/// 256^3 local multiply per process (the slowest process's). Collective over the grid the
-/// first time; every process gets the same values.
+/// 512^3 local multiply per process, all at once (the slowest process's). Collective over the grid
+/// the first time; every process gets the same values.
 relay_status_t cost_inputs(relay_grid& grid, const CostInputs** inputs, std::string& error);
 
 }  // namespace relay::gemm

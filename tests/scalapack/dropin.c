@@ -3,7 +3,10 @@
  * solves a linear system with pdgesv_ (whose LU factorisation calls pdgemm_ inside ScaLAPACK)
  * and checks the residual, and, when asked ("bad"), calls pdgemm_ with MB_A = 0.
  * tests/scalapack/run_dropin_test.sh runs it with and without relay's librelay_scalapack
- * preloaded and checks which p?gemm ran. Usage: dropin NPROW NPCOL [bad] */
+ * preloaded and checks which p?gemm ran. With "gemm N NB" it only multiplies two N x N
+ * matrices of ones (blocks NB) with pdgemm_, checks that every entry of C is N and prints the
+ * time: a large call, as an application makes.
+ * Usage: dropin NPROW NPCOL [bad | gemm N NB] */
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -56,14 +59,41 @@ static double* distribute(int m, int n, int nb, int myrow, int mycol, int nprow,
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int nprow = argc > 1 ? atoi(argv[1]) : 2, npcol = argc > 2 ? atoi(argv[2]) : 2;
-  int bad = argc > 3;
+  const int big = argc > 5 && argv[3][0] == 'g';
+  int bad = argc > 3 && !big;
   int me, np, ctxt, myrow, mycol, info, one = 1, zero = 0;
   Cblacs_pinfo(&me, &np);
   Cblacs_get(0, 0, &ctxt);
   Cblacs_gridinit(&ctxt, "Row", nprow, npcol);
   Cblacs_gridinfo(ctxt, &nprow, &npcol, &myrow, &mycol);
   int failures = 0;
-  if (myrow >= 0) {
+  if (big && myrow >= 0) {
+    int n = atoi(argv[4]), nb = atoi(argv[5]), ld;
+    int mloc = numroc_(&n, &nb, &myrow, &zero, &nprow),
+        nloc = numroc_(&n, &nb, &mycol, &zero, &npcol);
+    ld = mloc > 1 ? mloc : 1;
+    size_t count = (size_t)ld * (size_t)(nloc > 0 ? nloc : 1);
+    double *a = malloc(count * sizeof(double)), *b = malloc(count * sizeof(double)),
+           *c = calloc(count, sizeof(double));
+    for (size_t i = 0; i < count; ++i) a[i] = b[i] = 1.0;
+    int desc[9];
+    descinit_(desc, &n, &n, &nb, &nb, &zero, &zero, &ctxt, &ld, &info);
+    double alpha = 1.0, beta = 0.0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    pdgemm_("N", "N", &n, &n, &n, &alpha, a, &one, &one, desc, b, &one, &one, desc, &beta, c, &one,
+            &one, desc);
+    double t = MPI_Wtime() - t0;
+    for (int lj = 0; lj < nloc; ++lj)
+      for (int li = 0; li < mloc; ++li)
+        if (c[li + (size_t)lj * ld] != (double)n) ++failures;
+    MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (me == 0) printf("pdgemm n=%d nb=%d on %dx%d: %.3f s\n", n, nb, nprow, npcol, t);
+    free(a);
+    free(b);
+    free(c);
+    Cblacs_gridexit(ctxt);
+  } else if (myrow >= 0) {
     /* 1. C = A B with pdgemm_, checked entry by entry against a serial product. */
     int m = 57, n = 43, k = 61, nb = 8, lda, ldb, ldc;
     double* a = distribute(m, k, nb, myrow, mycol, nprow, npcol, 1, 0.0, &lda);

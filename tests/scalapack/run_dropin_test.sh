@@ -44,6 +44,15 @@ for f in $(stderr_files); do  # every process: its pdgemm_ before the marker and
 done
 echo "2. preloaded: results correct; relay's pdgemm_ ran $before times for the direct call and $after times inside pdgesv_ (every process both)"
 cat "$out" $(stderr_files) | grep "pdgemm max error\|pdgesv info" | sort | head -4
+# The drop-in takes relay's automatic choice among 2D, 2.5D and 3D (its default), and says so.
+if [ $((nprow * npcol)) -ge 4 ]; then
+  cat $(stderr_files) | grep -q "gemm: auto, " || fail "preloaded: no automatic choice logged"
+  run env LD_PRELOAD="$lib" RELAY_LOG=1 "$dropin" "$nprow" "$npcol" gemm 96 8 ||
+    fail "preloaded large pdgemm_ exited $?"
+  grep -q "dropin: results correct" "$out" || fail "preloaded large pdgemm_: wrong results"
+  cat $(stderr_files) | grep -q "gemm: auto, 96x96x96" || fail "preloaded large pdgemm_: no automatic choice logged"
+  echo "2b. preloaded: relay's automatic choice made for the drop-in's calls: $(cat $(stderr_files) | grep -o 'gemm: [^,]*(auto)' | head -1)"
+fi
 
 run env RELAY_LOG=1 "$linked" "$nprow" "$npcol" || fail "linked run exited $?"
 grep -q "dropin: results correct" "$out" || fail "linked run: wrong results"
