@@ -535,10 +535,16 @@ Fit run_layered(const Problem& p, relay_grid& grid, const Candidate& cand, const
   const double limit = memory_limit(options, *view);
   double worst[2] = {limit > 0 && need > limit ? need - limit : 0.0, need};
   MPI_Allreduce(MPI_IN_PLACE, worst, 2, MPI_DOUBLE, MPI_MAX, grid.comm);
+  auto kib = [](double bytes) {  // "896KiB": whole KiB, rounded up
+    return core::format_bytes(static_cast<std::int64_t>(std::ceil(bytes / 1024.0)) * 1024);
+  };
+  if (core::log_enabled() && grid.me.row == 0 && grid.me.col == 0) {  // before anything moves
+    core::log_line(fmt::format(
+        "gemm: {} with c = {} holds up to {:.1f} MiB per process beyond the matrices (limit {})",
+        algorithm_name(cand.algorithm), cand.layers, worst[1] / 1048576.0,
+        limit > 0 ? fmt::format("{:.1f} MiB", limit / 1048576.0) : std::string("none")));
+  }
   if (worst[0] > 0) {
-    auto kib = [](double bytes) {  // "896KiB": whole KiB, rounded up
-      return core::format_bytes(static_cast<std::int64_t>(std::ceil(bytes / 1024.0)) * 1024);
-    };
     error = fmt::format(
         "{} with c = {} needs up to {} per process beyond the matrices (A's and B's slabs, "
         "C's partial sums, panels), {} over the limit on some process (here {}: {}); use "
