@@ -26,16 +26,16 @@ def save_atomically(fig, path, dpi):
     os.replace(tmp, path)
 
 
-def read_results(description, command):
-    """Parses `SCRIPT RESULTS.json -o PLOT.png`; returns (args, doc, measured rows) or exits
-    with a message when no row was measured."""
+def read_results(description, command, measured_key="avg_us"):
+    """Parses `SCRIPT RESULTS.json -o PLOT.png`; returns (args, doc, measured rows: those with
+    `measured_key`) or exits with a message when no row was measured."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("results", help=f"JSON written by {command} --json")
     parser.add_argument("-o", "--output", required=True, help="PNG to write")
     args = parser.parse_args()
     with open(args.results, encoding="utf-8") as f:
         doc = json.load(f)
-    rows = [r for r in doc.get("rows", []) if "avg_us" in r]
+    rows = [r for r in doc.get("rows", []) if measured_key in r]
     if not rows:
         sys.exit(f"{os.path.basename(sys.argv[0])}: no measured rows in {args.results}")
     return args, doc, rows

@@ -1,0 +1,441 @@
+#include "symm/square_cube.hpp"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <vector>
+
+#include "exec/compute.hpp"
+#include "exec/executor.hpp"
+#include "overlap/dup_comms.hpp"
+#include "overlap/overlap.hpp"
+
+namespace relay::symm {
+
+std::int64_t buffer_side(std::int64_t n, int p) { return (n + p - 1) / p; }
+
+namespace {
+
+template <class T>
+struct Blas;
+template <>
+struct Blas<float> {
+  static MPI_Datatype type() { return MPI_FLOAT; }
+  static void gemm(CBLAS_TRANSPOSE tb, int m, int n, int k, const float* a, int lda, const float* b,
+                   int ldb, float* c, int ldc) {
+    cblas_sgemm(CblasColMajor, CblasNoTrans, tb, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
+  }
+};
+template <>
+struct Blas<double> {
+  static MPI_Datatype type() { return MPI_DOUBLE; }
+  static void gemm(CBLAS_TRANSPOSE tb, int m, int n, int k, const double* a, int lda,
+                   const double* b, int ldb, double* c, int ldc) {
+    cblas_dgemm(CblasColMajor, CblasNoTrans, tb, m, n, k, 1.0, a, lda, b, ldb, 0.0, c, ldc);
+  }
+};
+
+// One operation in flight on this process: a relay collective or an MPI point-to-point
+// request, with what to start when it completes (Algorithm 5's forwarding: a part is passed
+// on as soon as it has arrived, not when the whole block has).
+struct Op;
+using Start = std::function<relay_status_t(Op&)>;
+struct Op {
+  relay_request_t relay = RELAY_REQUEST_NULL;
+  MPI_Request mpi = MPI_REQUEST_NULL;
+  bool done = false;
+  Start then;
+};
+
+// The operations of one phase, advanced together until all have completed. Every one is
+// tested on every pass: relay's schedules move only when tested, and a rank that waited on
+// one operation at a time would hold up the broadcasts it forwards for others.
+class InFlight {
+ public:
+  relay_status_t add(const Start& start, Start then = nullptr) {
+    Op op;
+    op.then = std::move(then);
+    const relay_status_t st = start(op);
+    if (st != RELAY_SUCCESS) {
+      op.done = true;
+      return note(st);
+    }
+    ops_.push_back(std::move(op));
+    return RELAY_SUCCESS;
+  }
+
+  // Waits for every operation (also after an error, so that none outlives the call) and
+  // returns the first error.
+  relay_status_t wait() {
+    for (;;) {
+      bool pending = false, moved = false;
+      for (std::size_t x = 0; x < ops_.size(); ++x) {
+        if (ops_[x].done) continue;
+        int flag = 0;
+        relay_status_t st = RELAY_SUCCESS;
+        if (ops_[x].relay != RELAY_REQUEST_NULL) {
+          st = relay_test(&ops_[x].relay, &flag);
+        } else if (MPI_Test(&ops_[x].mpi, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+          st = RELAY_ERR_MPI;
+        }
+        if (st != RELAY_SUCCESS) {
+          ops_[x].done = true;
+          note(st);
+          continue;
+        }
+        if (!flag) {
+          pending = true;
+          continue;
+        }
+        moved = true;
+        ops_[x].done = true;
+        if (Start then = std::move(ops_[x].then); then && status_ == RELAY_SUCCESS) {
+          add(then);  // may grow ops_: ops_[x] is not used past this point
+          pending = true;
+        }
+      }
+      if (!pending) break;
+      if (!moved) exec::idle_pause();
+    }
+    ops_.clear();
+    return status_;
+  }
+
+ private:
+  relay_status_t note(relay_status_t st) {
+    if (status_ == RELAY_SUCCESS) status_ = st;
+    return st;
+  }
+  std::vector<Op> ops_;
+  relay_status_t status_ = RELAY_SUCCESS;
+};
+
+Start ibcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
+             const relay_bcast_options_t* options) {
+  return [=](Op& op) { return relay_ibcast(buffer, count, type, root, comm, options, &op.relay); };
+}
+Start ireduce(const void* send, void* recv, int count, MPI_Datatype type, int root, MPI_Comm comm,
+              const relay_coll_options_t* options) {
+  return [=](Op& op) {
+    return relay_ireduce(send, recv, count, type, MPI_SUM, root, comm, options, &op.relay);
+  };
+}
+Start isend(const void* buffer, int count, MPI_Datatype type, int to, int tag, MPI_Comm comm) {
+  return [=](Op& op) {
+    return MPI_Isend(buffer, count, type, to, tag, comm, &op.mpi) == MPI_SUCCESS ? RELAY_SUCCESS
+                                                                                 : RELAY_ERR_MPI;
+  };
+}
+Start irecv(void* buffer, int count, MPI_Datatype type, int from, int tag, MPI_Comm comm) {
+  return [=](Op& op) {
+    return MPI_Irecv(buffer, count, type, from, tag, comm, &op.mpi) == MPI_SUCCESS ? RELAY_SUCCESS
+                                                                                   : RELAY_ERR_MPI;
+  };
+}
+
+template <class T>
+class Runner {
+ public:
+  Runner(const Call& call, relay_symm_stats_t& stats)
+      : call_(call),
+        mesh_(*call.mesh),
+        stats_(stats),
+        p_(mesh_.p),
+        i_(mesh_.i),
+        j_(mesh_.j),
+        k_(mesh_.k),
+        side_(buffer_side(call.n, p_)),
+        count_(static_cast<int>(side_ * side_)),
+        n_dup_(call.algorithm == RELAY_SYMM_BASELINE ? 1 : call.n_dup),
+        charged_(exec::compute_is_charged()) {}
+
+  relay_status_t run(std::string& error) {
+    // A: D(i, j), on every plane. Raw: D(k, j) from the row broadcast (which the row's root
+    // sends from A), later D^3(i, k) on the column's reduction root. C: the local products.
+    // Square: D^2(i, k) on the column's root of the first reduction (i = j), D^2(j, k) from
+    // the row broadcast elsewhere. The plane k = 0 receives D^2 and D^3 into its own two.
+    exec::DataVector<T> a(n_elems()), raw(n_elems()), c(n_elems()), square(n_elems());
+    exec::DataVector<T> back2(k_ == 0 ? n_elems() : 0), back3(k_ == 0 ? n_elems() : 0);
+    double t = MPI_Wtime();
+    if (k_ == 0) pack(static_cast<const T*>(call_.d), call_.ldd, a.data());
+    stats_.compute_s += MPI_Wtime() - t;
+
+    if (n_dup_ > 1 || call_.algorithm == RELAY_SYMM_OVERLAP) {
+      for (MPI_Comm comm : {mesh_.row, mesh_.col, mesh_.fiber}) {
+        if (auto st = overlap::prepare_dups(comm, n_dup_, error); st != RELAY_SUCCESS) return st;
+      }
+    }
+    const bool diagonal = i_ == j_;   // reduces D^2(i, k), broadcasts it along its row
+    const bool row_root = i_ == k_;   // broadcasts D(i, j) = D(j, i)^T along its row
+    const bool cube_root = j_ == k_;  // reduces D^3(i, k)
+
+    // Steps 1-2 (Algorithm 5: 1-8): A down the fiber; the row's root forwards each part along
+    // the row as it arrives.
+    t = MPI_Wtime();
+    relay_status_t st = phase(
+        [&](InFlight& f, int part, int first, int n) {
+          Start forward =
+              row_root ? ibcast(a.data() + first, n, type(), k_, row(part), call_.bcast) : nullptr;
+          relay_status_t s =
+              f.add(ibcast(a.data() + first, n, type(), 0, fiber(part), call_.bcast), forward);
+          if (s == RELAY_SUCCESS && !row_root) {
+            s = f.add(ibcast(raw.data() + first, n, type(), k_, row(part), call_.bcast));
+          }
+          return s;
+        },
+        [&] {
+          relay_status_t s = relay_bcast(a.data(), count_, type(), 0, mesh_.fiber, call_.bcast);
+          if (s != RELAY_SUCCESS) return s;
+          return relay_bcast(row_root ? a.data() : raw.data(), count_, type(), k_, mesh_.row,
+                             call_.bcast);
+        });
+    stats_.distribute_s = MPI_Wtime() - t;
+    if (st != RELAY_SUCCESS) return st;
+
+    // Step 3: C(i, j, k) = D(i, j) D(j, k), with D(j, k) = D(k, j)^T.
+    multiply(a.data(), row_root ? a.data() : raw.data(), CblasTrans, c.data());
+
+    // Steps 4-5 (10-17): D^2(i, k) reduced along the column to P(i, i, k), which broadcasts
+    // each part along its row as soon as it is reduced.
+    t = MPI_Wtime();
+    st = phase(
+        [&](InFlight& f, int part, int first, int n) {
+          Start forward = diagonal
+                              ? ibcast(square.data() + first, n, type(), j_, row(part), call_.bcast)
+                              : nullptr;
+          relay_status_t s =
+              f.add(ireduce(c.data() + first, diagonal ? square.data() + first : nullptr, n, type(),
+                            i_, col(part), call_.reduce),
+                    forward);
+          if (s == RELAY_SUCCESS && !diagonal) {
+            s = f.add(ibcast(square.data() + first, n, type(), j_, row(part), call_.bcast));
+          }
+          return s;
+        },
+        [&] {
+          relay_status_t s = relay_reduce(c.data(), diagonal ? square.data() : nullptr, count_,
+                                          type(), MPI_SUM, i_, mesh_.col, call_.reduce);
+          if (s != RELAY_SUCCESS) return s;
+          return relay_bcast(square.data(), count_, type(), j_, mesh_.row, call_.bcast);
+        });
+    stats_.square_s = MPI_Wtime() - t;
+    if (st != RELAY_SUCCESS) return st;
+
+    // Step 6: C(i, j, k) = D(i, j) D^2(j, k).
+    multiply(a.data(), square.data(), CblasNoTrans, c.data());
+
+    // Steps 7-9 (19-27): D^3(i, k) reduced to P(i, k, k); P(i, i, k) returns D^2(i, k) and
+    // P(i, k, k) D^3(i, k) to P(i, k, 0), part by part.
+    const int to = mesh_rank(p_, i_, k_, 0);
+    t = MPI_Wtime();
+    auto returns = [&](InFlight& f, int part, int first, int n) {
+      relay_status_t s = RELAY_SUCCESS;
+      if (k_ == 0) {
+        s = f.add(irecv(back2.data() + first, n, type(), mesh_rank(p_, i_, i_, j_), 2 * part,
+                        mesh_.comm));
+        if (s == RELAY_SUCCESS) {
+          s = f.add(irecv(back3.data() + first, n, type(), mesh_rank(p_, i_, j_, j_), 2 * part + 1,
+                          mesh_.comm));
+        }
+      }
+      if (s == RELAY_SUCCESS && diagonal) {
+        s = f.add(isend(square.data() + first, n, type(), to, 2 * part, mesh_.comm));
+      }
+      return s;
+    };
+    st = phase(
+        [&](InFlight& f, int part, int first, int n) {
+          relay_status_t s = returns(f, part, first, n);
+          if (s != RELAY_SUCCESS) return s;
+          Start forward = cube_root
+                              ? isend(raw.data() + first, n, type(), to, 2 * part + 1, mesh_.comm)
+                              : nullptr;
+          return f.add(ireduce(c.data() + first, cube_root ? raw.data() + first : nullptr, n,
+                               type(), k_, col(part), call_.reduce),
+                       forward);
+        },
+        [&] {
+          relay_status_t s = relay_reduce(c.data(), cube_root ? raw.data() : nullptr, count_,
+                                          type(), MPI_SUM, k_, mesh_.col, call_.reduce);
+          if (s != RELAY_SUCCESS) return s;
+          InFlight f;
+          s = returns(f, 0, 0, count_);
+          if (s == RELAY_SUCCESS && cube_root) {
+            s = f.add(isend(raw.data(), count_, type(), to, 1, mesh_.comm));
+          }
+          relay_status_t w = f.wait();
+          return s != RELAY_SUCCESS ? s : w;
+        });
+    stats_.cube_s = MPI_Wtime() - t;
+    if (st != RELAY_SUCCESS) return st;
+
+    t = MPI_Wtime();
+    if (k_ == 0) {
+      unpack(back2.data(), static_cast<T*>(call_.d2), call_.ldd2);
+      unpack(back3.data(), static_cast<T*>(call_.d3), call_.ldd3);
+    }
+    stats_.compute_s += MPI_Wtime() - t;
+    return RELAY_SUCCESS;
+  }
+
+ private:
+  std::size_t n_elems() const { return static_cast<std::size_t>(count_); }
+  static MPI_Datatype type() { return Blas<T>::type(); }
+  std::int64_t block(int index) const { return block_range(call_.n, p_, index).size; }
+  MPI_Comm row(int part) const { return overlap::dup(mesh_.row, part).comm; }
+  MPI_Comm col(int part) const { return overlap::dup(mesh_.col, part).comm; }
+  MPI_Comm fiber(int part) const { return overlap::dup(mesh_.fiber, part).comm; }
+
+  // One communication phase: the baseline's blocking calls, or Algorithm 5's parts (each on
+  // its own duplicates) all posted, then advanced together. Every process posts the same
+  // parts in the same order; an empty part (count < n_dup) is posted by nobody.
+  template <class Parts, class Blocking>
+  relay_status_t phase(Parts parts, Blocking blocking) {
+    if (call_.algorithm == RELAY_SYMM_BASELINE) return blocking();
+    InFlight f;
+    relay_status_t st = RELAY_SUCCESS;
+    for (int part = 0; part < n_dup_ && st == RELAY_SUCCESS; ++part) {
+      const overlap::PartRange r = overlap::part_range(count_, n_dup_, part);
+      if (r.count > 0) st = parts(f, part, static_cast<int>(r.first), r.count);
+    }
+    const relay_status_t w = f.wait();
+    return st != RELAY_SUCCESS ? st : w;
+  }
+
+  // c = a op(b): a is block (i, j), op(b) block (j, k); all with leading dimension side_.
+  void multiply(const T* a, const T* b, CBLAS_TRANSPOSE tb, T* c) {
+    const std::int64_t m = block(i_), n = block(k_), k = block(j_);
+    const double t = MPI_Wtime();
+    if (m > 0 && n > 0 && k > 0) {
+      if (charged_) {
+        exec::charge_flops(2.0 * static_cast<double>(m) * static_cast<double>(n) *
+                           static_cast<double>(k));
+      } else {
+        const int ld = static_cast<int>(side_);
+        Blas<T>::gemm(tb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), a, ld, b,
+                      ld, c, ld);
+      }
+    }
+    stats_.compute_s += MPI_Wtime() - t;
+  }
+
+  // Block (i, j) between the caller's layout (leading dimension ld) and a buffer (side_).
+  void pack(const T* from, std::int64_t ld, T* to) const {
+    if (charged_) return;  // values nobody reads (exec/compute.hpp)
+    const std::int64_t m = block(i_), n = block(j_);
+    for (std::int64_t col = 0; col < n; ++col) {
+      std::copy(from + col * ld, from + col * ld + m, to + col * side_);
+    }
+  }
+  void unpack(const T* from, T* to, std::int64_t ld) const {
+    if (charged_) return;
+    const std::int64_t m = block(i_), n = block(j_);
+    for (std::int64_t col = 0; col < n; ++col) {
+      std::copy(from + col * side_, from + col * side_ + m, to + col * ld);
+    }
+  }
+
+  const Call& call_;
+  const relay_mesh& mesh_;
+  relay_symm_stats_t& stats_;
+  int p_, i_, j_, k_;
+  std::int64_t side_;
+  int count_;
+  int n_dup_;
+  bool charged_;
+};
+
+// A fixed pseudo-random weight in [0.5, 1.5) for global index g (the same on every process).
+double weight(std::int64_t g) {
+  std::uint64_t x = static_cast<std::uint64_t>(g) * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
+  x ^= x >> 31;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 29;
+  return 0.5 + static_cast<double>(x >> 11) * (1.0 / 9007199254740992.0);
+}
+
+// On P(i, j, 0): u = D(i, j) x_j and w = D(i, j)^T x_i (x the weights of the global indices),
+// each with the rounding bound sum |D| |x| * the inner dimension * eps.
+template <class T>
+void projections(const Call& call, std::vector<double>& u, std::vector<double>& u_bound,
+                 std::vector<double>& w, std::vector<double>& w_bound) {
+  const relay_mesh& m = *call.mesh;
+  const BlockRange r = block_range(call.n, m.p, m.i), c = block_range(call.n, m.p, m.j);
+  const T* d = static_cast<const T*>(call.d);
+  u.assign(static_cast<std::size_t>(r.size), 0.0);
+  u_bound.assign(u.size(), 0.0);
+  w.assign(static_cast<std::size_t>(c.size), 0.0);
+  w_bound.assign(w.size(), 0.0);
+  for (std::int64_t col = 0; col < c.size; ++col) {
+    const double xc = weight(c.first + col);
+    for (std::int64_t row = 0; row < r.size; ++row) {
+      const double v = static_cast<double>(d[col * call.ldd + row]);
+      const double xr = weight(r.first + row);
+      u[static_cast<std::size_t>(row)] += v * xc;
+      u_bound[static_cast<std::size_t>(row)] += std::fabs(v) * xc;
+      w[static_cast<std::size_t>(col)] += v * xr;
+      w_bound[static_cast<std::size_t>(col)] += std::fabs(v) * xr;
+    }
+  }
+}
+
+}  // namespace
+
+relay_status_t symmetry_error(const Call& call, double* ratio, int* where_i, int* where_j,
+                              std::string& error) {
+  const relay_mesh& m = *call.mesh;
+  // (ratio, where) of the worst block pair seen by this process, as MPI_DOUBLE_INT.
+  struct {
+    double ratio;
+    int where;
+  } mine{0.0, 0}, worst{0.0, 0};
+  if (m.k == 0 && !exec::compute_is_charged()) {
+    std::vector<double> u, u_bound, w, w_bound;
+    if (call.single) {
+      projections<float>(call, u, u_bound, w, w_bound);
+    } else {
+      projections<double>(call, u, u_bound, w, w_bound);
+    }
+    // P(j, i, 0) holds D(j, i): its w is D(j, i)^T x_j, which symmetry makes this u.
+    std::vector<double> theirs(u.size() * 2);
+    std::vector<double> sent(w.size() * 2);
+    std::copy(w.begin(), w.end(), sent.begin());
+    std::copy(w_bound.begin(), w_bound.end(), sent.begin() + static_cast<std::ptrdiff_t>(w.size()));
+    const int partner = mesh_rank(m.p, m.j, m.i, 0);
+    if (MPI_Sendrecv(sent.data(), static_cast<int>(sent.size()), MPI_DOUBLE, partner, 0,
+                     theirs.data(), static_cast<int>(theirs.size()), MPI_DOUBLE, partner, 0, m.comm,
+                     MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+      error = "MPI_Sendrecv of the symmetry check failed";
+      return RELAY_ERR_MPI;
+    }
+    const double eps = call.single ? std::numeric_limits<float>::epsilon()
+                                   : std::numeric_limits<double>::epsilon();
+    const double inner =
+        static_cast<double>(std::max<std::int64_t>(1, block_range(call.n, m.p, m.j).size));
+    for (std::size_t r = 0; r < u.size(); ++r) {
+      const double bound = 4.0 * inner * eps * (u_bound[r] + theirs[u.size() + r]) +
+                           std::numeric_limits<double>::min();
+      mine.ratio = std::max(mine.ratio, std::fabs(u[r] - theirs[r]) / bound);
+    }
+    mine.where = m.i + m.p * m.j;
+  }
+  if (MPI_Allreduce(&mine, &worst, 1, MPI_DOUBLE_INT, MPI_MAXLOC, m.comm) != MPI_SUCCESS) {
+    error = "MPI_Allreduce of the symmetry check failed";
+    return RELAY_ERR_MPI;
+  }
+  *ratio = worst.ratio;
+  *where_i = worst.where % m.p;
+  *where_j = worst.where / m.p;
+  return RELAY_SUCCESS;
+}
+
+relay_status_t square_cube(const Call& call, relay_symm_stats_t& stats, std::string& error) {
+  if (call.single) return Runner<float>(call, stats).run(error);
+  return Runner<double>(call, stats).run(error);
+}
+
+}  // namespace relay::symm
