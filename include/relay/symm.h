@@ -112,6 +112,58 @@ RELAY_API relay_status_t relay_symm_square_cube(relay_mesh_t mesh, long long n,
                                                 const relay_symm_options_t* options,
                                                 relay_symm_stats_t* stats);
 
+/* ---- Density-matrix purification --------------------------------------------------------- */
+
+/** One iteration of relay_purify, as the callback sees it: the state of D at the start of the
+ *  iteration (before it is updated), measured on D^2 and D^3 of that D. */
+typedef struct relay_purify_iteration {
+  int iteration;            /**< 0, 1, ... */
+  double idempotency;       /**< ||D^2 - D||_F */
+  double trace;             /**< tr D */
+  double trace_error;       /**< |tr D - electrons| */
+  double c;                 /**< Palser-Manolopoulos' c = tr(D^2 - D^3) / tr(D - D^2) */
+  double square_cube_s;     /**< this process's relay_symm_square_cube call */
+  double update_s;          /**< this process's traces, norms and update of D */
+  relay_symm_stats_t stats; /**< the call's split */
+} relay_purify_iteration_t;
+
+/** Called on every process after each iteration's measurements (rank 0 of the mesh may print
+ *  progress); user is options->user. */
+typedef void (*relay_purify_callback_t)(const relay_purify_iteration_t* iteration, void* user);
+
+/** Options of relay_purify. Initialise with relay_purify_options_init (NULL: the defaults). */
+typedef struct relay_purify_options {
+  size_t struct_size;               /**< sizeof(relay_purify_options_t) as compiled */
+  double tolerance;                 /**< converged when ||D^2 - D||_F < tolerance; 0 = 1e-9 */
+  int max_iterations;               /**< 0 = 200 */
+  const relay_symm_options_t* symm; /**< how D^2 and D^3 are computed (NULL: defaults;
+                                         symmetry is checked on H, not on every iterate) */
+  relay_purify_callback_t callback; /**< NULL: none */
+  void* user;                       /**< passed to the callback */
+} relay_purify_options_t;
+
+RELAY_API void relay_purify_options_init_sized(relay_purify_options_t* options, size_t struct_size);
+static inline void relay_purify_options_init(relay_purify_options_t* options) {
+  relay_purify_options_init_sized(options, sizeof *options);
+}
+
+/** Canonical density-matrix purification (Palser and Manolopoulos, Phys. Rev. B 58, 12704,
+ *  1998) of the symmetric n x n Hamiltonian H (double precision) for `electrons` occupied
+ *  states (0 < electrons < n; one state per electron, no spin factor): D starts as a linear
+ *  map of H with trace `electrons` and eigenvalues in [0, 1] (Gershgorin bounds), and each
+ *  iteration computes D^2 and D^3 with relay_symm_square_cube and moves D towards the
+ *  projector onto H's `electrons` lowest eigenvectors, keeping its trace. On P(i, j, 0), h
+ *  holds block (i, j) of H and d receives block (i, j) of the result (layouts as in
+ *  relay_symm_square_cube). *iterations (may be NULL) counts the iterations run. Returns
+ *  RELAY_SUCCESS when ||D^2 - D||_F fell below the tolerance; when it did not within
+ *  max_iterations, or the iteration stalled (a Fermi level inside a degenerate level: no
+ *  idempotent D of that trace exists), RELAY_ERR_ARGUMENT with the reason, d holding the last
+ *  iterate. Bad arguments fail every process, naming the argument (electrons is argument 5),
+ *  before d is written. Collective over the mesh. */
+RELAY_API relay_status_t relay_purify(relay_mesh_t mesh, long long n, const double* h,
+                                      long long ldh, double electrons, double* d, long long ldd,
+                                      const relay_purify_options_t* options, int* iterations);
+
 #ifdef __cplusplus
 }
 #endif
