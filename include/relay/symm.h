@@ -72,6 +72,13 @@ typedef struct relay_symm_options {
                                            O(n^2 / p^2) work) or every process fails with
                                            RELAY_ERR_ARGUMENT and nothing is written; 0: D's
                                            lower triangle of blocks is taken as the matrix */
+  int parts_in_flight;                /**< overlap: how many of a stage's parts a process
+                                           sends at once, the next started as one completes
+                                           (0 = 2; n_dup or more = all at once, as huang2018
+                                           posts them). Parts sharing one link share its
+                                           bandwidth and complete together; two in flight
+                                           let them complete in order, so that forwarding
+                                           part c overlaps part c + 1 (docs/symm.md) */
 } relay_symm_options_t;
 
 /** Where one call's time went on this process (seconds, MPI_Wtime). The three communication

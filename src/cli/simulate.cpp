@@ -46,6 +46,8 @@ constexpr ShippedPlatform kPlatforms[] = {
     {"gige64", "gige_64.xml", 1, "64 nodes, Gigabit Ethernet, one switch"},
     {"gige1024", "gige_1024.xml", 1, "1,024 nodes, Gigabit Ethernet, one switch"},
     {"fattree", "fat_tree_2level.xml", 1, "256 nodes, two-level fat tree, 100 Gbit/s links"},
+    {"stampede2", "stampede2_4096.xml", 1,
+     "huang2018's Stampede2-like cluster: 4,096 48-core nodes, fat tree, 12 GB/s links"},
     {"ktorus4096", "k_torus_4096.xml", 1, "K-computer-like 3D torus, 4,096 nodes, 5 GB/s links"},
     {"ktorus16384", "k_torus_16384.xml", 1, "K-computer-like 3D torus, 16,384 nodes, 5 GB/s links"},
 };

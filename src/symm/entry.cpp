@@ -109,6 +109,11 @@ relay_status_t check_local(relay_mesh_t mesh, long long n, MPI_Datatype datatype
     return fail(RELAY_ERR_NDUP, "{}: argument 10 (options->n_dup = {}) is outside 1..{}", kFn,
                 o.n_dup, RELAY_OVERLAP_MAX_DUP);
   }
+  if (o.parts_in_flight < 0) {
+    return fail(RELAY_ERR_OPTIONS, "{}: argument 10 (options->parts_in_flight = {}) is negative",
+                kFn, o.parts_in_flight);
+  }
+  if (o.parts_in_flight == 0) o.parts_in_flight = 2;
   if (o.check_symmetry != 0 && o.check_symmetry != 1) {
     return fail(RELAY_ERR_OPTIONS, "{}: argument 10 (options->check_symmetry = {}) is not 0 or 1",
                 kFn, o.check_symmetry);
@@ -136,6 +141,7 @@ relay_status_t check_local(relay_mesh_t mesh, long long n, MPI_Datatype datatype
   call.bcast = o.bcast;
   call.reduce = o.reduce;
   call.check_symmetry = o.check_symmetry == 1;
+  call.parts_in_flight = o.parts_in_flight;  // this process's sends only: not agreed
   return RELAY_SUCCESS;
 }
 

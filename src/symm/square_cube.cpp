@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "exec/compute.hpp"
@@ -48,6 +50,7 @@ struct Op {
   relay_request_t relay = RELAY_REQUEST_NULL;
   MPI_Request mpi = MPI_REQUEST_NULL;
   bool done = false;
+  bool queued = false;  ///< started from InFlight's queue (counts against its window)
   Start then;
 };
 
@@ -56,23 +59,48 @@ struct Op {
 // one operation at a time would hold up the broadcasts it forwards for others.
 class InFlight {
  public:
+  /// window: how many queued operations may run at once (queue()); 0 = no limit.
+  explicit InFlight(int window = 0) : window_(window) {}
+
+  /// Starts an operation now.
   relay_status_t add(const Start& start, Start then = nullptr) {
-    Op op;
-    op.then = std::move(then);
-    const relay_status_t st = start(op);
-    if (st != RELAY_SUCCESS) {
-      op.done = true;
-      return note(st);
-    }
-    ops_.push_back(std::move(op));
-    return RELAY_SUCCESS;
+    return launch(start, std::move(then), false);
+  }
+  /// Starts an operation that sends when fewer than `window` queued ones are running, else
+  /// when one of them completes, in the order queued. Sends on one link share its bandwidth:
+  /// all of a stage's parts at once complete together, at the end, and nothing is forwarded
+  /// before; a few at a time complete in order (the emulated cluster: docs/symm.md). Queued
+  /// parts depend only on parts queued before them, so the window cannot deadlock.
+  relay_status_t queue(Start start, Start then = nullptr) {
+    waiting_.emplace_back(std::move(start), std::move(then));
+    return start_queued();
   }
 
   // Waits for every operation (also after an error, so that none outlives the call) and
   // returns the first error.
   relay_status_t wait() {
     for (;;) {
-      bool pending = false, moved = false;
+      bool moved = false;
+      if (!pass(moved)) break;
+      if (!moved) exec::idle_pause();
+    }
+    ops_.clear();
+    return status_;
+  }
+
+  /// One pass over every operation without blocking (between pieces of a multiplication).
+  relay_status_t progress() {
+    bool moved = false;
+    pass(moved);
+    return status_;
+  }
+
+ private:
+  // Tests every operation once, starting follow-ups and queued operations as others complete;
+  // returns whether any is still pending.
+  bool pass(bool& moved) {
+    bool pending = false;
+    {
       for (std::size_t x = 0; x < ops_.size(); ++x) {
         if (ops_[x].done) continue;
         int flag = 0;
@@ -93,23 +121,44 @@ class InFlight {
         }
         moved = true;
         ops_[x].done = true;
+        if (ops_[x].queued) --running_;
         if (Start then = std::move(ops_[x].then); then && status_ == RELAY_SUCCESS) {
           add(then);  // may grow ops_: ops_[x] is not used past this point
           pending = true;
         }
+        if (!waiting_.empty() && status_ == RELAY_SUCCESS) {
+          start_queued();
+          pending = true;
+        }
       }
-      if (!pending) break;
-      if (!moved) exec::idle_pause();
     }
-    ops_.clear();
-    return status_;
+    return pending;
   }
-
- private:
   relay_status_t note(relay_status_t st) {
     if (status_ == RELAY_SUCCESS) status_ = st;
     return st;
   }
+  relay_status_t launch(const Start& start, Start then, bool queued) {
+    Op op;
+    op.then = std::move(then);
+    op.queued = queued;
+    const relay_status_t st = start(op);
+    if (st != RELAY_SUCCESS) return note(st);
+    if (queued) ++running_;
+    ops_.push_back(std::move(op));
+    return RELAY_SUCCESS;
+  }
+  relay_status_t start_queued() {
+    relay_status_t st = RELAY_SUCCESS;
+    while (!waiting_.empty() && (window_ == 0 || running_ < window_) && st == RELAY_SUCCESS) {
+      std::pair<Start, Start> next = std::move(waiting_.front());
+      waiting_.pop_front();
+      st = launch(next.first, std::move(next.second), true);
+    }
+    return st;
+  }
+  int window_ = 0, running_ = 0;
+  std::deque<std::pair<Start, Start>> waiting_;  ///< queued, not started yet
   std::vector<Op> ops_;
   relay_status_t status_ = RELAY_SUCCESS;
 };
@@ -181,7 +230,7 @@ class Runner {
           Start forward =
               row_root ? ibcast(a.data() + first, n, type(), k_, row(part), call_.bcast) : nullptr;
           relay_status_t s =
-              f.add(ibcast(a.data() + first, n, type(), 0, fiber(part), call_.bcast), forward);
+              f.queue(ibcast(a.data() + first, n, type(), 0, fiber(part), call_.bcast), forward);
           if (s == RELAY_SUCCESS && !row_root) {
             s = f.add(ibcast(raw.data() + first, n, type(), k_, row(part), call_.bcast));
           }
@@ -208,9 +257,9 @@ class Runner {
                               ? ibcast(square.data() + first, n, type(), j_, row(part), call_.bcast)
                               : nullptr;
           relay_status_t s =
-              f.add(ireduce(c.data() + first, diagonal ? square.data() + first : nullptr, n, type(),
-                            i_, col(part), call_.reduce),
-                    forward);
+              f.queue(ireduce(c.data() + first, diagonal ? square.data() + first : nullptr, n,
+                              type(), i_, col(part), call_.reduce),
+                      forward);
           if (s == RELAY_SUCCESS && !diagonal) {
             s = f.add(ibcast(square.data() + first, n, type(), j_, row(part), call_.bcast));
           }
@@ -225,52 +274,71 @@ class Runner {
     stats_.square_s = MPI_Wtime() - t;
     if (st != RELAY_SUCCESS) return st;
 
-    // Step 6: C(i, j, k) = D(i, j) D^2(j, k).
-    multiply(a.data(), square.data(), CblasNoTrans, c.data());
-
-    // Steps 7-9 (19-27): D^3(i, k) reduced to P(i, k, k); P(i, i, k) returns D^2(i, k) and
-    // P(i, k, k) D^3(i, k) to P(i, k, 0), part by part.
+    // D^2 is final: its return to the plane k = 0 (step 8; Algorithm 5's line 23) needs
+    // nothing of what follows, so the overlapped algorithm starts it now and lets it travel
+    // during the second multiplication (progressed between the multiplication's pieces)
+    // instead of sharing the links with D^3 afterwards. The baseline keeps the paper's order.
+    const bool overlapped = call_.algorithm != RELAY_SYMM_BASELINE;
     const int to = mesh_rank(p_, i_, k_, 0);
-    t = MPI_Wtime();
-    auto returns = [&](InFlight& f, int part, int first, int n) {
+    auto return_square = [&](InFlight& f, int part, int first, int n) {
       relay_status_t s = RELAY_SUCCESS;
       if (k_ == 0) {
         s = f.add(irecv(back2.data() + first, n, type(), mesh_rank(p_, i_, i_, j_), 2 * part,
                         mesh_.comm));
-        if (s == RELAY_SUCCESS) {
-          s = f.add(irecv(back3.data() + first, n, type(), mesh_rank(p_, i_, j_, j_), 2 * part + 1,
-                          mesh_.comm));
-        }
       }
       if (s == RELAY_SUCCESS && diagonal) {
-        s = f.add(isend(square.data() + first, n, type(), to, 2 * part, mesh_.comm));
+        s = f.queue(isend(square.data() + first, n, type(), to, 2 * part, mesh_.comm));
       }
       return s;
     };
-    st = phase(
-        [&](InFlight& f, int part, int first, int n) {
-          relay_status_t s = returns(f, part, first, n);
-          if (s != RELAY_SUCCESS) return s;
-          Start forward = cube_root
-                              ? isend(raw.data() + first, n, type(), to, 2 * part + 1, mesh_.comm)
-                              : nullptr;
-          return f.add(ireduce(c.data() + first, cube_root ? raw.data() + first : nullptr, n,
-                               type(), k_, col(part), call_.reduce),
-                       forward);
-        },
-        [&] {
-          relay_status_t s = relay_reduce(c.data(), cube_root ? raw.data() : nullptr, count_,
-                                          type(), MPI_SUM, k_, mesh_.col, call_.reduce);
-          if (s != RELAY_SUCCESS) return s;
-          InFlight f;
-          s = returns(f, 0, 0, count_);
-          if (s == RELAY_SUCCESS && cube_root) {
-            s = f.add(isend(raw.data(), count_, type(), to, 1, mesh_.comm));
-          }
-          relay_status_t w = f.wait();
-          return s != RELAY_SUCCESS ? s : w;
-        });
-    stats_.cube_s = MPI_Wtime() - t;
+    auto receive_cube = [&](InFlight& f, int part, int first, int n) {
+      if (k_ != 0) return RELAY_SUCCESS;
+      return f.add(irecv(back3.data() + first, n, type(), mesh_rank(p_, i_, j_, j_), 2 * part + 1,
+                         mesh_.comm));
+    };
+    InFlight early(window());
+    t = MPI_Wtime();
+    for (int part = 0; overlapped && part < n_dup_ && st == RELAY_SUCCESS; ++part) {
+      const overlap::PartRange r = overlap::part_range(count_, n_dup_, part);
+      if (r.count > 0) st = return_square(early, part, static_cast<int>(r.first), r.count);
+    }
+    double early_s = MPI_Wtime() - t;
+
+    // Step 6: C(i, j, k) = D(i, j) D^2(j, k).
+    multiply(a.data(), square.data(), CblasNoTrans, c.data(), overlapped ? &early : nullptr);
+
+    // Steps 7-9 (19-27): D^3(i, k) reduced to P(i, k, k), which returns each part to P(i, k, 0)
+    // as soon as it is reduced; P(i, i, k) returns D^2(i, k) (the baseline here).
+    t = MPI_Wtime();
+    if (st == RELAY_SUCCESS) {
+      st = phase(
+          [&](InFlight& f, int part, int first, int n) {
+            relay_status_t s = receive_cube(f, part, first, n);
+            if (s != RELAY_SUCCESS) return s;
+            Start forward = cube_root
+                                ? isend(raw.data() + first, n, type(), to, 2 * part + 1, mesh_.comm)
+                                : nullptr;
+            return f.queue(ireduce(c.data() + first, cube_root ? raw.data() + first : nullptr, n,
+                                   type(), k_, col(part), call_.reduce),
+                           forward);
+          },
+          [&] {
+            relay_status_t s = relay_reduce(c.data(), cube_root ? raw.data() : nullptr, count_,
+                                            type(), MPI_SUM, k_, mesh_.col, call_.reduce);
+            if (s != RELAY_SUCCESS) return s;
+            InFlight f;
+            s = return_square(f, 0, 0, count_);
+            if (s == RELAY_SUCCESS) s = receive_cube(f, 0, 0, count_);
+            if (s == RELAY_SUCCESS && cube_root) {
+              s = f.add(isend(raw.data(), count_, type(), to, 1, mesh_.comm));
+            }
+            relay_status_t w = f.wait();
+            return s != RELAY_SUCCESS ? s : w;
+          });
+    }
+    const relay_status_t w = early.wait();  // always: no request outlives the call
+    if (st == RELAY_SUCCESS) st = w;
+    stats_.cube_s = early_s + (MPI_Wtime() - t);
     if (st != RELAY_SUCCESS) return st;
 
     t = MPI_Wtime();
@@ -286,6 +354,7 @@ class Runner {
   std::size_t n_elems() const { return static_cast<std::size_t>(count_); }
   static MPI_Datatype type() { return Blas<T>::type(); }
   std::int64_t block(int index) const { return block_range(call_.n, p_, index).size; }
+  int window() const { return call_.parts_in_flight >= n_dup_ ? 0 : call_.parts_in_flight; }
   MPI_Comm row(int part) const { return overlap::dup(mesh_.row, part).comm; }
   MPI_Comm col(int part) const { return overlap::dup(mesh_.col, part).comm; }
   MPI_Comm fiber(int part) const { return overlap::dup(mesh_.fiber, part).comm; }
@@ -296,7 +365,7 @@ class Runner {
   template <class Parts, class Blocking>
   relay_status_t phase(Parts parts, Blocking blocking) {
     if (call_.algorithm == RELAY_SYMM_BASELINE) return blocking();
-    InFlight f;
+    InFlight f(window());
     relay_status_t st = RELAY_SUCCESS;
     for (int part = 0; part < n_dup_ && st == RELAY_SUCCESS; ++part) {
       const overlap::PartRange r = overlap::part_range(count_, n_dup_, part);
@@ -307,20 +376,29 @@ class Runner {
   }
 
   // c = a op(b): a is block (i, j), op(b) block (j, k); all with leading dimension side_.
-  void multiply(const T* a, const T* b, CBLAS_TRANSPOSE tb, T* c) {
+  // With `during`, the multiplication is cut into column pieces and its operations advance
+  // between them (MPI moves a message only inside MPI calls on most transports).
+  void multiply(const T* a, const T* b, CBLAS_TRANSPOSE tb, T* c, InFlight* during = nullptr) {
     const std::int64_t m = block(i_), n = block(k_), k = block(j_);
-    const double t = MPI_Wtime();
-    if (m > 0 && n > 0 && k > 0) {
-      if (charged_) {
-        exec::charge_flops(2.0 * static_cast<double>(m) * static_cast<double>(n) *
-                           static_cast<double>(k));
-      } else {
-        const int ld = static_cast<int>(side_);
-        Blas<T>::gemm(tb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), a, ld, b,
-                      ld, c, ld);
+    const int pieces = during != nullptr ? kPieces : 1;
+    for (int piece = 0; piece < pieces; ++piece) {
+      const std::int64_t j0 = n * piece / pieces, j1 = n * (piece + 1) / pieces;
+      const double t = MPI_Wtime();
+      if (m > 0 && j1 > j0 && k > 0) {
+        if (charged_) {
+          exec::charge_flops(2.0 * static_cast<double>(m) * static_cast<double>(j1 - j0) *
+                             static_cast<double>(k));
+        } else {
+          const int ld = static_cast<int>(side_);
+          // Columns j0.. of op(b): columns of b, or rows of b when it is transposed.
+          const T* b_piece = tb == CblasNoTrans ? b + j0 * side_ : b + j0;
+          Blas<T>::gemm(tb, static_cast<int>(m), static_cast<int>(j1 - j0), static_cast<int>(k), a,
+                        ld, b_piece, ld, c + j0 * side_, ld);
+        }
       }
+      stats_.compute_s += MPI_Wtime() - t;
+      if (during != nullptr) during->progress();
     }
-    stats_.compute_s += MPI_Wtime() - t;
   }
 
   // Block (i, j) between the caller's layout (leading dimension ld) and a buffer (side_).
@@ -338,6 +416,9 @@ class Runner {
       std::copy(from + col * side_, from + col * side_ + m, to + col * ld);
     }
   }
+
+  // Pieces of a multiplication that communication progresses between (as SUMMA's default).
+  static constexpr int kPieces = 8;
 
   const Call& call_;
   const relay_mesh& mesh_;

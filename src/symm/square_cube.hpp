@@ -29,6 +29,7 @@ struct Call {
   const relay_bcast_options_t* bcast = nullptr;
   const relay_coll_options_t* reduce = nullptr;
   bool check_symmetry = true;
+  int parts_in_flight = 2;  ///< see relay_symm_options_t
 };
 
 /// Side of the square buffer every block travels in: the largest block, ceil(n / p). Every

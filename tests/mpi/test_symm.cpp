@@ -15,6 +15,7 @@
 
 #include "mpi_test.hpp"
 #include "relay/symm.h"
+#include "relay/symm.hpp"
 
 namespace {
 
@@ -392,6 +393,29 @@ TEST(Symm, PurificationMatchesTheEigendecomposition) {
             RELAY_ERR_ARGUMENT);
   EXPECT_LT(iterations, 200) << relay_last_error();
   relay_mesh_free(&mesh);
+}
+
+// The C++ interface: the same results, and a relay::Error (on every process) for bad input.
+TEST(Symm, CppInterface) {
+  Cube cube;
+  if (cube.comm == MPI_COMM_NULL) return;
+  relay::Mesh mesh(cube.comm);
+  const long long n = 9;
+  const Reference ref(n);
+  Local<double> local(mesh.handle(), ref);
+  const relay_symm_stats_t stats = relay::square_cube(
+      mesh, n, local.d.data(), local.ld, local.d2.data(), local.ld, local.d3.data(), local.ld);
+  EXPECT_GT(stats.total_s, 0.0);
+  EXPECT_TRUE(all_ranks(local.error(ref) <= 1e-12, cube.comm));
+  EXPECT_EQ(mesh.block(n, 0).first, 0);
+  bool threw = false;
+  try {
+    relay::square_cube<double>(mesh, -1, nullptr, 1, nullptr, 1, nullptr, 1);
+  } catch (const relay::Error& e) {
+    threw = e.status() == RELAY_ERR_COUNT;
+  }
+  EXPECT_TRUE(threw);
+  EXPECT_THROW(relay::Mesh(MPI_COMM_SELF, 2), relay::Error);
 }
 
 }  // namespace
