@@ -28,6 +28,7 @@
 #ifndef RELAY_SYMM_H
 #define RELAY_SYMM_H
 
+#include "relay/gemm.h"
 #include "relay/relay.h"
 
 #ifdef __cplusplus
@@ -118,6 +119,23 @@ RELAY_API relay_status_t relay_symm_square_cube(relay_mesh_t mesh, long long n,
                                                 void* d2, long long ldd2, void* d3, long long ldd3,
                                                 const relay_symm_options_t* options,
                                                 relay_symm_stats_t* stats);
+
+/** relay_symm_square_cube on matrices in a ScaLAPACK-style 2D block-cyclic layout: D, D^2 and
+ *  D^3 are whole n x n matrices distributed over `grid` (relay/gemm.h: descriptors as
+ *  relay_gemm's, any block sizes, each matrix its own), redistributed to the mesh's blocks, D^2
+ *  and D^3 computed there, and redistributed back. The grid and the mesh must span the same
+ *  processes with the same ranks (both made on one communicator; RELAY_ERR_COMM otherwise).
+ *  Arguments are checked and agreed as for relay_symm_square_cube (descriptor entries named:
+ *  descd is argument 6, descd2 8, descd3 10); d2 and d3 are written only on success. Memory:
+ *  the mesh's blocks of the three matrices beyond what relay_symm_square_cube holds, plus
+ *  send and receive buffers of this process's share. Collective over the mesh. */
+RELAY_API relay_status_t relay_symm_square_cube_2d(relay_mesh_t mesh, relay_grid_t grid,
+                                                   long long n, MPI_Datatype datatype,
+                                                   const void* d, const relay_matrix_desc_t* descd,
+                                                   void* d2, const relay_matrix_desc_t* descd2,
+                                                   void* d3, const relay_matrix_desc_t* descd3,
+                                                   const relay_symm_options_t* options,
+                                                   relay_symm_stats_t* stats);
 
 /* ---- Density-matrix purification --------------------------------------------------------- */
 

@@ -303,8 +303,12 @@ int Bench::run() {
         configs.push_back({al, pt, 1, 0});
       } else {
         for (int d : n_dups) {
+          std::vector<int> seen;  // a window of n_dup or more is "all at once": one row
           for (int w : in_flights) {
-            if (w <= d) configs.push_back({al, pt, d, w});  // more than n_dup is all at once
+            const int effective = std::min(w, d);
+            if (std::find(seen.begin(), seen.end(), effective) != seen.end()) continue;
+            seen.push_back(effective);
+            configs.push_back({al, pt, d, effective});
           }
         }
       }
@@ -391,8 +395,8 @@ void add_bench_symm(CLI::App& bench, int& exit_code) {
   cmd->add_option("--n-dup", args->n_dups, "overlap's part counts (1..64)")->capture_default_str();
   cmd->add_option("--parts", args->parts, "collectives: mpi, relay, or all")->capture_default_str();
   cmd->add_option("--in-flight", args->in_flight,
-                  "overlap: parts a process sends at once, comma-separated (n_dup = all at once, "
-                  "as huang2018; a value above a row's n_dup is skipped for it)")
+                  "overlap: parts a process sends at once, comma-separated (n_dup or more = all "
+                  "at once, as huang2018)")
       ->capture_default_str();
   cmd->add_option("--precision", args->precision, "d or s")
       ->check(CLI::IsMember({"s", "d"}))

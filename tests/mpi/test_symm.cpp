@@ -395,6 +395,86 @@ TEST(Symm, PurificationMatchesTheEigendecomposition) {
   relay_mesh_free(&mesh);
 }
 
+// ScaLAPACK numroc: how many of n indices in blocks of nb process iproc of nprocs holds.
+long long numroc(long long n, long long nb, int iproc, int nprocs) {
+  const long long blocks = n / nb, extra = n % nb;
+  long long count = blocks / nprocs * nb;
+  const long long rest = blocks % nprocs;
+  if (iproc < rest) {
+    count += nb;
+  } else if (iproc == rest) {
+    count += extra;
+  }
+  return count;
+}
+
+// From and to the 2D block-cyclic layout: the same D^2 and D^3 whatever the grid and blocks.
+TEST(Symm, FromAndToTheBlockCyclicLayout) {
+  Cube cube;
+  if (cube.comm == MPI_COMM_NULL) return;
+  int size = 0, rank = 0;
+  MPI_Comm_size(cube.comm, &size);
+  MPI_Comm_rank(cube.comm, &rank);
+  relay_mesh_t mesh = RELAY_MESH_NULL;
+  ASSERT_EQ(relay_mesh_create(cube.comm, 0, &mesh), RELAY_SUCCESS);
+  const int rows = cube.p, cols = size / cube.p;  // 1x1, 2x4, 3x9
+  relay_grid_t grid = RELAY_GRID_NULL;
+  ASSERT_EQ(relay_grid_create(cube.comm, rows, cols, 'C', &grid), RELAY_SUCCESS);
+  int my_row = 0, my_col = 0;
+  relay_grid_info(grid, nullptr, nullptr, &my_row, &my_col);
+  relay::test::Failures failures;
+  for (long long n : {5LL, 23LL}) {
+    const Reference ref(n);
+    for (long long nb : {2LL, 7LL}) {
+      const long long lr = numroc(n, nb, my_row, rows), lc = numroc(n, nb, my_col, cols);
+      const long long lld = lr > 0 ? lr : 1;
+      const relay_matrix_desc_t desc = {n, n, nb, nb, 0, 0, 0, 0, lld};
+      std::vector<double> d(static_cast<std::size_t>(lld * (lc > 0 ? lc : 1)), 0.0), d2(d.size()),
+          d3(d.size());
+      auto global_of = [&](long long l, long long bsize, int proc, int nprocs) {
+        return (l / bsize * nprocs + proc) * bsize + l % bsize;
+      };
+      for (long long c = 0; c < lc; ++c) {
+        for (long long r = 0; r < lr; ++r) {
+          d[static_cast<std::size_t>(c * lld + r)] = ref.d[static_cast<std::size_t>(
+              global_of(c, nb, my_col, cols) * n + global_of(r, nb, my_row, rows))];
+        }
+      }
+      relay_symm_options_t options;
+      relay_symm_options_init(&options);
+      if (relay_symm_square_cube_2d(mesh, grid, n, MPI_DOUBLE, d.data(), &desc, d2.data(), &desc,
+                                    d3.data(), &desc, &options, nullptr) != RELAY_SUCCESS) {
+        failures.add("n=" + std::to_string(n) + " nb=" + std::to_string(nb) + ": " +
+                     relay_last_error());
+        continue;
+      }
+      double worst = 0;
+      for (long long c = 0; c < lc; ++c) {
+        for (long long r = 0; r < lr; ++r) {
+          const auto g = static_cast<std::size_t>(global_of(c, nb, my_col, cols) * n +
+                                                  global_of(r, nb, my_row, rows));
+          worst =
+              std::fmax(worst, std::fabs(d2[static_cast<std::size_t>(c * lld + r)] - ref.d2[g]));
+          worst =
+              std::fmax(worst, std::fabs(d3[static_cast<std::size_t>(c * lld + r)] - ref.d3[g]));
+        }
+      }
+      if (!(worst < 1e-12))
+        failures.add("n=" + std::to_string(n) + " error " + std::to_string(worst));
+    }
+  }
+  // A descriptor of the wrong size fails every process, naming it.
+  const relay_matrix_desc_t wrong = {4, 4, 2, 2, 0, 0, 0, 0, 4};
+  std::vector<double> x(64, 0.0);
+  if (relay_symm_square_cube_2d(mesh, grid, 5, MPI_DOUBLE, x.data(), &wrong, x.data() + 16, &wrong,
+                                x.data() + 32, &wrong, nullptr, nullptr) != RELAY_ERR_ARGUMENT) {
+    failures.add("a 4 x 4 descriptor for n = 5 was accepted");
+  }
+  failures.report(cube.comm);
+  relay_grid_free(&grid);
+  relay_mesh_free(&mesh);
+}
+
 // The C++ interface: the same results, and a relay::Error (on every process) for bad input.
 TEST(Symm, CppInterface) {
   Cube cube;
