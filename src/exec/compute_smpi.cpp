@@ -29,7 +29,11 @@ double given_gflops() {
 void charge_flops(double flops) {
   if (!compute_is_charged() || flops <= 0) return;
   if (const double gflops = given_gflops(); gflops > 0) {
-    smpi_execute(flops / (gflops * 1e9));
+    // As many of this host's flops as take the time `flops` take at the given rate.
+    // (smpi_execute(seconds) would scale by smpi/host-speed, 20,000 flop/s by default: it
+    // charged next to nothing, and RELAY_SIMULATE_GFLOPS did not slow a rank at all.)
+    const double seconds = flops / (gflops * 1e9);
+    smpi_execute_flops(seconds * sg_host_get_speed(sg_host_self()));
   } else {
     smpi_execute_flops(flops);  // at the speed the platform gives this rank's host
   }
