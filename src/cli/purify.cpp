@@ -352,6 +352,11 @@ int Purify::run() {
     }
   }
   const double electrons = a_.electrons > 0 ? a_.electrons : static_cast<double>(n_ / 2);
+  if (!(electrons > 0 && electrons < static_cast<double>(n_))) {
+    throw std::invalid_argument(
+        fmt::format("--electrons {} is outside (0, n = {}): every state would be empty or full",
+                    electrons, n_));
+  }
   relay_mesh_block(n_, p_, i_, &r0_, &rows_);
   relay_mesh_block(n_, p_, j_, &c0_, &cols_);
   const double side = static_cast<double>((n_ + p_ - 1) / p_);

@@ -123,6 +123,17 @@ run 2 "$relay" model measure --sizes 0 --quiet --output "$work/m.json"; rc=$?  #
 status_is 2 "relay model measure --sizes 0"
 says "--sizes: no size above 0 bytes" "relay model measure --sizes 0"
 solo "$relay" "${predict[@]}" --duplex 0.5; rc=$?; status_is 0 "--duplex 0.5"
+# SymmSquareCube and purification: a mesh needs a cube of ranks; electrons inside (0, n);
+# a generated Hamiltonian purified and checked on one rank; an unreadable input named.
+run 2 "$relay" bench symm --n 64 --quiet; rc=$?; status_is 2 "bench symm on 2 ranks"
+says "2 ranks are not a cube" "bench symm on 2 ranks"
+refused --electrons purify --n 64 --electrons 64
+refused "cannot open" purify --input "$work/missing.mtx"
+refused --n-dup bench symm --n 64 --n-dup 0
+solo "$relay" purify --model graphene --n 48 --json "$work/purify.json"; rc=$?
+status_is 0 "relay purify --model graphene --n 48"
+says "# converged in" "relay purify --model graphene --n 48"
+says "# check: max |D - D_eig|" "relay purify --model graphene --n 48"
 echo "3. out-of-range values refused, naming the option"
 
 # 4. Sizes: KB, MB, GB decimal; KiB, MiB, GiB and K, M, G binary.
