@@ -6,6 +6,7 @@
 
 #include "coll/registry.hpp"
 #include "core/status.hpp"
+#include "exec/compute.hpp"
 
 using relay::core::fail;
 
@@ -18,18 +19,22 @@ void relay_request::finish_locally() {
 
 char* relay_request::Buffer::get(std::size_t bytes) {
   if (bytes > capacity || data == nullptr) {
-    data.reset();  // before the new one: no moment with both
-    capacity = std::max<std::size_t>(1, bytes);
-    data.reset(new char[capacity]);
+    release();  // before the new one: no moment with both
+    const std::size_t want = std::max<std::size_t>(1, bytes);
+    data = static_cast<char*>(relay::exec::allocate_scratch(want));
+    capacity = want;
   }
-  return data.get();
+  return data;
+}
+
+void relay_request::Buffer::release() noexcept {
+  if (data != nullptr) relay::exec::free_scratch(data, capacity);
+  data = nullptr;
+  capacity = 0;
 }
 
 void relay_request::Buffer::trim(bool all) {
-  if (all || capacity > kKeptBytes) {
-    data.reset();
-    capacity = 0;
-  }
+  if (all || capacity > kKeptBytes) release();
 }
 
 void relay_request::reset_for_blocking_call() {

@@ -31,15 +31,22 @@ struct relay_request {
   // Kept by a thread's blocking request from call to call (up to kKeptBytes each): fresh
   // memory costs a page fault and the kernel's zeroing on first touch of every page, which
   // for an 8 MiB reduce was 51-137 faults per call at the root on 2 and 4 ranks.
+  /// Scratch memory from exec::allocate_scratch (shared between simulated ranks with
+  /// RELAY_SIMULATE_COMPUTE=timing, exec/compute.hpp).
   struct Buffer {
     static constexpr std::size_t kKeptBytes = std::size_t{64} << 20;
-    std::unique_ptr<char[]> data;
+    char* data = nullptr;
     std::size_t capacity = 0;
+    Buffer() = default;
+    Buffer(const Buffer&) = delete;
+    Buffer& operator=(const Buffer&) = delete;
+    ~Buffer() { release(); }
     /// At least `bytes` (uninitialized); new memory only when it needs more than it has.
     char* get(std::size_t bytes);
-    char* ptr() const { return data.get(); }
+    char* ptr() const { return data; }
     /// Frees the memory if it is more than kKeptBytes (or always, with `all`).
     void trim(bool all);
+    void release() noexcept;
   };
   Buffer scratch;
   Buffer accumulator;

@@ -110,8 +110,10 @@ constexpr std::array kSettings{
     Setting{Knob::simulate_platform, "RELAY_SIMULATE_PLATFORM", "text", "unset",
             "set by relay simulate for its ranks: the simulated platform, printed with results",
             R::command, A::free},
-    Setting{Knob::simulate_compute, "RELAY_SIMULATE_COMPUTE", "charge, real", "charge",
-            "under SimGrid SMPI: local multiplications charged as simulated time, or run for real",
+    Setting{Knob::simulate_compute, "RELAY_SIMULATE_COMPUTE", "charge, real, timing", "charge",
+            "under SimGrid SMPI: local multiplications charged as simulated time, or run for "
+            "real; timing: charged, and relay's own scratch of reductions and gathers shared "
+            "between simulated ranks too (their results are then not real: timings at scale only)",
             R::library, A::free},
     Setting{Knob::simulate_gflops, "RELAY_SIMULATE_GFLOPS", "number", "platform",
             "under SimGrid SMPI: GFLOP/s per rank charged computations run at (default: the "

@@ -17,6 +17,17 @@ namespace relay::exec {
 /// RELAY_SIMULATE_COMPUTE=real (the correctness runs, with real data); never on real MPI.
 bool compute_is_charged();
 
+/// True under SMPI with RELAY_SIMULATE_COMPUTE=timing: relay's own scratch memory (the
+/// operands a reduction receives, a gather's staging) may be shared between simulated ranks
+/// like the data (allocate_scratch). A 512-rank SymmSquareCube of 29 MiB blocks held 47 MiB
+/// of private scratch per rank and filled this host's 24 GiB; shared, results are not real.
+bool scratch_is_shared();
+
+/// Scratch memory: allocate_data's shared pages when scratch_is_shared(), else operator new.
+void* allocate_scratch(std::size_t bytes);
+/// Frees what allocate_scratch(bytes) returned.
+void free_scratch(void* data, std::size_t bytes) noexcept;
+
 /// Charges `flops` floating-point operations of this rank to the simulated clock: at
 /// RELAY_SIMULATE_GFLOPS GFLOP/s if set, else at the platform host's speed. Does nothing when
 /// computations are not charged.

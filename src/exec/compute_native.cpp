@@ -14,5 +14,8 @@ int host_cores() { return static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_
 double link_bytes_per_s() { return 0.0; }
 void* allocate_data(std::size_t bytes) { return ::operator new(bytes); }
 void free_data(void* data, std::size_t /*bytes*/) noexcept { ::operator delete(data); }
+bool scratch_is_shared() { return false; }
+void* allocate_scratch(std::size_t bytes) { return ::operator new(bytes); }
+void free_scratch(void* data, std::size_t /*bytes*/) noexcept { ::operator delete(data); }
 
 }  // namespace relay::exec

@@ -18,6 +18,23 @@ bool compute_is_charged() {
   return mode == nullptr || std::strcmp(mode, "real") != 0;
 }
 
+bool scratch_is_shared() {
+  const char* mode = core::read_setting(core::Knob::simulate_compute);
+  return mode != nullptr && std::strcmp(mode, "timing") == 0;
+}
+
+void* allocate_scratch(std::size_t bytes) {
+  return scratch_is_shared() ? allocate_data(bytes) : ::operator new(bytes);
+}
+
+void free_scratch(void* data, std::size_t bytes) noexcept {
+  if (scratch_is_shared()) {
+    free_data(data, bytes);
+  } else {
+    ::operator delete(data);
+  }
+}
+
 namespace {
 // RELAY_SIMULATE_GFLOPS, or 0 when unset (then the platform host's speed applies).
 double given_gflops() {
