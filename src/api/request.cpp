@@ -69,6 +69,12 @@ BlockingRequest::BlockingRequest() {
 BlockingRequest::~BlockingRequest() {
   if (own_ != nullptr) return;
   t_blocking_request.reset_for_blocking_call();
+  if (relay::exec::scratch_is_shared()) {
+    // Shared pages are the simulation's: freed by the rank while it runs, never by the
+    // thread-local's destructor at exit (glibc then saw a double free).
+    t_blocking_request.scratch.release();
+    t_blocking_request.accumulator.release();
+  }
   t_blocking_request_busy = false;
 }
 
