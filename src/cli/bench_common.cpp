@@ -49,6 +49,17 @@ void add_sweep_timing(CLI::App* cmd, SweepArgs& a) {
       ->capture_default_str();
 }
 
+SymmCollectives symm_collectives(const std::string& parts) {
+  SymmCollectives c;
+  relay_bcast_options_init(&c.bcast);
+  relay_coll_options_init(&c.reduce);
+  if (parts == "mpi") {
+    relay_bcast_algorithm_from_name("mpi", &c.bcast.algorithm);
+    relay_coll_algorithm_from_name(RELAY_COLL_REDUCE, "mpi", &c.reduce.algorithm);
+  }
+  return c;
+}
+
 void add_iteration_options(CLI::App* cmd, measure::IterationArgs& t) {
   cmd->add_option("--iterations", t.iterations, "timed iterations (0 = enough for --min-time)")
       ->check(CLI::Range(0, measure::kMaxIterations));

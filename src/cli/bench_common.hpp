@@ -18,6 +18,7 @@
 #include "cli/commands.hpp"
 #include "measure/timing.hpp"
 #include "model/params.hpp"
+#include "relay/relay.h"
 
 namespace relay::cli {
 
@@ -51,6 +52,14 @@ void add_sweep_axes(CLI::App* cmd, SweepArgs& a, const std::string& sizes_help,
 void add_sweep_timing(CLI::App* cmd, SweepArgs& a);
 /// --iterations, --warmup, --min-time, --max-iterations (also relay bench overlap's).
 void add_iteration_options(CLI::App* cmd, measure::IterationArgs& t);
+
+/// The broadcast and reduce options of SymmSquareCube's collectives (relay bench symm, relay
+/// purify): MPI's own for `mpi`, relay's defaults otherwise.
+struct SymmCollectives {
+  relay_bcast_options_t bcast;
+  relay_coll_options_t reduce;
+};
+SymmCollectives symm_collectives(const std::string& parts);
 
 /// avg_us, min_us, max_us and iterations of the times (seconds) into row.
 void add_times(nlohmann::json& row, const std::vector<double>& times_s);

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -122,21 +123,14 @@ class Bench {
 template <class T>
 relay_status_t Bench::call(long long n, const Config& c, const T* d, T* d2, T* d3, long long ld,
                            relay_symm_stats_t& stats) const {
-  relay_bcast_options_t bcast;
-  relay_bcast_options_init(&bcast);
-  relay_coll_options_t reduce;
-  relay_coll_options_init(&reduce);
-  if (c.parts == "mpi") {
-    relay_bcast_algorithm_from_name("mpi", &bcast.algorithm);
-    relay_coll_algorithm_from_name(RELAY_COLL_REDUCE, "mpi", &reduce.algorithm);
-  }
+  const SymmCollectives collectives = symm_collectives(c.parts);
   relay_symm_options_t o;
   relay_symm_options_init(&o);
   o.algorithm = c.algorithm == "baseline" ? RELAY_SYMM_BASELINE : RELAY_SYMM_OVERLAP;
   o.n_dup = c.n_dup;
   o.parts_in_flight = c.in_flight;
-  o.bcast = &bcast;
-  o.reduce = &reduce;
+  o.bcast = &collectives.bcast;
+  o.reduce = &collectives.reduce;
   o.check_symmetry = 0;  // checked once per size, outside the timings
   return relay_symm_square_cube(mesh_, n, single_ ? MPI_FLOAT : MPI_DOUBLE, d, ld, d2, ld, d3, ld,
                                 &o, &stats);
@@ -278,19 +272,7 @@ nlohmann::json Bench::run_size(long long n, const std::vector<Config>& configs,
 }
 
 int Bench::run() {
-  std::vector<long long> sizes;
-  for (const auto& s : split_list(a_.sizes)) {
-    long long n = 0;
-    try {
-      std::size_t used = 0;
-      n = std::stoll(s, &used);
-      if (used != s.size()) throw std::invalid_argument(s);
-    } catch (const std::exception&) {
-      throw std::invalid_argument("--n: '" + s + "' is not a whole number");
-    }
-    if (n < 1) throw std::invalid_argument("--n: " + s + " is not positive");
-    sizes.push_back(n);
-  }
+  const auto sizes = parse_int_list(a_.sizes, 1, std::numeric_limits<int>::max(), "--n value");
   const auto algorithms = parse_name_list(a_.algorithms, {"baseline", "overlap"}, "algorithm");
   const auto parts = parse_name_list(a_.parts, {"mpi", "relay"}, "kind of collectives");
   const auto n_dups = parse_int_list(a_.n_dups, 1, RELAY_OVERLAP_MAX_DUP, "--n-dup value");
@@ -322,7 +304,7 @@ int Bench::run() {
   measure::Progress progress(world_, a_.quiet, "",
                              sizes.size() * configs.size() * static_cast<std::size_t>(a_.reps));
   int failed = 0;
-  for (long long n : sizes) {
+  for (const long long n : sizes) {
     const nlohmann::json rows =
         single_ ? run_size<float>(n, configs, progress) : run_size<double>(n, configs, progress);
     for (const auto& r : rows) {

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/bench_common.hpp"
 #include "cli/checks.hpp"
 #include "cli/cli11.hpp"
 #include "cli/commands.hpp"
@@ -368,22 +369,15 @@ int Purify::run() {
   const std::vector<double> h = block_of(whole, entries);
   std::vector<double> d(h.size(), 0.0);
 
-  relay_bcast_options_t bcast;
-  relay_bcast_options_init(&bcast);
-  relay_coll_options_t reduce;
-  relay_coll_options_init(&reduce);
-  if (a_.parts == "mpi") {
-    relay_bcast_algorithm_from_name("mpi", &bcast.algorithm);
-    relay_coll_algorithm_from_name(RELAY_COLL_REDUCE, "mpi", &reduce.algorithm);
-  }
+  const SymmCollectives collectives = symm_collectives(a_.parts);
   relay_symm_options_t symm;
   relay_symm_options_init(&symm);
   relay_symm_algorithm_t algorithm = RELAY_SYMM_DEFAULT;
   relay_symm_algorithm_from_name(a_.algorithm.c_str(), &algorithm);
   symm.algorithm = algorithm;
   symm.n_dup = a_.n_dup;
-  symm.bcast = &bcast;
-  symm.reduce = &reduce;
+  symm.bcast = &collectives.bcast;
+  symm.reduce = &collectives.reduce;
   nlohmann::json iterations_json = nlohmann::json::array();
   Progress progress{rank_, &iterations_json};
   relay_purify_options_t options;

@@ -213,7 +213,7 @@ class Runner {
     if (k_ == 0) pack(static_cast<const T*>(call_.d), call_.ldd, a.data());
     stats_.compute_s += MPI_Wtime() - t;
 
-    if (n_dup_ > 1 || call_.algorithm == RELAY_SYMM_OVERLAP) {
+    if (call_.algorithm == RELAY_SYMM_OVERLAP) {  // the parts' duplicates, made once
       for (MPI_Comm comm : {mesh_.row, mesh_.col, mesh_.fiber}) {
         if (auto st = overlap::prepare_dups(comm, n_dup_, error); st != RELAY_SUCCESS) return st;
       }
