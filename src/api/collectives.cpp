@@ -6,18 +6,8 @@
 // MPI's own call (`mpi`) or a cached schedule run by the executor over an accumulator, with
 // combines done by MPI_Reduce_local.
 //
-// The accumulator: reduce -- recvbuf at the root (sendbuf copied in unless MPI_IN_PLACE),
-// sendbuf itself at a rank that only sends (leaves), else a copy; allreduce -- recvbuf;
-// allgather -- recvbuf, this rank's block copied in; allgatherv -- recvbuf from its first
-// non-empty block on (api/block_layout.hpp), this rank's block copied in; reduce_scatter_block
-// -- a copy of sendbuf (or recvbuf in place), whose block `rank` is copied to recvbuf at
-// completion; gather --
-// recvbuf at the root, elsewhere a work buffer of size blocks holding this rank's; scatter --
-// sendbuf at the root, elsewhere a work buffer whose block `rank` is copied out; alltoall --
-// linear: sendbuf (read only; a copy of recvbuf in place), receiving into recvbuf itself as
-// the schedule's scratch; bruck: its work buffer (BruckAlltoallLayout) filled from sendbuf,
-// whose first size blocks are copied to recvbuf at completion, combines being copies
-// (MPI_REPLACE); barrier -- one byte, OR-combined.
+// The accumulator (where each collective's schedule runs) and the buffer rules are the
+// collective's traits (coll/traits.cpp); this file applies them.
 #include <mpi.h>
 
 #include <algorithm>
@@ -73,24 +63,6 @@ struct Call {
   relay::coll::Config config;
 };
 
-// Which buffers matter on this rank, and where MPI_IN_PLACE is allowed (MPI's rules).
-struct BufferRules {
-  bool send_significant, recv_significant, send_in_place_ok, recv_in_place_ok;
-};
-BufferRules buffer_rules(Collective c, bool is_root) {
-  switch (c) {
-    case Collective::reduce:
-    case Collective::gather:
-      return {true, is_root, is_root, false};
-    case Collective::scatter:
-      return {is_root, true, false, is_root};
-    case Collective::barrier:
-      return {false, false, false, false};
-    default:
-      return {true, true, true, false};
-  }
-}
-
 // After the arguments: the configuration, and the datatypes relay's schedules can move.
 relay_status_t resolve(const char* fn, const Args& a, Call& call) {
   const Positions pos = positions(a.collective);
@@ -130,6 +102,7 @@ relay_status_t check_arguments(const char* fn, const Args& a, Call& call) {
              st != RELAY_SUCCESS) {
     return st;
   }
+  call.send_type = call.type;  // one datatype for both buffers
   if (pos.op != 0) {
     if (auto st = relay::api::check_op(fn, pos.op, a.op, call.commutative); st != RELAY_SUCCESS) {
       return st;
@@ -147,8 +120,12 @@ relay_status_t check_arguments(const char* fn, const Args& a, Call& call) {
   }
   const bool has_data = a.count > 0 && call.type.size > 0 && call.type.true_lb == 0;
   const bool in_place = a.sendbuf == MPI_IN_PLACE;
-  const BufferRules rules = buffer_rules(a.collective, call.rank == a.root);
-  if (rules.send_significant && in_place && !rules.send_in_place_ok) {
+  // MPI's buffer rules for this rank (the collective's traits).
+  const relay::coll::BufferRules& r = relay::coll::traits(a.collective).buffers;
+  const bool is_root = call.rank == a.root;
+  const bool send_significant = relay::coll::includes(r.send, is_root);
+  const bool recv_significant = relay::coll::includes(r.recv, is_root);
+  if (send_significant && in_place && !relay::coll::includes(r.send_in_place, is_root)) {
     if (a.collective == Collective::scatter) {
       return fail(RELAY_ERR_BUFFER,
                   "{}: argument 1 (sendbuf) is MPI_IN_PLACE at the root (the "
@@ -160,11 +137,12 @@ relay_status_t check_arguments(const char* fn, const Args& a, Call& call) {
                 "is not the root ({})",
                 fn, call.rank, a.root);
   }
-  if (rules.send_significant && !in_place && a.sendbuf == nullptr && has_data) {
+  if (send_significant && !in_place && a.sendbuf == nullptr && has_data) {
     return fail(RELAY_ERR_BUFFER, "{}: argument 1 (sendbuf) is NULL but count = {} > 0", fn,
                 a.count);
   }
-  if (rules.recv_significant && a.recvbuf == MPI_IN_PLACE && !rules.recv_in_place_ok) {
+  if (recv_significant && a.recvbuf == MPI_IN_PLACE &&
+      !relay::coll::includes(r.recv_in_place, is_root)) {
     if (a.collective == Collective::scatter) {
       return fail(RELAY_ERR_BUFFER,
                   "{}: argument 2 (recvbuf) is MPI_IN_PLACE on rank {}, which "
@@ -176,7 +154,7 @@ relay_status_t check_arguments(const char* fn, const Args& a, Call& call) {
                 "be)",
                 fn);
   }
-  if (rules.recv_significant && a.recvbuf == nullptr && has_data) {
+  if (recv_significant && a.recvbuf == nullptr && has_data) {
     return fail(RELAY_ERR_BUFFER, "{}: argument 2 (recvbuf) is NULL but count = {} > 0", fn,
                 a.count);
   }
@@ -319,102 +297,48 @@ relay_status_t start_mpi(const char* fn, const Args& a, MPI_Comm comm, relay_req
   return RELAY_SUCCESS;
 }
 
-void copy(char* to, const char* from, std::int64_t bytes) {
-  if (bytes > 0) std::memcpy(to, from, static_cast<std::size_t>(bytes));
-}
-
-// Points the executor's buffer at the accumulator (see the top of this file).
-char* prepare_accumulator(const Args& a, const Call& call,
-                          const relay::schedule::RankProgram& program, relay_request* r) {
-  const std::int64_t true_lb = call.type.true_lb;
-  const bool recv_in_place = a.recvbuf == MPI_IN_PLACE;
-  char* recv =
-      a.recvbuf != nullptr && !recv_in_place ? static_cast<char*>(a.recvbuf) + true_lb : nullptr;
-  const bool in_place = a.sendbuf == MPI_IN_PLACE;
-  char* send = in_place || a.sendbuf == nullptr
-                   ? nullptr
-                   : const_cast<char*>(static_cast<const char*>(a.sendbuf)) + true_lb;
-  const std::int64_t block = static_cast<std::int64_t>(a.count) * call.type.size;
-  auto work = [&](std::int64_t bytes) {  // uninitialized
-    return r->accumulator.get(static_cast<std::size_t>(std::max<std::int64_t>(1, bytes)));
-  };
-  auto copy_at_end = [&](char* to, const char* from, std::int64_t bytes) {
-    r->copies.push_back({to, from, static_cast<std::size_t>(bytes)});
-  };
-  const std::int64_t mine = call.rank * block;
-  switch (a.collective) {
-    case Collective::bcast:  // the one buffer, read at the root, written elsewhere
-      return recv;
-    case Collective::reduce:
-      if (call.rank == a.root) {
-        if (!in_place) copy(recv, send, call.bytes);
-        return recv;
-      }
-      if (program.recv_count() == 0) return send;  // only read
-      copy(work(call.bytes), send, call.bytes);
-      return r->accumulator.ptr();
-    case Collective::allreduce:
-      if (!in_place) copy(recv, send, call.bytes);
-      return recv;
-    case Collective::allgather:
-      if (!in_place) copy(recv + mine, send, block);
-      return recv;
-    case Collective::reduce_scatter_block: {
-      char* acc = recv;
-      if (!in_place) copy(acc = work(call.bytes), send, call.bytes);
-      copy_at_end(recv, acc + mine, block);
-      return acc;
-    }
-    case Collective::gather:
-      if (call.rank == a.root) {
-        if (!in_place) copy(recv + mine, send, block);
-        return recv;
-      }
-      copy(work(call.bytes) + mine, send, block);
-      return r->accumulator.ptr();
-    case Collective::scatter:
-      if (call.rank == a.root) {
-        if (!recv_in_place) copy(recv, send + mine, block);
-        return send;  // only read
-      }
-      copy_at_end(recv, work(call.bytes) + mine, block);
-      return r->accumulator.ptr();
-    case Collective::alltoall: {
-      const char* blocks = in_place ? recv : send;
-      if (call.config.algorithm->id == RELAY_ALLTOALL_BRUCK) {
-        const relay::coll::BruckAlltoallLayout layout(call.size, block);
-        char* acc = work(layout.bytes());
-        copy(acc + mine, blocks + mine, block);
-        for (int i = 1; i < call.size; ++i) {  // block rank + i where its first round sends it
-          copy(acc + layout.at(layout.round_from(0, i), i),
-               blocks + (call.rank + i) % call.size * block, block);
-        }
-        copy_at_end(recv, acc, call.bytes);
-        return acc;
-      }
-      if (in_place) {
-        copy(work(call.bytes), recv, call.bytes);
-        return r->accumulator.ptr();
-      }
-      copy(recv + mine, send + mine, block);
-      return send;  // only read; receives land in recvbuf
-    }
-    case Collective::barrier:
-      work(1)[0] = 0;
-      return r->accumulator.ptr();
-    case Collective::allgatherv: {
-      const std::int64_t e = call.type.size;
-      char* acc = recv + call.layout.base * e;
-      const auto i = static_cast<std::size_t>(call.rank);
-      if (!in_place && call.layout.counts[i] > 0) {
-        copy(acc + call.layout.displs[i] * e,
-             static_cast<const char*>(a.sendbuf) + call.send_type.true_lb,
-             call.layout.counts[i] * e);
-      }
-      return acc;
-    }
+// The request's memory, lent to the collective's accumulator (coll::Traits::prepare).
+class RequestWorkspace final : public relay::coll::Workspace {
+ public:
+  explicit RequestWorkspace(relay_request* r) : r_(r) {}
+  char* work(std::int64_t bytes) override {
+    return r_->accumulator.get(static_cast<std::size_t>(std::max<std::int64_t>(1, bytes)));
   }
-  return recv;
+  void copy_at_end(char* to, const char* from, std::int64_t bytes) override {
+    r_->copies.push_back({to, from, static_cast<std::size_t>(bytes)});
+  }
+
+ private:
+  relay_request* r_;
+};
+
+// Where the schedule runs (see the top of this file): the collective's own rule, on the
+// caller's buffers past their datatypes' true lower bounds.
+relay::coll::Accumulator prepare_accumulator(const Args& a, const Call& call,
+                                             const relay::schedule::RankProgram& program,
+                                             relay_request* r) {
+  relay::coll::AccumulatorArgs args;
+  args.send_in_place = a.sendbuf == MPI_IN_PLACE;
+  args.recv_in_place = a.recvbuf == MPI_IN_PLACE;
+  if (a.sendbuf != nullptr && !args.send_in_place) {
+    args.send = const_cast<char*>(static_cast<const char*>(a.sendbuf)) + call.send_type.true_lb;
+  }
+  if (a.recvbuf != nullptr && !args.recv_in_place) {
+    args.recv = static_cast<char*>(a.recvbuf) + call.type.true_lb;
+  }
+  args.rank = call.rank;
+  args.root = a.root;
+  args.size = call.size;
+  args.block_bytes = static_cast<std::int64_t>(a.count) * call.type.size;
+  args.total_bytes = call.bytes;
+  args.elem_bytes = call.type.size;
+  args.algorithm_id = call.config.algorithm->id;
+  args.receives = program.recv_count() > 0;
+  args.block_counts = &call.layout.counts;
+  args.block_displs = &call.layout.displs;
+  args.block_base = call.layout.base;
+  RequestWorkspace workspace(r);
+  return relay::coll::traits(a.collective).prepare(args, workspace);
 }
 
 relay_status_t start(const char* fn, const Args& a, relay_request* request) {
@@ -452,22 +376,26 @@ relay_status_t start(const char* fn, const Args& a, relay_request* request) {
   shape.block_counts = call.layout.counts;  // prepare_accumulator reads the layout too
   shape.block_displs = call.layout.displs;
   auto program = relay::coll::cached_program(*c.algorithm, shape, call.rank);
-  char* accumulator = prepare_accumulator(a, call, *program, request);
-  relay::exec::Combiner combiner{a.op, a.datatype, shape.elem_bytes, nullptr};
-  if (a.collective == Collective::alltoall && c.algorithm->id == RELAY_ALLTOALL_LINEAR) {
-    combiner.scratch = static_cast<char*>(a.recvbuf) + call.type.true_lb;  // receives land there
-  } else if (program->scratch_bytes > 0) {
+  const relay::coll::Accumulator accumulator = prepare_accumulator(a, call, *program, request);
+  relay::exec::Combiner combiner{a.op, a.datatype, shape.elem_bytes, accumulator.receive_into};
+  if (combiner.scratch == nullptr && program->scratch_bytes > 0) {
     combiner.scratch = request->scratch.get(static_cast<std::size_t>(program->scratch_bytes));
   }
-  if (a.collective == Collective::alltoall) combiner.op = MPI_REPLACE;  // bruck's unpacking
-  if (a.collective == Collective::barrier) {
-    combiner.op = MPI_BOR;
-    combiner.datatype = MPI_BYTE;
+  switch (relay::coll::traits(a.collective).combine) {
+    case relay::coll::Combine::caller_op:
+      break;
+    case relay::coll::Combine::replace:
+      combiner.op = MPI_REPLACE;
+      break;
+    case relay::coll::Combine::byte_or:
+      combiner.op = MPI_BOR;
+      combiner.datatype = MPI_BYTE;
+      break;
   }
   request->kind = relay_request::Kind::schedule;
   if (const relay_status_t started =
-          request->executor.start(std::move(program), accumulator, state->comm, state->next_tag(),
-                                  c.policy, c.max_requests, combiner);
+          request->executor.start(std::move(program), accumulator.buffer, state->comm,
+                                  state->next_tag(), c.policy, c.max_requests, combiner);
       started != RELAY_SUCCESS) {
     return fail(started, "{}: {}", fn, request->executor.error());
   }

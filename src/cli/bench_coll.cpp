@@ -158,27 +158,12 @@ int Bench::elements(std::int64_t bytes) const {
   return static_cast<int>(bytes / 8 / (coll::has_blocks(op_) ? size_ : 1));
 }
 
-// How many doubles of the output this rank receives from a call of count n.
+// How many doubles of the output this rank receives from a call of count n (the collective's
+// result rule).
 std::size_t Bench::result_elements(int n) const {
-  const auto one = static_cast<std::size_t>(n), all = one * static_cast<std::size_t>(size_);
-  switch (op_) {
-    case Collective::reduce:
-      return rank_ == a_.root ? one : 0;
-    case Collective::gather:
-      return rank_ == a_.root ? all : 0;
-    case Collective::allreduce:
-    case Collective::reduce_scatter_block:
-    case Collective::scatter:
-      return one;
-    case Collective::allgather:
-    case Collective::alltoall:
-    case Collective::allgatherv:
-      return all;
-    case Collective::barrier:
-    case Collective::bcast:
-      return 0;  // bcast: relay bench bcast's
-  }
-  return 0;
+  const coll::ResultRule result = coll::traits(op_).result;
+  if (!coll::includes(result.at, rank_ == a_.root)) return 0;
+  return static_cast<std::size_t>(n) * static_cast<std::size_t>(result.all_blocks ? size_ : 1);
 }
 
 void Bench::set_counts(int n) {

@@ -12,21 +12,6 @@
 
 namespace relay::coll {
 
-/// The arguments of any collective, in MPI's terms. Those a collective does not take are
-/// ignored (a barrier takes none of them).
-struct Buffers {
-  const void* send = nullptr;  ///< sendbuf (bcast: unused)
-  void* recv = nullptr;        ///< recvbuf; bcast: the one buffer
-  int count = 0;               ///< as the C call takes it (per rank for the block collectives)
-  MPI_Datatype type = MPI_BYTE;
-  MPI_Op op = MPI_OP_NULL;  ///< reductions
-  int root = 0;             ///< bcast, reduce, gather, scatter
-  /// allgatherv: recvcounts, displs and recvtype (MPI_DATATYPE_NULL: `type`).
-  const int* recvcounts = nullptr;
-  const int* displs = nullptr;
-  MPI_Datatype recvtype = MPI_DATATYPE_NULL;
-};
-
 /// relay_<collective>(...) with these buffers: `bcast_options` for a broadcast, `options` for
 /// the others (NULL: defaults). Blocking.
 relay_status_t invoke(Collective collective, const Buffers& buffers, MPI_Comm comm,

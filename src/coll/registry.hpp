@@ -7,6 +7,8 @@
 // coll/reduction/registry.cpp); one row of traits per collective (traits()) says where.
 #pragma once
 
+#include <mpi.h>
+
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -186,7 +188,88 @@ struct ArgumentPositions {
   int op, root, comm, options;
 };
 
+/// Which ranks an argument, or a result, concerns.
+enum class Ranks : std::uint8_t { none, root, all };
+/// Whether `ranks` includes a rank that is (or is not) the root.
+inline bool includes(Ranks ranks, bool is_root) {
+  return ranks == Ranks::all || (ranks == Ranks::root && is_root);
+}
+
+/// MPI's buffer rules: on which ranks sendbuf and recvbuf are significant, and where either may
+/// be MPI_IN_PLACE (the API checks the arguments by them, on every rank).
+struct BufferRules {
+  Ranks send, recv, send_in_place, recv_in_place;
+};
+
+/// What recvbuf holds after the call: on which ranks, and whether all `size` blocks (else one
+/// block, or the vector).
+struct ResultRule {
+  Ranks at;
+  bool all_blocks;
+};
+
+/// How the executor combines what a step receives into the accumulator.
+enum class Combine : std::uint8_t {
+  caller_op,  ///< the reductions: the caller's MPI_Op
+  replace,    ///< data moved to its place (MPI_REPLACE: bruck's unpacking)
+  byte_or     ///< the barrier's one byte, OR-ed
+};
+
+/// The arguments of any collective, in MPI's terms. Those a collective does not take are
+/// ignored (a barrier takes none of them).
+struct Buffers {
+  const void* send = nullptr;  ///< sendbuf (bcast: unused)
+  void* recv = nullptr;        ///< recvbuf; bcast: the one buffer
+  int count = 0;               ///< as the C call takes it (per rank for the block collectives)
+  MPI_Datatype type = MPI_BYTE;
+  MPI_Op op = MPI_OP_NULL;  ///< reductions
+  int root = 0;             ///< bcast, reduce, gather, scatter
+  /// allgatherv: recvcounts, displs and recvtype (MPI_DATATYPE_NULL: `type`).
+  const int* recvcounts = nullptr;
+  const int* displs = nullptr;
+  MPI_Datatype recvtype = MPI_DATATYPE_NULL;
+};
+
+/// Memory an accumulator may need beyond the caller's buffers, held by the request.
+class Workspace {
+ public:
+  /// Uninitialized bytes (at least 1), valid until the request completes; one per call.
+  virtual char* work(std::int64_t bytes) = 0;
+  /// A local copy made when the schedule has completed (results moved out of a work buffer).
+  virtual void copy_at_end(char* to, const char* from, std::int64_t bytes) = 0;
+
+ protected:
+  ~Workspace() = default;
+};
+
+/// One call's buffers as the API checked them, for preparing the schedule's accumulator.
+/// Pointers are past the datatype's true lower bound; NULL where not given or MPI_IN_PLACE.
+struct AccumulatorArgs {
+  char* send = nullptr;
+  char* recv = nullptr;
+  bool send_in_place = false, recv_in_place = false;
+  int rank = 0, root = 0, size = 1;
+  std::int64_t block_bytes = 0;  ///< count x element: the vector, or one rank's block
+  std::int64_t total_bytes = 0;  ///< everything the call moves (Call::bytes)
+  std::int64_t elem_bytes = 1;
+  int algorithm_id = 0;
+  bool receives = false;  ///< the rank's program receives something
+  /// allgatherv: the blocks in elements (BlockLayout) and the first non-empty block's offset.
+  const std::vector<std::int64_t>* block_counts = nullptr;
+  const std::vector<std::int64_t>* block_displs = nullptr;
+  std::int64_t block_base = 0;
+};
+
+/// Where the rank's program runs: the buffer its steps address and, where not the request's
+/// own scratch, where its receives land before they are combined.
+struct Accumulator {
+  char* buffer = nullptr;
+  char* receive_into = nullptr;
+};
+
 /// One row per collective: what every part of relay that is not an algorithm needs to know.
+/// Adding a collective is its algorithms' file (builders and registry rows), its C entry point
+/// and one row here (coll/traits.cpp).
 struct Traits {
   Collective collective;
   std::string_view name;        ///< "bcast", "reduce", ...: API, CLI, JSON, tables
@@ -194,8 +277,19 @@ struct Traits {
   bool has_root;                ///< bcast, reduce, gather, scatter
   bool has_blocks;              ///< the buffer is size blocks (Shape::blocks)
   ArgumentPositions positions;  ///< in relay_<name>
+  BufferRules buffers;          ///< where sendbuf, recvbuf and MPI_IN_PLACE are significant
+  ResultRule result;            ///< what recvbuf holds after the call
+  Combine combine;              ///< how received data joins the accumulator
   const std::vector<Algorithm>& (*algorithms)();      ///< its registry rows, in id order
   ClosedFormChoice (*closed_form)(const Call& call);  ///< `auto` without a table rule
+  /// relay_<name>(...) with these buffers: bcast_options for a broadcast, options otherwise.
+  relay_status_t (*invoke)(const Buffers& b, MPI_Comm comm,
+                           const relay_bcast_options_t* bcast_options,
+                           const relay_coll_options_t* options);
+  /// MPI_<Name>(...), or MPI_I<name> when `request` is not NULL; MPI's error code.
+  int (*invoke_mpi)(const Buffers& b, MPI_Comm comm, MPI_Request* request);
+  /// The accumulator of a schedule (see api/collectives.cpp's top for each collective's).
+  Accumulator (*prepare)(const AccumulatorArgs& args, Workspace& workspace);
 };
 
 /// The traits of a collective.
