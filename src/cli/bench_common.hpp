@@ -1,7 +1,7 @@
 // What relay bench bcast and relay bench coll share: the options of a sweep of sizes x
-// algorithms x policies x segments, the sweep itself (rounds interleaved in a shuffled order,
-// progress on stderr), the OSU-style tables, the summary and the confirmation of the fastest
-// configurations head to head.
+// algorithms x policies x segments, and the printing of what the library measured and judged
+// (measure/sweep: the sweep and the confirmation; tune/model_accuracy: the model's picks): the
+// OSU-style tables, the summary, the confirmation and the model's accuracy.
 #pragma once
 
 #include <mpi.h>
@@ -16,6 +16,7 @@
 #include "cli/cli11.hpp"
 
 #include "cli/commands.hpp"
+#include "measure/sweep.hpp"
 #include "measure/timing.hpp"
 #include "model/params.hpp"
 #include "relay/relay.h"
@@ -81,11 +82,7 @@ void set_sweep_callback(CLI::App* cmd, const std::shared_ptr<Args>& args, int& e
 }
 
 /// One configuration of a sweep.
-struct BenchConfig {
-  std::string algorithm;  // relay algorithm name, or a baseline
-  std::string policy;     // "blocking", "nonblocking", or "-" where it does not apply
-  std::int64_t segment_bytes = 0;
-};
+using BenchConfig = measure::SweepConfig;
 
 /// "algorithm=A policy=P segment=S".
 std::string label(const BenchConfig& c);
@@ -94,22 +91,10 @@ std::string label(const BenchConfig& c);
 /// absent).
 std::string resolved_field(const std::string& text, const std::string& key);
 
-/// One row from several rounds: the median of the rounds' averages, the extreme min and max,
-/// the iterations summed, and every round's average kept for the record.
-nlohmann::json combine_rounds(const std::vector<nlohmann::json>& rounds);
-
 /// One row per combination and size, fastest first, with each row's time relative to the best.
 void print_summary(const nlohmann::json& rows);
 
-/// Measures one configuration at one size: a row with avg_us (or error), agreed over ranks.
-using MeasureRow = std::function<nlohmann::json(const BenchConfig&, std::int64_t bytes)>;
-
-/// The sweep: every configuration at every size once per round, each round in its own order;
-/// returns measured[ci * sizes.size() + si], one row per round. Collective over comm.
-std::vector<std::vector<nlohmann::json>> measure_sweep(MPI_Comm comm, const SweepArgs& a,
-                                                       const std::vector<BenchConfig>& configs,
-                                                       const std::vector<std::int64_t>& sizes,
-                                                       const MeasureRow& measure);
+using measure::MeasureRow;
 
 /// Per configuration (rank 0 prints): `header(config)` and an OSU-style table, with the
 /// model's columns when `with_model`; every combined row, passed through add_prediction, is
@@ -121,8 +106,8 @@ long print_tables(MPI_Comm comm, const std::vector<BenchConfig>& configs,
                   const std::function<void(nlohmann::json&)>& add_prediction, nlohmann::json& doc);
 
 /// --confirm N: the sweep's fastest N per size (and auto) measured again head to head for
-/// --confirm-rounds rounds and compared round by round; rank 0 prints the tables and fills
-/// doc["confirmation"]. Collective over comm.
+/// --confirm-rounds rounds and compared round by round (measure::confirm_fastest); rank 0
+/// prints the tables and fills doc["confirmation"]. Collective over comm.
 void confirm_fastest(MPI_Comm comm, const SweepArgs& a, const std::vector<BenchConfig>& configs,
                      const std::vector<std::int64_t>& sizes,
                      const std::vector<std::vector<nlohmann::json>>& measured,

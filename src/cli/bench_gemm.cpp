@@ -7,7 +7,6 @@
 // hit all of them alike; a row reports medians over repetitions, and its ratio to ScaLAPACK is
 // the median of the per-repetition ratios (paired). A call's time is the maximum over ranks;
 // its split into broadcast / local GEMM / wait is the maximum over ranks of each part.
-#include <cblas.h>
 #include <mpi.h>
 #include <unistd.h>
 
@@ -19,7 +18,6 @@
 #include <limits>
 #include <new>
 #include <random>
-#include <set>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -34,7 +32,10 @@
 #include "core/units.hpp"
 #include "exec/compute.hpp"
 #include "exec/host_memory.hpp"
+#include "gemm/bound.hpp"
+#include "layout/block_cyclic.hpp"
 #include "measure/progress.hpp"
+#include "measure/stats.hpp"
 #include "relay/gemm.h"
 
 #ifdef RELAY_HAVE_SCALAPACK
@@ -274,65 +275,6 @@ constexpr double flops_per_fma<std::complex<double>>() {
   return 8.0;
 }
 
-// One core's BLAS rate for this precision: the best of three n^3 GEMMs on rank 0 while the
-// other ranks wait. GFLOP/s.
-template <class T>
-double local_peak(long long size, MPI_Comm comm) {
-  // Simulated with computations charged: the rate they are charged at (the BLAS call is not
-  // run, and a simulated clock would not see it).
-  if (const double charged = exec::charged_gflops(); charged > 0) return charged;
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  double best = 0.0;
-  if (rank == 0) {
-    const int n = static_cast<int>(size);
-    std::vector<T> a(static_cast<std::size_t>(n) * n, T(0.5)), b(a), c(a);
-    const T one(1), zero(0);
-    for (int r = 0; r < 3; ++r) {
-      const double t0 = MPI_Wtime();
-      if constexpr (std::is_same_v<T, float>) {
-        cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(),
-                    n, 0.0f, c.data(), n);
-      } else if constexpr (std::is_same_v<T, double>) {
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, a.data(), n, b.data(),
-                    n, 0.0, c.data(), n);
-      } else if constexpr (std::is_same_v<T, std::complex<float>>) {
-        cblas_cgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, &one, a.data(), n, b.data(),
-                    n, &zero, c.data(), n);
-      } else {
-        cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, &one, a.data(), n, b.data(),
-                    n, &zero, c.data(), n);
-      }
-      const double t = MPI_Wtime() - t0;
-      best = std::max(best, flops_per_fma<T>() * static_cast<double>(n) * n * n / t / 1e9);
-    }
-  }
-  MPI_Bcast(&best, 1, MPI_DOUBLE, 0, comm);
-  return best;
-}
-
-// Cores this launch can use: per node, min(ranks on the node, cores of the node), summed.
-int usable_cores(MPI_Comm comm) {
-  MPI_Comm node;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int node_rank = 0, node_size = 0;
-  MPI_Comm_rank(node, &node_rank);
-  MPI_Comm_size(node, &node_size);
-  const long cores = exec::host_cores();
-  int mine = node_rank == 0 ? static_cast<int>(std::min<long>(node_size, cores)) : 0;
-  int total = 0;
-  MPI_Allreduce(&mine, &total, 1, MPI_INT, MPI_SUM, comm);
-  MPI_Comm_free(&node);
-  return total;
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 class Bench {
  public:
   explicit Bench(const Args& a) : a_(a) {}
@@ -349,15 +291,6 @@ class Bench {
     }
   }
 
-  // The bound of a run (issue 26): the time the links need to carry what each node must
-  // receive and send at least once, and the time the local multiplications need at the
-  // measured rate; the slowest node of each.
-  struct Bound {
-    double links_s = 0, blas_s = 0;
-    double in_bytes = 0, out_bytes = 0;
-  };
-  Bound bound(long long n, const std::vector<long long>& row_counts,
-              const std::vector<long long>& col_counts, double elem_bytes, double fma_flops) const;
   void find_node_and_link();
 
   const Args& a_;
@@ -404,74 +337,13 @@ void Bench::find_node_and_link() {
   }
 }
 
-// Lower bounds of one multiplication C = A B (n x n x n) on this grid, the slowest node's:
-// - links: each node must receive, at least once, every panel piece one of its ranks needs and
-//   a rank elsewhere owns (A's pieces (r, c') for its ranks (r, c), B's (r', c) likewise), and
-//   send every piece its ranks own that a rank elsewhere needs; max(in, out) / the link rate,
-//   each direction. Ranks of a node share its link; a node's own pieces cost nothing.
-// - BLAS: this rank's multiply-adds at the measured per-core rate (peak_core_).
-Bench::Bound Bench::bound(long long n, const std::vector<long long>& row_counts,
-                          const std::vector<long long>& col_counts, double elem_bytes,
-                          double fma_flops) const {
-  auto on_node = [&](int r, int c) {
-    return std::binary_search(node_members_.begin(), node_members_.end(), r * cols_ + c);
-  };
-  std::set<std::pair<int, int>> a_in, b_in, a_out, b_out;  // pieces (process row, column)
-  for (int w : node_members_) {
-    const int r = w / cols_, c = w % cols_;
-    for (int c2 = 0; c2 < cols_; ++c2) {
-      if (c2 != c && !on_node(r, c2)) {  // rank (r, c2) is elsewhere
-        a_in.emplace(r, c2);             // its A piece comes in
-        a_out.emplace(r, c);             // and this rank's goes out
-      }
-    }
-    for (int r2 = 0; r2 < rows_; ++r2) {
-      if (r2 != r && !on_node(r2, c)) {
-        b_in.emplace(r2, c);
-        b_out.emplace(r, c);
-      }
-    }
-  }
-  // A(r, c) is row r's rows by column c's share of k; B(r, c) row r's share of k by column c's.
-  auto bytes = [&](const std::set<std::pair<int, int>>& pieces) {
-    double sum = 0;
-    for (const auto& [r, c] : pieces) {
-      sum += static_cast<double>(row_counts[static_cast<std::size_t>(r)]) *
-             static_cast<double>(col_counts[static_cast<std::size_t>(c)]) * elem_bytes;
-    }
-    return sum;
-  };
-  Bound b;
-  double mine[3] = {bytes(a_in) + bytes(b_in), bytes(a_out) + bytes(b_out), 0};
-  const int myrow = rank_ / cols_, mycol = rank_ % cols_;
-  mine[2] = peak_core_ > 0
-                ? fma_flops * static_cast<double>(row_counts[static_cast<std::size_t>(myrow)]) *
-                      static_cast<double>(col_counts[static_cast<std::size_t>(mycol)]) *
-                      static_cast<double>(n) / (peak_core_ * 1e9)
-                : 0;
-  double most[3] = {0, 0, 0};
-  MPI_Allreduce(mine, most, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  b.in_bytes = most[0];
-  b.out_bytes = most[1];
-  b.blas_s = most[2];
-  if (link_bytes_per_s_ > 0) b.links_s = std::max(most[0], most[1]) / link_bytes_per_s_;
-  return b;
-}
-
 template <class T>
 void Bench::run_size(long long n, nlohmann::json& rows) {
   int myrow = 0, mycol = 0;
   relay_grid_info(grid_, nullptr, nullptr, &myrow, &mycol);
   const long long nb = a_.block;
-  auto local_count = [&](long long len, int p, int np) {  // NUMROC, source 0
-    const long long blocks = len / nb, extra = len % nb;
-    long long c = (blocks / np) * nb;
-    const long long rest = blocks % np;
-    if (p < rest)
-      c += nb;
-    else if (p == rest)
-      c += extra;
-    return c;
+  auto local_count = [&](long long len, int p, int np) {  // source 0
+    return static_cast<long long>(layout::fortran::numroc(len, nb, p, 0, np));
   };
   const long long mloc = local_count(n, myrow, rows_), nloc = local_count(n, mycol, cols_);
   const long long lld = std::max(1LL, mloc);
@@ -620,11 +492,19 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
     }
   }
   const double peak_total = peak_core_ * cores_;
-  std::vector<long long> row_counts, col_counts;
-  for (int r = 0; r < rows_; ++r) row_counts.push_back(local_count(n, r, rows_));
-  for (int c = 0; c < cols_; ++c) col_counts.push_back(local_count(n, c, cols_));
-  const Bound lim =
-      bound(n, row_counts, col_counts, static_cast<double>(sizeof(T)), flops_per_fma<T>());
+  gemm::BoundInputs bound_of;
+  bound_of.rows = rows_;
+  bound_of.cols = cols_;
+  bound_of.n = n;
+  for (int r = 0; r < rows_; ++r) bound_of.row_rows.push_back(local_count(n, r, rows_));
+  for (int c = 0; c < cols_; ++c) bound_of.col_cols.push_back(local_count(n, c, cols_));
+  bound_of.node_ranks = node_members_;
+  bound_of.rank = rank_;
+  bound_of.elem_bytes = static_cast<double>(sizeof(T));
+  bound_of.fma_flops = flops_per_fma<T>();
+  bound_of.core_gflops = peak_core_;
+  bound_of.link_bytes_per_s = link_bytes_per_s_;
+  const gemm::Bound lim = gemm::multiplication_bound(bound_of, MPI_COMM_WORLD);
   const double bound_max = std::max(lim.links_s, lim.blas_s), bound_sum = lim.links_s + lim.blas_s;
   // The bound is 2D SUMMA's data movement: the layered algorithms move less (that is their
   // point), so their rows carry no x_bound.
@@ -710,13 +590,14 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
                 "x_sum");
   }
   if (with_scalapack) {
-    const double t = median(scalapack_times);
+    const double t = measure::median(scalapack_times);
     emit("scalapack", "", "pdgemm", 0, t, 0, 0, 0, 0, 0, 0, 1.0, 0, 0);
   }
   for (const auto& s : series) {
-    emit(s.algorithm->name, s.ran, s.scheme->name, s.lookahead, median(s.time), median(s.predicted),
-         median(s.bcast), median(s.compute), median(s.wait), median(s.replicate), median(s.reduce),
-         s.ratio.empty() ? 0.0 : median(s.ratio), s.workspace, s.layered);
+    emit(s.algorithm->name, s.ran, s.scheme->name, s.lookahead, measure::median(s.time),
+         measure::median(s.predicted), measure::median(s.bcast), measure::median(s.compute),
+         measure::median(s.wait), measure::median(s.replicate), measure::median(s.reduce),
+         s.ratio.empty() ? 0.0 : measure::median(s.ratio), s.workspace, s.layered);
   }
   if (rank_ == 0) {
     std::printf(
@@ -860,12 +741,13 @@ int Bench::run() {
     Cblacs_gridinit(&ctxt_, "Row", rows_, cols_);
   }
 #endif
-  cores_ = usable_cores(MPI_COMM_WORLD);
+  cores_ = gemm::usable_cores(MPI_COMM_WORLD);
   const long long peak_n = std::min<long long>(2048, *std::max_element(sizes.begin(), sizes.end()));
   nlohmann::json rows = nlohmann::json::array();
   auto each = [&](auto tag) {
     using T = decltype(tag);
-    peak_core_ = local_peak<T>(std::max(256LL, peak_n), MPI_COMM_WORLD);
+    peak_core_ =
+        gemm::measure_core_gflops(a_.precision[0], std::max(256LL, peak_n), MPI_COMM_WORLD);
     for (long long n : sizes) run_size<T>(n, rows);
   };
   if (a_.precision == "s") each(float{});
