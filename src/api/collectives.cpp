@@ -91,12 +91,12 @@ relay_status_t check_arguments(const char* fn, const Args& a, Call& call) {
   if (a.collective == Collective::allgatherv) return check_allgatherv(fn, a, call);
   const Positions pos = positions(a.collective);
   if (auto st = relay::api::check_mpi(fn); st != RELAY_SUCCESS) return st;
-  const bool barrier = a.collective == Collective::barrier;
+  const bool no_data = !relay::coll::moves_data(a.collective);  // the barrier
   if (a.count < 0) {
     return fail(RELAY_ERR_COUNT, "{}: argument 3 ({} = {}) is negative", fn,
                 a.collective == Collective::reduce_scatter_block ? "recvcount" : "count", a.count);
   }
-  if (barrier) {
+  if (no_data) {
     call.type = relay::api::TypeInfo{1, 0, true};  // one byte of "entered"
   } else if (auto st = relay::api::check_datatype(fn, 4, a.datatype, a.count, call.type);
              st != RELAY_SUCCESS) {
@@ -158,7 +158,7 @@ relay_status_t check_arguments(const char* fn, const Args& a, Call& call) {
     return fail(RELAY_ERR_BUFFER, "{}: argument 2 (recvbuf) is NULL but count = {} > 0", fn,
                 a.count);
   }
-  call.bytes = barrier ? 1
+  call.bytes = no_data ? 1
                        : static_cast<std::int64_t>(a.count) * call.type.size *
                              (relay::coll::has_blocks(a.collective) ? call.size : 1);
   return resolve(fn, a, call);
@@ -368,7 +368,7 @@ relay_status_t start(const char* fn, const Args& a, relay_request* request) {
   shape.size = call.size;
   shape.root = positions(a.collective).root != 0 ? a.root : 0;
   shape.elem_bytes = std::max<std::int64_t>(1, call.type.size);
-  shape.bytes = (a.collective == Collective::barrier ? 1 : a.count) * shape.elem_bytes;
+  shape.bytes = (relay::coll::moves_data(a.collective) ? a.count : 1) * shape.elem_bytes;
   shape.segment_bytes = c.segment_bytes;
   shape.commutative = call.commutative;
   shape.fanout = c.fanout;

@@ -263,7 +263,7 @@ void Bench::add_prediction(nlohmann::json& row) const {
   const std::string algorithm = resolved_field(text, "algorithm");
   const auto* alg = coll::find_algorithm(op_, algorithm);
   if (alg == nullptr || alg->build == nullptr || !alg->runs_on(size_)) return;
-  const std::int64_t bytes = op_ == Collective::barrier ? 1 : row["size_bytes"].get<std::int64_t>();
+  const std::int64_t bytes = coll::moves_data(op_) ? row["size_bytes"].get<std::int64_t>() : 1;
   const double t =
       coll::predict_coll(*machine_, op_, algorithm, resolved_field(text, "policy"), size_, a_.root,
                          bytes, 8, std::stoll("0" + resolved_field(text, "segment_bytes")),
@@ -305,7 +305,7 @@ int Bench::run() {
     }
   }
   std::vector<std::int64_t> sizes;
-  if (op_ == Collective::barrier) {
+  if (!coll::moves_data(op_)) {
     // A barrier moves no data: one row per configuration, and segments change nothing.
     sizes = {0};
     segments = {0};

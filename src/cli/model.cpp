@@ -204,16 +204,14 @@ int run_predict(const PredictArgs& a) {
         core::format_bytes(machine.eager_limit_bytes).c_str(),
         machine.cost(machine.eager_limit_bytes + 1).handshake_s * 1e6);
   }
-  if (collective && *collective != coll::Collective::barrier) {
+  if (collective && coll::moves_data(*collective)) {
     std::printf(
         "# sizes are the data a call moves, as relay's tables count them: the vector (reduce, "
         "allreduce) or all "
         "ranks' blocks together (the others), in elements of %d bytes\n",
         a.elem_bytes);
   }
-  if (collective &&
-      (*collective == coll::Collective::reduce || *collective == coll::Collective::allreduce ||
-       *collective == coll::Collective::reduce_scatter_block)) {
+  if (collective && coll::has_op(*collective)) {
     if (machine.combine.empty()) {
       std::printf(
           "# combining received data (the op) is free here: %s has no combine timings (files "

@@ -1,3 +1,5 @@
+// Over 500 lines: one command with its inputs (two generated Hamiltonians, the Matrix Market
+// and raw readers, the atomic writer) and the LAPACK check of its result.
 // relay purify: canonical density-matrix purification (relay_purify) of a Hamiltonian read
 // from a file (Matrix Market, or raw binary doubles) or generated (a dimerized tight-binding
 // chain, a graphene flake in the Hueckel model), on a p x p x p mesh of the launch's ranks.

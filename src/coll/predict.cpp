@@ -35,7 +35,7 @@ double predict_bcast(const model::Machine& machine, const std::string& algorithm
 
 std::int64_t coll_call_bytes(coll::Collective collective, int ranks, std::int64_t bytes,
                              int elem_bytes) {
-  if (collective == coll::Collective::barrier) return 1;
+  if (!coll::moves_data(collective)) return 1;
   const std::int64_t unit =
       static_cast<std::int64_t>(elem_bytes) * (coll::has_blocks(collective) ? ranks : 1);
   return std::max<std::int64_t>(1, bytes / unit) * unit;
@@ -53,11 +53,10 @@ std::optional<schedule::Schedule> coll_schedule(coll::Collective collective,
   shape.size = ranks;
   shape.root = coll::has_root(collective) ? root : 0;
   shape.blocks = coll::has_blocks(collective);
-  shape.elem_bytes = collective == coll::Collective::barrier ? 1 : elem_bytes;
-  shape.bytes = (collective == coll::Collective::barrier
-                     ? 1
-                     : bytes / shape.elem_bytes / (shape.blocks ? ranks : 1)) *
-                shape.elem_bytes;
+  shape.elem_bytes = coll::moves_data(collective) ? elem_bytes : 1;
+  shape.bytes =
+      (coll::moves_data(collective) ? bytes / shape.elem_bytes / (shape.blocks ? ranks : 1) : 1) *
+      shape.elem_bytes;
   if (segment > 0)
     segment = std::max(shape.elem_bytes, segment / shape.elem_bytes * shape.elem_bytes);
   shape.segment_bytes = segment >= bytes ? 0 : segment;

@@ -276,6 +276,8 @@ struct Traits {
   std::string_view env_prefix;  ///< "BCAST", ... as in the RELAY_<OP>_* environment variables
   bool has_root;                ///< bcast, reduce, gather, scatter
   bool has_blocks;              ///< the buffer is size blocks (Shape::blocks)
+  /// false: no data, whatever the count (the barrier: one byte of "entered", OR-ed).
+  bool moves_data;
   ArgumentPositions positions;  ///< in relay_<name>
   BufferRules buffers;          ///< where sendbuf, recvbuf and MPI_IN_PLACE are significant
   ResultRule result;            ///< what recvbuf holds after the call
@@ -288,7 +290,7 @@ struct Traits {
                            const relay_coll_options_t* options);
   /// MPI_<Name>(...), or MPI_I<name> when `request` is not NULL; MPI's error code.
   int (*invoke_mpi)(const Buffers& b, MPI_Comm comm, MPI_Request* request);
-  /// The accumulator of a schedule (see api/collectives.cpp's top for each collective's).
+  /// Where the rank's schedule runs, and the work buffers and final copies it needs.
   Accumulator (*prepare)(const AccumulatorArgs& args, Workspace& workspace);
 };
 
@@ -301,6 +303,10 @@ inline std::string_view to_string(Collective c) { return traits(c).name; }
 inline std::string_view env_prefix(Collective c) { return traits(c).env_prefix; }
 /// Whether the buffer is size blocks (all but bcast, reduce, allreduce and barrier).
 inline bool has_blocks(Collective c) { return traits(c).has_blocks; }
+/// Whether the call moves the caller's data (all but the barrier, which moves one byte).
+inline bool moves_data(Collective c) { return traits(c).moves_data; }
+/// Whether the collective combines with an MPI_Op (reduce, allreduce, reduce_scatter_block).
+inline bool has_op(Collective c) { return traits(c).positions.op != 0; }
 /// Whether the collective has a root (bcast, reduce, gather, scatter).
 inline bool has_root(Collective c) { return traits(c).has_root; }
 /// The collective of a canonical name, if it is one.

@@ -3,6 +3,7 @@
 // Everything in relay that is not an algorithm reads these rows instead of switching on the
 // collective: the API's checks and accumulators, the benchmarks, the tuner.
 #include <cstring>
+#include <iterator>
 
 #include "coll/bcast/bcast.hpp"
 #include "coll/reduction/reduction.hpp"
@@ -127,33 +128,14 @@ constexpr Ranks none = Ranks::none, root = Ranks::root, all = Ranks::all;
 // MPI's rules for the collectives that read sendbuf and write recvbuf everywhere.
 constexpr BufferRules kEverywhere{all, all, all, none};
 
-const Traits kTraits[] = {
-    {C::bcast,
-     "bcast",
-     "BCAST",
-     true,
-     false,
-     {0, 4, 5, 6},
-     // The one buffer is recvbuf (relay_bcast's `buffer`).
-     {none, all, none, none},
-     {all, false},
-     Combine::caller_op,
-     bcast_algorithms,
-     bcast_closed_form,
-     [](const Buffers& b, MPI_Comm comm, const relay_bcast_options_t* bo,
-        const relay_coll_options_t*) {
-       return relay_bcast(b.recv, b.count, b.type, b.root, comm, bo);
-     },
-     [](const Buffers& b, MPI_Comm comm, MPI_Request* r) {
-       return r ? MPI_Ibcast(b.recv, b.count, b.type, b.root, comm, r)
-                : MPI_Bcast(b.recv, b.count, b.type, b.root, comm);
-     },
-     bcast_accumulator},
+// In the order of relay_collective_t's values (1, 2, ...): traits() indexes it.
+constexpr Traits kTraits[] = {
     {C::reduce,
      "reduce",
      "REDUCE",
      true,
      false,
+     true,
      {5, 6, 7, 8},
      {all, root, root, none},
      {root, false},
@@ -174,6 +156,7 @@ const Traits kTraits[] = {
      "ALLREDUCE",
      false,
      false,
+     true,
      {5, 0, 6, 7},
      kEverywhere,
      {all, false},
@@ -193,6 +176,7 @@ const Traits kTraits[] = {
      "allgather",
      "ALLGATHER",
      false,
+     true,
      true,
      {0, 0, 5, 6},
      kEverywhere,
@@ -214,6 +198,7 @@ const Traits kTraits[] = {
      "REDUCE_SCATTER_BLOCK",
      false,
      true,
+     true,
      {5, 0, 6, 7},
      kEverywhere,
      {all, false},
@@ -232,6 +217,7 @@ const Traits kTraits[] = {
     {C::gather,
      "gather",
      "GATHER",
+     true,
      true,
      true,
      {0, 5, 6, 7},
@@ -254,6 +240,7 @@ const Traits kTraits[] = {
      "SCATTER",
      true,
      true,
+     true,
      {0, 5, 6, 7},
      {root, all, none, root},
      {all, false},
@@ -273,6 +260,7 @@ const Traits kTraits[] = {
      "alltoall",
      "ALLTOALL",
      false,
+     true,
      true,
      {0, 0, 5, 6},
      kEverywhere,
@@ -294,6 +282,7 @@ const Traits kTraits[] = {
      "BARRIER",
      false,
      false,
+     false,
      {0, 0, 1, 2},
      {none, none, none, none},
      {none, false},
@@ -310,6 +299,7 @@ const Traits kTraits[] = {
      "allgatherv",
      "ALLGATHERV",
      false,
+     true,
      true,
      {0, 0, 8, 9},
      // recvbuf is never MPI_IN_PLACE (the API says so in allgatherv's own words).
@@ -330,16 +320,42 @@ const Traits kTraits[] = {
                                  recvtype_of(b), comm);
      },
      allgatherv_accumulator},
+    {C::bcast,
+     "bcast",
+     "BCAST",
+     true,
+     false,
+     true,
+     {0, 4, 5, 6},
+     // The one buffer is recvbuf (relay_bcast's `buffer`).
+     {none, all, none, none},
+     {all, false},
+     Combine::caller_op,
+     bcast_algorithms,
+     bcast_closed_form,
+     [](const Buffers& b, MPI_Comm comm, const relay_bcast_options_t* bo,
+        const relay_coll_options_t*) {
+       return relay_bcast(b.recv, b.count, b.type, b.root, comm, bo);
+     },
+     [](const Buffers& b, MPI_Comm comm, MPI_Request* r) {
+       return r ? MPI_Ibcast(b.recv, b.count, b.type, b.root, comm, r)
+                : MPI_Bcast(b.recv, b.count, b.type, b.root, comm);
+     },
+     bcast_accumulator},
 };
+
+constexpr bool in_value_order() {
+  for (std::size_t i = 0; i < std::size(kTraits); ++i) {
+    if (static_cast<std::size_t>(kTraits[i].collective) != i + 1) return false;
+  }
+  return true;
+}
+static_assert(in_value_order(), "kTraits: row i is the collective of value i + 1");
 
 }  // namespace
 
-const Traits& traits(Collective c) {
-  for (const Traits& t : kTraits) {
-    if (t.collective == c) return t;
-  }
-  return kTraits[0];  // unreachable for a Collective value
-}
+// Read several times per call (checks, accumulator, combine): an index, not a search.
+const Traits& traits(Collective c) { return kTraits[static_cast<std::size_t>(c) - 1]; }
 
 std::optional<Collective> find_collective(std::string_view name) {
   for (const Traits& t : kTraits) {

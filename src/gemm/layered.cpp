@@ -1,3 +1,5 @@
+// Over 500 lines: one algorithm family -- the exchange of k-slabs, the 2.5D and 3D runs, the
+// reduction of C and the automatic choice -- sharing the layers' index arithmetic.
 // 2.5D and 3D GEMM on the caller's 2D block-cyclic matrices (mukunoki2017's scheme, on any
 // block size, offsets, transposes and the four types), and the choice among the algorithms.
 //

@@ -1,3 +1,5 @@
+// Over 500 lines: huang2018's Algorithms 4 and 5 on one mesh, sharing its padded blocks, its
+// part split and the InFlight poller that forwards parts (the C entry points: symm/entry.cpp).
 #include "symm/square_cube.hpp"
 
 #include <cblas.h>

@@ -431,7 +431,7 @@ SessionResult Tuner::run() {
   for (auto bytes : sizes) {
     std::vector<Candidate> axes;
     for (const auto& alg : algorithms) {
-      if (alg == "mpi" || (collective_ && *collective_ == coll::Collective::barrier)) {
+      if (alg == "mpi" || (collective_ && !coll::moves_data(*collective_))) {
         // mpi has no segments or policy of relay's; a barrier moves one byte.
         if (alg == "mpi") {
           axes.push_back({alg, "nonblocking", {0}});
