@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Issue 24 (no behaviour change): the same commands with relay before the restructuring (BEFORE,
-# built at 906e447) and after it (AFTER), alternated in rounds on one quiet machine, 2 ranks.
+# Issue 24 (no behaviour change): the same commands with relay before a step of the
+# restructuring (BEFORE) and after it (AFTER), alternated in rounds on one quiet machine, 2 ranks.
+# Runs: 906e447 against 2f8f5c0 (issue24_before_after.txt), c3a7508 against d79a5b2
+# (issue24_before_after_traits.txt: the traits rows, the sweep and the model's judgement moved
+# out of the command line).
 # Usage: issue24_before_after.sh BEFORE_RELAY AFTER_RELAY OUT_DIR [ROUNDS]
 set -euo pipefail
 before=$1 after=$2 out=$3 rounds=${4:-3}
@@ -29,6 +32,12 @@ for r in $(seq 1 "$rounds"); do
       --json "$out/allreduce.$tag.json" > "$out/allreduce.$tag.txt"
     run "$tag" "$relay" bench gemm --n 1024 --grid 1x2 --schemes all --lookahead 0,1 --reps 3 \
       --json "$out/gemm.$tag.json" > "$out/gemm.$tag.txt" 2>&1
+    # The sweep's confirmation and the model's judgement (moved from the command line to
+    # measure/sweep and tune/model_accuracy): the model's picks must be the same.
+    run "$tag" "$relay" bench bcast --sizes 64KiB,1MiB --algorithms binomial,pipeline,auto \
+      --policies nonblocking --segments 0,8KiB,64KiB --baselines none --min-time 0.1 \
+      --model "$out/params.json" --model-confirm 1 --confirm 2 --confirm-rounds 3 --quiet \
+      --json "$out/judge.$tag.json" > "$out/judge.$tag.txt"
     run "$tag" "$relay" tune --operation bcast --sizes 64KiB,1MiB --params "$out/params.json" \
       --methods smgd --output "$out/tune.$tag.table.json" > "$out/tune.$tag.txt" 2>&1
   done

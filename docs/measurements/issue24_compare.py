@@ -60,3 +60,19 @@ for side in ("before", "after"):
         choices = ", ".join(f"{r['bytes']}: {r['algorithm']} {r.get('policy', '')} "
                             f"{r.get('segment_bytes', 0)}" for r in rules)
         print(f"{side:7} {path.split('.')[-3]}  {choices}")
+
+# The model's picks (deterministic: one parameter file) and what was confirmed, where the
+# runs made them (the judge step was added for the second comparison).
+judged = {side: sorted(glob.glob(f"{out}/judge.{side}.r*.json")) for side in ("before", "after")}
+if judged["before"] and judged["after"]:
+    print("\n## relay bench bcast --model --confirm: the model's picks per curve and size, per round")
+    for side in ("before", "after"):
+        for path in judged[side]:
+            doc = json.load(open(path))
+            picks = "; ".join(f"{m['size_bytes']} {m['algorithm']} -> {m['model_segment_bytes']}"
+                              for m in doc.get("model_accuracy", []))
+            choice = "; ".join(f"{c['size_bytes']} -> {c['model']['algorithm']} "
+                               f"{c['model']['segment_bytes']}" for c in doc.get("model_choice", []))
+            confirmed = sum(1 for _ in doc.get("confirmation", []))
+            print(f"{side:7} {path.split('.')[-2]}  picks: {picks} | choice: {choice} | "
+                  f"confirmed rows: {confirmed}")
