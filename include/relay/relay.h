@@ -447,6 +447,11 @@ RELAY_API const char* relay_status_string(relay_status_t status);
 RELAY_API const char* relay_last_error(void);
 /** Version string "major.minor.patch". */
 RELAY_API const char* relay_version(void);
+/** What this library was built with and runs on, one item per line: relay's version, the MPI
+ *  library it was compiled for and the one this process runs (MPI_Get_library_version's first
+ *  line, callable before MPI_Init), and the BLAS it was linked with. A relay built for one MPI
+ *  family refuses to run under the other (RELAY_ERR_MPI, naming both, at its first call). */
+RELAY_API const char* relay_build_info(void);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,12 @@
 #include "api/checks.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "core/status.hpp"
 
@@ -9,7 +14,64 @@ namespace relay::api {
 
 using core::fail;
 
+// The MPI library relay was compiled for (its mpi.h); empty where not checked (SimGrid's SMPI).
+std::string built_for_mpi() {
+#if defined(OPEN_MPI)
+  return fmt::format("Open MPI {}.{}.{}", OMPI_MAJOR_VERSION, OMPI_MINOR_VERSION,
+                     OMPI_RELEASE_VERSION);
+#elif defined(MPICH_VERSION)
+  return std::string("MPICH ") + MPICH_VERSION;
+#else
+  return "";
+#endif
+}
+
+// Open MPI's handles are pointers and MPICH's integers: a relay built for one and run with the
+// other (both libraries loaded, the program's MPI answering) fails deep inside MPI ("Invalid
+// communicator") or crashes. MPI_Get_library_version may be called at any time and touches no
+// handle, so it is asked once, before relay uses any handle. Only a library positively of the
+// other family counts as a mismatch: MPICH's ABI relatives (Intel MPI, MVAPICH, Cray MPICH) do
+// not say "MPICH" alike.
+std::string running_mpi() {
+  // The buffer must hold the running library's string, whose bound is that library's
+  // MPI_MAX_LIBRARY_VERSION_STRING, not necessarily our header's: Open MPI's is 256, MPICH's
+  // 8192 (and MPICH's string, with its configure options, is long): an Open MPI build asking
+  // MPICH overflowed a 256-byte buffer.
+  std::vector<char> version(65536, '\0');
+  int length = 0;
+  if (MPI_Get_library_version(version.data(), &length) != MPI_SUCCESS) return "";
+  version.back() = '\0';
+  std::string running(version.data());  // `length` may count the terminating NUL
+  running = running.substr(0, running.find('\n'));
+  while (!running.empty() && (running.back() == ',' || running.back() == ' ')) running.pop_back();
+  return running;
+}
+
+const std::string& mpi_mismatch() {
+  static const std::string text = [] {
+    const std::string built = built_for_mpi();
+    if (built.empty()) return std::string();
+    const std::string running = running_mpi();
+    const bool ours_ompi = built.rfind("Open MPI", 0) == 0;
+    const bool runs_ompi = running.find("Open MPI") != std::string::npos;
+    const bool runs_mpich_family = running.find("MPICH") != std::string::npos ||
+                                   running.find("MVAPICH") != std::string::npos ||
+                                   running.find("Intel(R) MPI") != std::string::npos;
+    if ((ours_ompi && runs_mpich_family && !runs_ompi) || (!ours_ompi && runs_ompi)) {
+      return fmt::format(
+          "relay was built for {} but this program runs {} (their MPI handles differ): use the "
+          "relay built for the program's MPI",
+          built, running);
+    }
+    return std::string();
+  }();
+  return text;
+}
+
 relay_status_t check_mpi(const char* fn) {
+  if (const std::string& mismatch = mpi_mismatch(); !mismatch.empty()) {
+    return fail(RELAY_ERR_MPI, "{}: {}", fn, mismatch);
+  }
   int initialized = 0, finalized = 0;
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
@@ -63,6 +125,7 @@ relay_status_t check_comm(const char* fn, int position, MPI_Comm comm, int& size
 }
 
 bool usable_comm(MPI_Comm comm) {
+  if (!mpi_mismatch().empty()) return false;  // check_mpi says why
   int initialized = 0, finalized = 0;
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);

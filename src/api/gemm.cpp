@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "api/checks.hpp"
 #include "core/status.hpp"
 #include "gemm/gemm.hpp"
 #include "gemm/grid.hpp"
@@ -27,20 +28,13 @@ relay::layout::Descriptor to_descriptor(const relay_matrix_desc_t* d) {
                                             d->csrc, 0, d->lld);
 }
 
-bool mpi_usable() {
-  int initialized = 0, finalized = 0;
-  MPI_Initialized(&initialized);
-  MPI_Finalized(&finalized);
-  return initialized && !finalized;
-}
-
 }  // namespace
 
 extern "C" {
 
 relay_status_t relay_grid_create(MPI_Comm comm, int rows, int cols, char order,
                                  relay_grid_t* grid) {
-  if (!mpi_usable()) return fail(RELAY_ERR_COMM, "relay_grid_create: MPI is not initialized");
+  if (auto st = relay::api::check_mpi("relay_grid_create"); st != RELAY_SUCCESS) return st;
   if (comm == MPI_COMM_NULL) {
     return fail(RELAY_ERR_COMM, "relay_grid_create: argument 1 (comm) is MPI_COMM_NULL");
   }
@@ -117,7 +111,7 @@ relay_status_t relay_gemm(char transa, char transb, long long m, long long n, lo
                           const relay_gemm_options_t* options, int* info,
                           relay_gemm_stats_t* stats) {
   if (info) *info = 0;
-  if (!mpi_usable()) return fail(RELAY_ERR_COMM, "relay_gemm: MPI is not initialized");
+  if (auto st = relay::api::check_mpi("relay_gemm"); st != RELAY_SUCCESS) return st;
   if (grid == RELAY_GRID_NULL) return fail(RELAY_ERR_COMM, "relay_gemm: the grid is NULL");
   relay::gemm::Problem p;
   p.transa = transa;

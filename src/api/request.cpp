@@ -1,9 +1,13 @@
 // Completing nonblocking operations, names of enums, status strings.
 #include "api/request.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstring>
+#include <string>
 
+#include "api/checks.hpp"
 #include "coll/registry.hpp"
 #include "core/status.hpp"
 #include "exec/compute.hpp"
@@ -342,6 +346,18 @@ const char* relay_status_string(relay_status_t status) {
 
 const char* relay_last_error(void) { return relay::core::last_error(); }
 
-const char* relay_version(void) { return "0.1.0"; }
+const char* relay_version(void) { return RELAY_VERSION_STRING; }
+
+const char* relay_build_info(void) {
+  static const std::string text = [] {
+    std::string running = relay::api::running_mpi();
+    if (running.empty()) running = "unknown";
+    const std::string built = relay::api::built_for_mpi();
+    return fmt::format("relay {}\nMPI (built for): {}\nMPI (running): {}\nBLAS: {}",
+                       RELAY_VERSION_STRING, built.empty() ? "SimGrid SMPI" : built, running,
+                       RELAY_BLAS_LIBRARIES);
+  }();
+  return text.c_str();
+}
 
 }  // extern "C"

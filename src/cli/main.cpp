@@ -122,7 +122,9 @@ int main(int argc, char** argv) {
   CLI::App app{
       "relay: fast collectives on MPI point-to-point for distributed dense linear algebra"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", relay_version());
+  app.set_version_flag(
+      "--version", [] { return std::string(relay_build_info()); },
+      "print relay's version, the MPI it was built for and runs, its BLAS");
   app.footer(
       std::string("Sizes (--sizes, --segments, RELAY_*_SEGMENT_BYTES ...) in bytes; ") +
       relay::core::kByteUnitsHelp +

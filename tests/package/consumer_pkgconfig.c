@@ -1,4 +1,5 @@
-/* Built with `mpicc $(pkg-config --cflags --libs relay)`: the pkg-config file is usable. */
+/* Built with `mpicc $(pkg-config --cflags --libs relay)`, with the plain C compiler (relay.pc
+ * requires its MPI's module) and as a C-only CMake project: the package is usable from C. */
 #include <relay/relay.h>
 #include <stdio.h>
 
