@@ -26,7 +26,12 @@ namespace relay::cli {
 
 void add_sweep_axes(CLI::App* cmd, SweepArgs& a, const std::string& sizes_help,
                     const std::string& algorithms_help) {
-  cmd->add_option("--sizes", a.sizes, sizes_help + kSizesHelpUnits)->capture_default_str();
+  CLI::Option* sizes =
+      cmd->add_option("--sizes", a.sizes, sizes_help + kSizesHelpUnits)->capture_default_str();
+  cmd->add_option("-m,--message-size", a.osu_sizes,
+                  "[MIN:]MAX: the powers of two from MIN (default 1) to MAX bytes, as OSU's -m "
+                  "(instead of --sizes)")
+      ->excludes(sizes);
   cmd->add_option("--algorithms", a.algorithms, algorithms_help)->capture_default_str();
   cmd->add_option("--policies", a.policies, "blocking, nonblocking, or all")->capture_default_str();
   cmd->add_option("--segments", a.segments, "segment sizes; 0 = unsegmented")
@@ -62,9 +67,13 @@ SymmCollectives symm_collectives(const std::string& parts) {
 }
 
 void add_iteration_options(CLI::App* cmd, measure::IterationArgs& t) {
-  cmd->add_option("--iterations", t.iterations, "timed iterations (0 = enough for --min-time)")
+  cmd->add_option("-i,--iterations", t.iterations,
+                  "timed iterations (0 = enough for --min-time; with --osu, OSU's 1000, or 100 "
+                  "above 8 KiB)")
       ->check(CLI::Range(0, measure::kMaxIterations));
-  cmd->add_option("--warmup", t.warmup, "untimed iterations first")
+  cmd->add_option("-x,--warmup", t.warmup,
+                  "untimed iterations first (with --osu and not given: OSU's 200, or 10 above "
+                  "8 KiB)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_option("--min-time", t.min_time_s,
@@ -91,6 +100,11 @@ void add_sweep_output(CLI::App* cmd, SweepArgs& a, const std::string& model_help
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_flag("--quiet", a.quiet, "no progress on stderr");
+  cmd->add_flag("--osu", a.osu,
+                "time and print as the OSU micro-benchmarks do (osu_bcast, osu_allreduce, ...): "
+                "each rank's mean latency over its own calls, Avg/Min/Max over ranks");
+  cmd->add_flag("-f,--full", a.full,
+                "with --osu, OSU's full table: Min and Max latency and iterations too");
   // Handled before parsing (main.cpp): listed here for --help.
   cmd->add_flag("--cluster",
                 "run on the emulated cluster (relay cluster up first): relaunches this command "
@@ -98,10 +112,22 @@ void add_sweep_output(CLI::App* cmd, SweepArgs& a, const std::string& model_help
                 "default 3600 s)");
 }
 
-void check_sweep_args(const SweepArgs& a) {
+void check_sweep_args(SweepArgs& a) {
   if (!a.plot_path.empty() && a.json_path.empty()) {
     throw CLI::ValidationError("--plot", "needs --json");
   }
+  if (!a.osu_sizes.empty()) {  // OSU's -m [MIN:]MAX: the powers of two from MIN (1) to MAX
+    const auto colon = a.osu_sizes.find(':');
+    const std::string lo = colon == std::string::npos ? "1" : a.osu_sizes.substr(0, colon);
+    const std::string hi = colon == std::string::npos ? a.osu_sizes : a.osu_sizes.substr(colon + 1);
+    const auto min_bytes = core::parse_bytes(lo), max_bytes = core::parse_bytes(hi);
+    if (!min_bytes || !max_bytes || *min_bytes < 1 || *max_bytes < *min_bytes) {
+      throw CLI::ValidationError(
+          "-m", "'" + a.osu_sizes + "' is not [MIN:]MAX with 1 <= MIN <= MAX (bytes, as OSU's -m)");
+    }
+    a.sizes = fmt::format("{}:{}", *min_bytes, *max_bytes);
+  }
+  if (a.full && !a.osu) throw CLI::ValidationError("-f", "is --osu's full table: add --osu");
 }
 
 void add_times(nlohmann::json& row, const std::vector<double>& t) {
@@ -158,15 +184,29 @@ void print_summary(const nlohmann::json& rows) {
   }
 }
 
-long print_tables(MPI_Comm comm, const std::vector<BenchConfig>& configs,
+long print_tables(MPI_Comm comm, const SweepArgs& a, const std::vector<BenchConfig>& configs,
                   const std::vector<std::int64_t>& sizes,
                   const std::vector<std::vector<nlohmann::json>>& measured, bool with_model,
                   const std::function<std::string(const BenchConfig&)>& header,
                   const std::function<void(nlohmann::json&)>& add_prediction, nlohmann::json& doc) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
+  if (rank == 0 && !a.osu) {
+    std::printf(
+        "# Avg/Min/Max(us): every timed call starts after a barrier and is timed as the slowest "
+        "rank's time;\n# Avg is the mean over the timed calls, Min and Max the fastest and "
+        "slowest call (OSU's Avg/Min/Max\n# are over ranks of each rank's mean: --osu)\n");
+  }
   for (std::size_t ci = 0; ci < configs.size(); ++ci) {
-    if (rank == 0) {
+    if (rank == 0 && a.osu) {
+      // osu_bcast's columns and meaning (osu_util: "%-*d%*.*f" and, with -f, min, max, iters).
+      std::printf(
+          "%s\n# OSU-style (--osu): each rank's mean latency over its own calls; Avg "
+          "over ranks, Min and Max of them\n",
+          header(configs[ci]).c_str());
+      std::printf("%-10s%18s%s\n", "# Size", "Avg Latency(us)",
+                  a.full ? "   Min Latency(us)   Max Latency(us)  Iterations" : "");
+    } else if (rank == 0) {
       std::printf("%s\n", header(configs[ci]).c_str());
       std::printf("%-12s %12s %12s %12s %11s %10s%s\n", "# Size", "Avg(us)", "Min(us)", "Max(us)",
                   "Iterations", "MB/s", with_model ? "    Model(us) Model/meas" : "");
@@ -180,6 +220,15 @@ long print_tables(MPI_Comm comm, const std::vector<BenchConfig>& configs,
       if (row.contains("error")) {
         std::printf("%-12lld ERROR: %s\n", static_cast<long long>(bytes),
                     row["error"].get<std::string>().c_str());
+        continue;
+      }
+      if (a.osu) {
+        std::printf("%-10lld%18.2f", static_cast<long long>(bytes), row["avg_us"].get<double>());
+        if (a.full) {
+          std::printf("%18.2f%18.2f%12d", row["min_us"].get<double>(), row["max_us"].get<double>(),
+                      row["iterations"].get<int>());
+        }
+        std::printf("\n");
         continue;
       }
       std::printf("%-12lld %12.2f %12.2f %12.2f %11d %10.2f", static_cast<long long>(bytes),
@@ -250,6 +299,24 @@ SweepBench::~SweepBench() { MPI_Comm_free(&comm_); }
 
 void SweepBench::add_timing(nlohmann::json& row, std::int64_t bytes,
                             const std::function<void(bool)>& op) const {
+  if (sweep_args_.osu) {  // OSU's timing, counts and meaning (measure::time_osu)
+    const bool large = bytes > measure::kOsuLargeMessageBytes;
+    const auto& t = sweep_args_.timing;
+    const int iterations = t.iterations > 0 ? t.iterations
+                           : large          ? measure::kOsuIterationsLarge
+                                            : measure::kOsuIterations;
+    const int warmup = sweep_args_.warmup_given ? t.warmup
+                       : large                  ? measure::kOsuWarmupLarge
+                                                : measure::kOsuWarmup;
+    const measure::OsuLatency l = measure::time_osu(comm_, iterations, warmup, [&op] { op(true); });
+    row["timing"] = "osu";
+    row["avg_us"] = l.avg_us;
+    row["min_us"] = l.min_us;
+    row["max_us"] = l.max_us;
+    row["iterations"] = l.iterations;
+    row["bandwidth_MBps"] = l.avg_us > 0 ? static_cast<double>(bytes) / l.avg_us : 0.0;
+    return;
+  }
   add_times(row, measure::time_iterations(comm_, sweep_args_.timing, op).times_s);
   const double avg = row["avg_us"].get<double>() * 1e-6;
   row["bandwidth_MBps"] = avg > 0 ? static_cast<double>(bytes) / avg / 1e6 : 0.0;
@@ -265,7 +332,7 @@ long SweepBench::sweep(const std::vector<BenchConfig>& configs,
   const auto measured = measure::measure_sweep(comm_, sweep_args_.rounds, sweep_args_.quiet,
                                                configs, sizes, measure_row);
   const long failed = print_tables(
-      comm_, configs, sizes, measured, machine_.has_value(), header,
+      comm_, sweep_args_, configs, sizes, measured, machine_.has_value(), header,
       [this](nlohmann::json& row) { add_prediction(row); }, doc);
   if (rank_ == 0) print_summary(doc["rows"]);
   if (sweep_args_.confirm > 0)

@@ -43,6 +43,12 @@ struct SweepArgs {
   std::string model_path;  // parameter file: print the model's time next to each row
   int model_confirm = 2;   // with --model: each curve's fastest N and the model's picks again
   bool quiet = false;
+  // The OSU micro-benchmarks' flags: -m [MIN:]MAX (sizes), --osu (their timing and table), -f
+  // (their full table); -i and -x are --iterations and --warmup.
+  std::string osu_sizes;
+  bool osu = false;
+  bool full = false;
+  bool warmup_given = false;  // -x/--warmup on the command line (else OSU's own with --osu)
 };
 
 /// --sizes, --algorithms, --policies, --segments.
@@ -67,13 +73,14 @@ void add_times(nlohmann::json& row, const std::vector<double>& times_s);
 /// --rounds, --json, --plot, --model, --model-confirm, --quiet and --cluster (listed for --help;
 /// main.cpp relaunches `relay bench <what> --cluster` before parsing).
 void add_sweep_output(CLI::App* cmd, SweepArgs& a, const std::string& model_help);
-/// Throws CLI::ValidationError for --plot without --json.
-void check_sweep_args(const SweepArgs& a);
+/// Throws CLI::ValidationError for --plot without --json or a bad -m; turns -m into --sizes.
+void check_sweep_args(SweepArgs& a);
 
 /// Runs the command: checks the options, starts MPI, and runs a `Bench` made from them.
 template <class Bench, class Args>
 void set_sweep_callback(CLI::App* cmd, const std::shared_ptr<Args>& args, int& exit_code) {
-  cmd->callback([args, &exit_code] {
+  cmd->callback([cmd, args, &exit_code] {
+    args->warmup_given = cmd->get_option("--warmup")->count() > 0;
     check_sweep_args(*args);
     ensure_mpi();
     Bench bench_run(*args);
@@ -99,7 +106,7 @@ using measure::MeasureRow;
 /// Per configuration (rank 0 prints): `header(config)` and an OSU-style table, with the
 /// model's columns when `with_model`; every combined row, passed through add_prediction, is
 /// appended to doc["rows"] on every rank. Returns how many rows failed.
-long print_tables(MPI_Comm comm, const std::vector<BenchConfig>& configs,
+long print_tables(MPI_Comm comm, const SweepArgs& a, const std::vector<BenchConfig>& configs,
                   const std::vector<std::int64_t>& sizes,
                   const std::vector<std::vector<nlohmann::json>>& measured, bool with_model,
                   const std::function<std::string(const BenchConfig&)>& header,

@@ -63,4 +63,27 @@ Timed time_iterations(MPI_Comm comm, const IterationArgs& a,
   return out;
 }
 
+OsuLatency time_osu(MPI_Comm comm, int iterations, int warmup, const std::function<void()>& op) {
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  double timer_s = 0;
+  for (int i = 0; i < iterations + warmup; ++i) {
+    const double start = MPI_Wtime();
+    op();
+    const double stop = MPI_Wtime();
+    if (i >= warmup) timer_s += stop - start;
+    MPI_Barrier(comm);
+  }
+  MPI_Barrier(comm);
+  const double latency_us = iterations > 0 ? timer_s * 1e6 / iterations : 0.0;
+  OsuLatency out;
+  out.iterations = iterations;
+  // OSU reduces to rank 0; every rank gets the figures here (each row is agreed everywhere).
+  MPI_Allreduce(&latency_us, &out.min_us, 1, MPI_DOUBLE, MPI_MIN, comm);
+  MPI_Allreduce(&latency_us, &out.max_us, 1, MPI_DOUBLE, MPI_MAX, comm);
+  MPI_Allreduce(&latency_us, &out.avg_us, 1, MPI_DOUBLE, MPI_SUM, comm);
+  out.avg_us /= size;
+  return out;
+}
+
 }  // namespace relay::measure

@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <vector>
 
@@ -51,5 +52,21 @@ using EarlyStop =
 /// do nothing on ranks that do not take part.
 Timed time_iterations(MPI_Comm comm, const IterationArgs& args,
                       const std::function<void(bool timed)>& op, const EarlyStop& stop = nullptr);
+
+/// OSU micro-benchmarks' counts (osu_util.h): below and above 8 KiB.
+inline constexpr std::int64_t kOsuLargeMessageBytes = 8192;
+inline constexpr int kOsuIterations = 1000, kOsuIterationsLarge = 100;
+inline constexpr int kOsuWarmup = 200, kOsuWarmupLarge = 10;
+
+/// What osu_bcast and OSU's other collective latency tests report, with their meaning: each
+/// rank times its own calls (MPI_Wtime around the call, a barrier after each, `warmup` calls
+/// not counted), its latency is its mean over `iterations`; Avg is the mean of the ranks'
+/// latencies, Min and Max the smallest and largest of them. Microseconds, the same on every
+/// rank. Collective over comm.
+struct OsuLatency {
+  double avg_us = 0, min_us = 0, max_us = 0;
+  int iterations = 0;
+};
+OsuLatency time_osu(MPI_Comm comm, int iterations, int warmup, const std::function<void()>& op);
 
 }  // namespace relay::measure

@@ -14,7 +14,8 @@
 #      the directory, which is not created; results written whole, no temporary file left;
 #   6. relay bench gemm --n 100000 (and other benchmarks' buffers too big for the memory):
 #      the memory per rank printed, then a clear refusal with exit 1 on every rank count, not
-#      a bare std::bad_alloc.
+#      a bare std::bad_alloc;
+#   7. OSU's flags (-m, -i, -x, -f, --osu) and what the tables' columns are over.
 # Usage: run_cli_checks_test.sh MPIEXEC RELAY [mpiexec flags...]
 set -uo pipefail
 mpiexec=$1 relay=$2
@@ -197,4 +198,37 @@ says "relay model measure (sizes up to 1KiB, --cycle 1024GiB) needs" "relay mode
 status_is 1 "relay model predict of 2^20 ranks x 8192 segments in 400 MB"
 says "out of memory replaying schedules on 1048576 ranks" "relay model predict of 2^20 ranks"
 echo "6. buffers beyond the memory: said before allocating, refused with exit 1, no crash"
+
+# 7. OSU's flags and output (-m, -i, -x, -f, --osu): osu_bcast's columns, one row per power of
+#    two from MIN to MAX, OSU's counts unless -i/-x; the default table says what it is over.
+run 2 "$relay" bench bcast -m 1:64 -f --osu -i 20 -x 2 --algorithms binomial --policies nonblocking \
+  --segments 0 --baselines none --quiet --json "$work/osu.json"; rc=$?
+status_is 0 "relay bench bcast -m 1:64 -f --osu"
+says "# Size       Avg Latency(us)   Min Latency(us)   Max Latency(us)  Iterations" "--osu -f's header"
+[ "$(grep -cE '^[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +20$' "$out")" -eq 7 ] ||
+  fail "-m 1:64 -f --osu -i 20: expected 7 rows (1..64 bytes) of 20 iterations"
+python3 - "$work/osu.json" <<'PY' || fail "--osu rows: Min <= Avg <= Max over ranks, timing osu"
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+assert [r["size_bytes"] for r in rows] == [1, 2, 4, 8, 16, 32, 64], rows
+assert all(r["timing"] == "osu" and r["min_us"] <= r["avg_us"] <= r["max_us"] for r in rows)
+PY
+run 2 "$relay" bench bcast -m 16384 --osu --algorithms mpi --baselines none --quiet \
+  --json "$work/osu_default.json"; rc=$?
+status_is 0 "relay bench bcast -m 16384 --osu"
+says "# Size       Avg Latency(us)" "--osu without -f"
+if grep -q "Min Latency" "$out"; then fail "--osu without -f printed the full table"; fi
+python3 - "$work/osu_default.json" <<'PY' || fail "--osu without -i: OSU's 1000 iterations, 100 above 8 KiB"
+import json, sys
+rows = {r["size_bytes"]: r["iterations"] for r in json.load(open(sys.argv[1]))["rows"]}
+assert rows[8192] == 1000 and rows[16384] == 100 and len(rows) == 15, rows
+PY
+run 2 "$relay" bench bcast --sizes 64 --algorithms mpi --baselines none --iterations 5 --quiet; rc=$?
+status_is 0 "relay bench bcast, default table"
+says "# Avg is the mean over the timed calls, Min and Max the fastest and" "the default table's header"
+solo "$relay" bench bcast -f; rc=$?; status_is 2 "-f without --osu"
+solo "$relay" bench bcast -m 64:8; rc=$?; status_is 2 "-m MIN > MAX"
+says "-m: '64:8' is not [MIN:]MAX" "-m 64:8"
+solo "$relay" bench coll -m 8 --sizes 8; rc=$?; status_is 2 "-m with --sizes"
+echo "7. OSU's flags: -m, -i, -x, -f and --osu's table; the default table says what it is over"
 echo "cli_checks: all checks passed"
