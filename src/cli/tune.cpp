@@ -339,11 +339,17 @@ void add_tune(CLI::App& app, int& exit_code) {
     }
     if (!t->openmpi.empty()) {
       const auto notes = tune::export_openmpi(tab, t->openmpi);
-      std::printf("# wrote %s\n%s", t->openmpi.c_str(), notes.c_str());
+      std::printf("# wrote %s\n%s", t->openmpi.c_str(), notes.notes.c_str());
+      if (!notes.warning.empty())
+        std::fprintf(stderr, "relay table: warning: %s: %s\n", t->openmpi.c_str(),
+                     notes.warning.c_str());
     }
     if (!t->mpich.empty()) {
       const auto notes = tune::export_mpich(tab, t->mpich, t->mpich_base);
-      std::printf("# wrote %s\n%s", t->mpich.c_str(), notes.c_str());
+      std::printf("# wrote %s\n%s", t->mpich.c_str(), notes.notes.c_str());
+      if (!notes.warning.empty())
+        std::fprintf(stderr, "relay table: warning: %s: %s\n", t->mpich.c_str(),
+                     notes.warning.c_str());
     }
     exit_code = 0;
   });

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -114,6 +116,30 @@ std::string find_builtin_mpich_json() {
   return "";
 }
 
+// The communicator sizes the rules cover, for the notes: "2-4, 8".
+std::string covered_sizes(const std::map<std::pair<int, int>, std::vector<const Rule*>>& groups) {
+  std::string text;
+  for (const auto& [range, rules] : groups) {
+    text += (text.empty() ? "" : ", ") + std::to_string(range.first);
+    if (range.second != range.first) {
+      text +=
+          "-" + (range.second == std::numeric_limits<int>::max() ? std::string("any")
+                                                                 : std::to_string(range.second));
+    }
+  }
+  return text;
+}
+
+// Every rule is `mpi`: the export hands each choice back to the MPI library.
+bool all_mpi(const std::map<std::pair<int, int>, std::vector<const Rule*>>& groups) {
+  for (const auto& [range, rules] : groups) {
+    for (const Rule* r : rules) {
+      if (r->choice.algorithm != "mpi") return false;
+    }
+  }
+  return true;
+}
+
 // What an export leaves out: the rules of operations other than bcast.
 std::string other_operations_note(const Table& t) {
   std::set<std::string> ops;
@@ -128,34 +154,58 @@ std::string other_operations_note(const Table& t) {
 
 }  // namespace
 
-std::string export_openmpi(const Table& table, const std::string& path) {
+ExportNotes export_openmpi(const Table& table, const std::string& path) {
   const auto groups = by_comm(table, "bcast");
   if (groups.empty()) throw std::runtime_error("the table has no bcast rules to export");
   std::set<std::string> notes;
-  std::ostringstream out;
-  out << "1 # collectives in this file (written by relay table --openmpi)\n";
-  out << "7 # collective id: bcast\n";
-  out << groups.size() << " # communicator sizes\n";
-  for (const auto& [range, rules] : groups) {
-    out << range.first << " # communicator size (relay rule range " << range.first << "-"
-        << range.second << "; Open MPI applies it up to the next size listed)\n";
-    out << rules.size() << " # message sizes\n";
+  // Open MPI applies a communicator-size entry up to the next one listed (sizes below the first
+  // get its fixed decision): each range that is not followed at once by the next is closed by
+  // an entry whose one rule is algorithm 0, Open MPI's own fixed decision.
+  std::ostringstream body;
+  int entries = 0;
+  for (auto it = groups.begin(); it != groups.end(); ++it) {
+    const auto& [range, rules] = *it;
+    body << range.first << " # communicator size (relay rule range " << range.first << "-"
+         << range.second << ")\n";
+    body << rules.size() << " # message sizes\n";
     for (const Rule* r : rules) {
       const auto c = ompi_bcast(r->choice);
       if (!c.note.empty()) notes.insert(c.note);
-      out << r->min_bytes << " " << c.id << " " << c.faninout << " " << r->choice.segment_bytes
-          << " # from " << r->min_bytes << " bytes: relay " << r->choice.algorithm << "\n";
+      body << r->min_bytes << " " << c.id << " " << c.faninout << " " << r->choice.segment_bytes
+           << " # from " << r->min_bytes << " bytes: relay " << r->choice.algorithm << "\n";
+    }
+    ++entries;
+    const auto next = std::next(it);
+    const bool open_ended = range.second == std::numeric_limits<int>::max();
+    if (!open_ended && (next == groups.end() || next->first.first > range.second + 1)) {
+      body << range.second + 1
+           << " # communicator size: beyond relay's range, Open MPI's own fixed decision\n"
+           << "1 # message sizes\n0 0 0 0 # algorithm 0: Open MPI's fixed decision\n";
+      ++entries;
     }
   }
+  std::ostringstream out;
+  out << "1 # collectives in this file (written by relay table --openmpi; rules for "
+         "communicators of "
+      << covered_sizes(groups) << " ranks, other sizes keep Open MPI's fixed decision)\n";
+  out << "7 # collective id: bcast\n";
+  out << entries << " # communicator sizes\n" << body.str();
   write_atomic(path, out.str());
-  std::string text;
-  for (const auto& n : notes) text += "# note: " + n + "\n";
-  if (!groups.empty())
-    text += "# note: relay's executor policy and max_requests have no Open MPI counterpart\n";
-  return text + other_operations_note(table);
+  ExportNotes result;
+  for (const auto& n : notes) result.notes += "# note: " + n + "\n";
+  result.notes += "# note: the rules apply to communicators of " + covered_sizes(groups) +
+                  " ranks (the table's ranges); other sizes keep Open MPI's fixed decision\n";
+  result.notes += "# note: relay's executor policy and max_requests have no Open MPI counterpart\n";
+  result.notes += other_operations_note(table);
+  if (all_mpi(groups)) {
+    result.warning =
+        "every exported rule is `mpi` (algorithm 0, Open MPI's fixed decision): the file changes "
+        "nothing";
+  }
+  return result;
 }
 
-std::string export_mpich(const Table& table, const std::string& path, const std::string& base) {
+ExportNotes export_mpich(const Table& table, const std::string& path, const std::string& base) {
   const auto groups = by_comm(table, "bcast");
   if (groups.empty()) throw std::runtime_error("the table has no bcast rules to export");
   std::string base_text;
@@ -183,9 +233,25 @@ std::string export_mpich(const Table& table, const std::string& path, const std:
   }
   if (!doc.is_object()) throw std::runtime_error(base_name + ": not a selection JSON object");
   std::set<std::string> notes;
+  // MPICH takes the first key that matches, in order: the sizes below, between and beyond the
+  // table's ranges go to the base's own bcast tree, so the rules apply where they were made.
+  const bool has_base_tree =
+      doc.contains("collective=bcast") && doc["collective=bcast"].contains("comm_type=intra");
+  const ordered base_tree = has_base_tree ? doc["collective=bcast"]["comm_type=intra"] : ordered();
+  auto keep_base = [&](ordered& tree, const std::string& key) {
+    if (!has_base_tree) {
+      throw std::runtime_error(base_name +
+                               ": has no collective=bcast comm_type=intra tree for the "
+                               "communicator sizes the table does not cover");
+    }
+    tree[key] = base_tree;
+  };
   ordered intra = ordered::object();
-  std::size_t g = 0;
+  long long covered_to = 0;  // the largest size so far
+  bool open_ended = false;
   for (const auto& [range, rules] : groups) {
+    if (range.first > covered_to + 1)
+      keep_base(intra, "comm_size<=" + std::to_string(range.first - 1));
     ordered sizes = ordered::object();
     for (std::size_t i = 0; i < rules.size(); ++i) {
       const bool last = i + 1 == rules.size();
@@ -193,10 +259,13 @@ std::string export_mpich(const Table& table, const std::string& path, const std:
           last ? "avg_msg_size=any" : "avg_msg_size<=" + std::to_string(rules[i]->max_bytes);
       sizes[key] = {{"algorithm=" + mpich_bcast(*rules[i], notes), ordered::object()}};
     }
-    const bool last_group = ++g == groups.size();
-    intra[last_group ? std::string("comm_size=any")
+    open_ended = range.second == std::numeric_limits<int>::max();
+    intra[open_ended ? std::string("comm_size=any")
                      : "comm_size<=" + std::to_string(range.second)] = sizes;
+    covered_to = range.second;
+    if (open_ended) break;
   }
+  if (!open_ended) keep_base(intra, "comm_size=any");
   ordered bcast = ordered::object();
   bcast["comm_type=intra"] = intra;
   if (doc.contains("collective=bcast") && doc["collective=bcast"].contains("comm_type=inter")) {
@@ -204,10 +273,19 @@ std::string export_mpich(const Table& table, const std::string& path, const std:
   }
   doc["collective=bcast"] = bcast;
   write_atomic(path, doc.dump(2) + "\n");
-  std::string text = "# note: other collectives copied from " + base_name + "\n";
-  for (const auto& n : notes) text += "# note: " + n + "\n";
-  text += "# note: segment sizes and relay's executor policy have no MPICH 4.0 counterpart\n";
-  return text + other_operations_note(table);
+  ExportNotes result;
+  result.notes = "# note: other collectives copied from " + base_name + "\n";
+  for (const auto& n : notes) result.notes += "# note: " + n + "\n";
+  result.notes += "# note: the rules apply to communicators of " + covered_sizes(groups) +
+                  " ranks (the table's ranges); other sizes keep " + base_name + "'s bcast\n";
+  result.notes +=
+      "# note: segment sizes and relay's executor policy have no MPICH 4.0 counterpart\n";
+  result.notes += other_operations_note(table);
+  if (all_mpi(groups)) {
+    result.warning =
+        "every exported rule is `mpi`: the file only restates MPICH's own default choices";
+  }
+  return result;
 }
 
 }  // namespace relay::tune

@@ -11,7 +11,9 @@
 //     file: those choices map to the nearest MPICH algorithm, and the export says so.
 // Both choose a rule by the largest communicator-size and message-size thresholds not above the
 // call's, so a rule's minimum is what they keep; relay's policy (blocking/nonblocking) has no
-// counterpart.
+// counterpart. The rules apply to the communicator sizes the table covers and no others: Open
+// MPI's file ends each range with an entry of algorithm 0 (its own fixed decision), MPICH's
+// sends the sizes outside them to the base's own bcast tree.
 #pragma once
 
 #include <string>
@@ -20,11 +22,17 @@
 
 namespace relay::tune {
 
-/// Writes the Open MPI rules file (atomically); returns notes on approximations, one per line.
-std::string export_openmpi(const coll::Table& table, const std::string& path);
+/// What an export says beside the file it wrote.
+struct ExportNotes {
+  std::string notes;    ///< "# note: ..." lines: approximations, what it covers
+  std::string warning;  ///< non-empty when the file changes nothing (every rule is `mpi`)
+};
+
+/// Writes the Open MPI rules file (atomically).
+ExportNotes export_openmpi(const coll::Table& table, const std::string& path);
 /// Writes the MPICH JSON (atomically); `base` = "" finds the installed MPICH's built-in JSON.
-/// Returns notes. Throws std::runtime_error when there is no base to start from.
-std::string export_mpich(const coll::Table& table, const std::string& path,
+/// Throws std::runtime_error when there is no base to start from.
+ExportNotes export_mpich(const coll::Table& table, const std::string& path,
                          const std::string& base);
 
 }  // namespace relay::tune

@@ -34,6 +34,28 @@ cat >"$work/ordinary.json" <<'JSON'
   "algorithm": "scatter_allgather", "policy": "nonblocking", "segment_bytes": 0, "fanout": 0}]}
 JSON
 
+# Rules for communicator sizes the runs below do not have, or gaps: they must not apply there.
+cat >"$work/force_elsewhere.json" <<'JSON'
+{"schema": "relay.tuning/1", "rules": [
+ {"operation": "bcast", "comm_size": [2, 2], "bytes": [0, 1073741824],
+  "algorithm": "pipeline", "policy": "nonblocking", "segment_bytes": 64, "fanout": 0}]}
+JSON
+cat >"$work/gaps.json" <<'JSON'
+{"schema": "relay.tuning/1", "rules": [
+ {"operation": "bcast", "comm_size": [2, 2], "bytes": [0, 1073741824],
+  "algorithm": "binomial", "policy": "nonblocking", "segment_bytes": 0, "fanout": 0},
+ {"operation": "bcast", "comm_size": [4, 4], "bytes": [0, 65535],
+  "algorithm": "binomial", "policy": "nonblocking", "segment_bytes": 0, "fanout": 0},
+ {"operation": "bcast", "comm_size": [4, 4], "bytes": [65536, 1073741824],
+  "algorithm": "scatter_allgather", "policy": "nonblocking", "segment_bytes": 0, "fanout": 0}]}
+JSON
+cat >"$work/all_mpi.json" <<'JSON'
+{"schema": "relay.tuning/1", "rules": [
+ {"operation": "bcast", "comm_size": [2, 8], "bytes": [0, 1073741824],
+  "algorithm": "mpi", "policy": "nonblocking", "segment_bytes": 0, "fanout": 0}]}
+JSON
+says_file() { grep -qF -- "$1" "$2" || fail "$3: $2 does not say: $1"; }
+
 case $flavor in
 openmpi)
   "$relay" table "$work/force.json" --openmpi "$work/force.rules" >"$out" 2>&1 || fail "export"
@@ -61,6 +83,29 @@ openmpi)
   bcast "$work/ordinary_run.json" "${mpi[@]}" $(rules "$work/ordinary.rules") || fail "ordinary rules: exited $?"
   echo "Open MPI applied the exported rules: MPI_Bcast 256 KiB ${default} us -> ${forced} us" \
     "with pipeline/64 B forced; an ordinary exported table loads and MPI_Bcast is correct"
+  # Scope: the same forcing rule made for 2 ranks leaves 4 ranks alone (Open MPI's fixed
+  # decision from 3 ranks on). Up to 3 tries: a load spike can slow one run.
+  "$relay" table "$work/force_elsewhere.json" --openmpi "$work/elsewhere.rules" >"$out" 2>&1 ||
+    fail "export"
+  says_file "0 0 0 0 # algorithm 0" "$work/elsewhere.rules" "a range closed by Open MPI's own decision"
+  says_file "communicators of 2 ranks" "$out" "the export's note on what it covers"
+  scoped=0
+  for attempt in 1 2 3; do
+    bcast "$work/default.json" "${mpi[@]}" || fail "MPI_Bcast with Open MPI's own rules exited $?"
+    # shellcheck disable=SC2046
+    bcast "$work/elsewhere.json" "${mpi[@]}" $(rules "$work/elsewhere.rules") || fail "exited $?"
+    default=$(min_us "$work/default.json") elsewhere=$(min_us "$work/elsewhere.json")
+    echo "attempt $attempt: 4 ranks, rules for 2 ranks: ${elsewhere} us (own rules ${default} us)"
+    if python3 -c "import sys; sys.exit(0 if $elsewhere < 3 * $default else 1)"; then
+      scoped=1
+      break
+    fi
+  done
+  [ "$scoped" -eq 1 ] || fail "rules exported for 2 ranks slowed MPI_Bcast on 4 ranks: not scoped"
+  "$relay" table "$work/all_mpi.json" --openmpi "$work/all_mpi.rules" >"$out" 2>"$work/err" ||
+    fail "export"
+  says_file "warning" "$work/err" "an export that changes nothing"
+  echo "rules for other sizes do not apply; an all-mpi export warns on stderr"
   ;;
 mpich)
   "$relay" table "$work/ordinary.json" --mpich "$work/ordinary.mpich.json" >"$out" 2>&1 || fail "export"
@@ -70,6 +115,21 @@ mpich)
   bcast "$work/bad_run.json" env MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE="$work/bad.json" \
     "$mpiexec" -n 4 "${flags[@]}" && fail "MPICH accepted a malformed file: is the variable read?"
   echo "MPICH accepted relay's JSON (MPI_Bcast correct) and aborted on a malformed one"
+  # Scope: sizes outside and between the table's ranges nest the base's own tree.
+  "$relay" table "$work/gaps.json" --mpich "$work/gaps.mpich.json" >"$out" 2>&1 || fail "export"
+  python3 - "$work/gaps.mpich.json" <<'PY' || fail "the scoped MPICH tree"
+import json, sys
+keys = list(json.load(open(sys.argv[1]))["collective=bcast"]["comm_type=intra"])
+assert keys == ["comm_size<=1", "comm_size<=2", "comm_size<=3", "comm_size<=4", "comm_size=any"], keys
+PY
+  for n in 3 4; do
+    bcast "$work/gaps_run.json" env MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE="$work/gaps.mpich.json" \
+      "$mpiexec" -n "$n" "${flags[@]}" || fail "MPICH with the scoped JSON on $n ranks exited $?"
+  done
+  "$relay" table "$work/all_mpi.json" --mpich "$work/all_mpi.mpich.json" >"$out" 2>"$work/err" ||
+    fail "export"
+  says_file "warning" "$work/err" "an all-mpi MPICH export"
+  echo "MPICH ran the scoped JSON on 3 ranks (the base's tree) and 4 (relay's rules); all-mpi warns"
   ;;
 *) echo "usage: $0 openmpi|mpich MPIEXEC RELAY [flags]"; exit 2 ;;
 esac
