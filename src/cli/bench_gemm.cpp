@@ -755,6 +755,7 @@ int Bench::run() {
   if (a_.precision == "c") each(std::complex<float>{});
   if (a_.precision == "z") each(std::complex<double>{});
   nlohmann::json doc;
+  doc["schema"] = "relay.bench.gemm/1";  // schemas/relay-bench-gemm.schema.json
   doc["benchmark"] = "gemm";
   doc["machine"] = machine_description(MPI_COMM_WORLD);
   doc["peak_gflops_per_core"] = peak_core_;
