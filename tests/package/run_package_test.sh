@@ -57,15 +57,16 @@ check_install() {
     logs="$out/logs"
     mkdir -p "$logs"
     # shellcheck disable=SC2046
-    "$mpif90" -o "$out/pdgesv_pc" "$source/tests/package/pdgesv_only.f90" \
+    "$mpif90" -o "$out/pdgesv_pc" "$source/examples/dropin/pdgesv_only.f90" \
       $(pkg-config --libs relay-scalapack) "$scalapack"
     ran_relay "Fortran pdgesv, linked first (pkg-config relay-scalapack)" "$out/pdgesv_pc"
     cmake -S "$source/tests/package/fortran" -B "$out/fortran" -G Ninja \
       -DCMAKE_PREFIX_PATH="$inst" -DMPI_C_COMPILER="$mpicc" \
-      -DMPI_Fortran_COMPILER="$mpif90" -DSCALAPACK_LIBRARY="$scalapack" >/dev/null
+      -DMPI_Fortran_COMPILER="$mpif90" -DSCALAPACK_LIBRARY="$scalapack" \
+      -DRELAY_SOURCE_DIR="$source" >/dev/null
     cmake --build "$out/fortran" >/dev/null
     ran_relay "Fortran pdgesv, linked first (CMake relay::scalapack)" "$out/fortran/pdgesv_only"
-    "$mpif90" -o "$out/pdgesv_plain" "$source/tests/package/pdgesv_only.f90" "$scalapack"
+    "$mpif90" -o "$out/pdgesv_plain" "$source/examples/dropin/pdgesv_only.f90" "$scalapack"
     ran_relay "Fortran pdgesv, preloaded" "$out/pdgesv_plain" \
       LD_PRELOAD="$inst/lib/librelay_scalapack.so"
   fi
