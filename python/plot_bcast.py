@@ -1,103 +1,119 @@
 #!/usr/bin/env python3
 """Plot `relay bench bcast` or `relay bench coll` results (JSON) as a PNG.
 
-Left: time vs segment size per algorithm and policy for the largest message size measured
-(vadhiyar2004 Fig. 2 style); unsegmented runs and unsegmentable algorithms (mpi, p2p) are
-drawn as horizontal reference lines. Right: time vs message size, best segment size per
-algorithm and policy. Titles name the operation the rows carry ("broadcast" for bcast).
+Left: the best configuration of each algorithm (over its policies and segment sizes) against
+message size, one line per algorithm, its fastest configuration at the largest size named in the
+legend; with a single size, bars, fastest first. Right: a heat map at the largest size measured,
+algorithm and policy against segment size, each cell its time relative to the fastest cell
+(1.00 = the best; vadhiyar2004's segment sweep at a glance). Titles name the operation.
 
 usage: plot_bcast.py RESULTS.json -o PLOT.png
 """
+import math
 import sys
 from collections import defaultdict
 
 from relay_plot import human, plt, read_results, save_atomically
 
-def style_axes(ax, xlabel, ylabel, title):
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7, ncol=2)
-
-def colour_and_style(name, algorithms):
-    """Colour by algorithm, line style by policy: blocking dotted, nonblocking solid."""
-    algorithm = name.split("/")[0]
-    colour = f"C{algorithms.index(algorithm) % 10}" if algorithm in algorithms else "k"
-    if len(algorithms) > 10 and algorithms.index(algorithm) >= 10:
-        colour = plt.cm.tab20(algorithms.index(algorithm) % 20)
-    return colour, (":" if name.endswith("/blocking") else "-")
 
 def series_name(row):
     policy = row.get("policy", "-")
     return row["algorithm"] if policy in ("-", "") else f"{row['algorithm']}/{policy}"
 
+
+def config_text(row):
+    policy = row.get("policy", "-")
+    segment = row.get("segment_bytes", 0)
+    parts = [] if policy in ("-", "") else [policy]
+    parts.append(human(segment) if segment > 0 else "unsegmented")
+    return " ".join(parts)
+
+
 def main():
     args, doc, rows = read_results(__doc__.splitlines()[0], "relay bench bcast (or coll)")
     operation = rows[0].get("operation", "bcast")
-    # bcast keeps its titles; other operations are named in every title.
     noun = "broadcast" if operation == "bcast" else operation
-    prefix = "" if operation == "bcast" else f"{operation}, "
     machine = doc.get("machine", {})
     ranks = machine.get("ranks", rows[0].get("ranks", "?"))
+    library = machine.get("mpi_library", "MPI").split(",")[0]
+    sizes = sorted({r["size_bytes"] for r in rows})
+    largest = sizes[-1]
+    algorithms = sorted({r["algorithm"] for r in rows})
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=(14, 5.5))
-    largest = max(r["size_bytes"] for r in rows)
+    # The best row of each algorithm at each size (over policies and segments).
+    best = defaultdict(dict)
+    for r in rows:
+        known = best[r["algorithm"]].get(r["size_bytes"])
+        if known is None or r["avg_us"] < known["avg_us"]:
+            best[r["algorithm"]][r["size_bytes"]] = r
+    ranked = sorted(best, key=lambda a: best[a].get(largest, {"avg_us": math.inf})["avg_us"])
+    colour = {a: plt.cm.tab10(i % 10) if len(algorithms) <= 10 else plt.cm.tab20(i % 20)
+              for i, a in enumerate(algorithms)}
 
-    # Left: time vs segment size at the largest message size.
-    segmented = defaultdict(list)
-    flat = {}
+    fig, (left, right) = plt.subplots(1, 2, figsize=(14, 5.5),
+                                      gridspec_kw={"width_ratios": [1.1, 1]})
+    where = f"{library}, {ranks} ranks"
+    if len(sizes) == 1:
+        at = [best[a][largest] for a in ranked if largest in best[a]]
+        left.barh(range(len(at)), [r["avg_us"] / 1e3 for r in at],
+                  color=[colour[r["algorithm"]] for r in at])
+        left.set_yticks(range(len(at)),
+                        [f"{r['algorithm']} ({config_text(r)})" for r in at], fontsize=8)
+        left.invert_yaxis()
+        left.set_xlabel("time (ms), each algorithm's best configuration")
+        left.grid(True, axis="x", alpha=0.3)
+        left.set_title(f"{noun}{' of ' + human(largest) if largest > 0 else ''}: "
+                       f"fastest first ({where})")
+    else:
+        for a in ranked:
+            xs = sorted(best[a])
+            label = a
+            if largest in best[a]:
+                label += f" ({config_text(best[a][largest])} at {human(largest)})"
+            left.plot(xs, [best[a][x]["avg_us"] for x in xs], marker=".", label=label,
+                      color=colour[a])
+        left.set_xscale("log", base=2)
+        left.set_yscale("log")
+        left.set_xlabel("message size (bytes)" if operation == "bcast"
+                        else "data a call moves (bytes)")
+        left.set_ylabel("time (us), each algorithm's best configuration")
+        left.set_title(f"{noun}: the best of each algorithm ({where})")
+        left.grid(True, which="both", alpha=0.3)
+        left.legend(fontsize=7, title="algorithm (its best at the largest size)",
+                    title_fontsize=7)
+
+    # Heat map at the largest size: algorithm/policy x segment, relative to the fastest cell.
+    cells = {}
     for r in rows:
         if r["size_bytes"] != largest:
             continue
-        if r["segment_bytes"] > 0:
-            segmented[series_name(r)].append((r["segment_bytes"], r["avg_us"]))
-        else:
-            flat[series_name(r) + " (unsegmented)"] = r["avg_us"]
-    algorithms = sorted({r["algorithm"] for r in rows})
-    for name, points in sorted(segmented.items()):
-        points.sort()
-        colour, style = colour_and_style(name, algorithms)
-        left.plot([p[0] for p in points], [p[1] / 1e3 for p in points], marker="o", label=name,
-                  color=colour, linestyle=style)
-    for name, t in sorted(flat.items()):
-        colour, _ = colour_and_style(name.split(" ")[0], algorithms)
-        left.axhline(t / 1e3, linestyle="--", linewidth=1, color=colour, label=name)
-    style_axes(left, "segment size (bytes)", "time (ms)", f"{noun} of {human(largest)} on {ranks} ranks" if largest > 0 else f"{noun} on {ranks} ranks")
-
-    # Right: the best segment size per series -- over message sizes, or as bars for one size.
-    best = defaultdict(dict)
-    for r in rows:
-        name = series_name(r)
-        size = r["size_bytes"]
-        if size not in best[name] or r["avg_us"] < best[name][size]:
-            best[name][size] = r["avg_us"]
-    library = machine.get("mpi_library", "MPI").split(",")[0]
-    sizes_measured = sorted({r["size_bytes"] for r in rows})
-    if len(sizes_measured) == 1:
-        ranked = sorted(best.items(), key=lambda kv: kv[1][largest])
-        names = [k for k, _ in ranked]
-        right.barh(range(len(names)), [v[largest] / 1e3 for _, v in ranked],
-                   color=[colour_and_style(n, algorithms)[0] for n in names])
-        right.set_yticks(range(len(names)), names, fontsize=7)
-        right.invert_yaxis()
-        right.set_xlabel("time (ms), best segment size")
-        right.set_title(f"{prefix}{human(largest) + ', ' if largest > 0 else ''}{library}, {ranks} ranks: fastest first")
-        right.grid(True, axis="x", alpha=0.3)
-    else:
-        for name, points in sorted(best.items()):
-            colour, style = colour_and_style(name, algorithms)
-            xs = sorted(points)
-            right.plot(xs, [points[x] for x in xs], marker=".", label=name, color=colour,
-                       linestyle=style)
-        style_axes(right, "message size (bytes)" if operation == "bcast" else "data a call moves (bytes)",
-                   "time (us), best segment size", f"{prefix}{library}, {ranks} ranks")
-
+        key = (series_name(r), r.get("segment_bytes", 0))
+        if key not in cells or r["avg_us"] < cells[key]:
+            cells[key] = r["avg_us"]
+    fastest = min(cells.values())
+    names = sorted({k[0] for k in cells},
+                   key=lambda n: min(t for (m, _), t in cells.items() if m == n))
+    segments = sorted({k[1] for k in cells}, key=lambda s: (s == 0, s))  # unsegmented last
+    grid = [[cells.get((n, s), math.nan) / fastest for s in segments] for n in names]
+    image = right.imshow(grid, cmap="viridis_r", aspect="auto",
+                         vmin=1.0, vmax=max(1.5, min(4.0, max(v for row in grid for v in row
+                                                              if not math.isnan(v)))))
+    right.set_xticks(range(len(segments)),
+                     [human(s) if s > 0 else "none" for s in segments], fontsize=8)
+    right.set_yticks(range(len(names)), names, fontsize=8)
+    right.set_xlabel("segment size")
+    for i, row in enumerate(grid):
+        for j, v in enumerate(row):
+            if not math.isnan(v):
+                right.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=7,
+                           color="white" if v > 2.2 else "black")
+    right.set_title(f"{human(largest) if largest > 0 else ''} x best "
+                    f"(1.00 = {fastest:.1f} us; blank: not run)")
+    fig.colorbar(image, ax=right, label="time / fastest")
     fig.tight_layout()
     save_atomically(fig, args.output, dpi=110)
     return 0
+
 
 if __name__ == "__main__":
     sys.exit(main())
