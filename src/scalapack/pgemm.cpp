@@ -148,12 +148,13 @@ void pgemm(const char* routine, MPI_Datatype type, const char* transa, const cha
 
 // One definition per precision, PBLAS's argument list (Fortran: every argument by reference;
 // the hidden lengths of TRANSA and TRANSB are not read, as in PBLAS's own C code).
+#define RELAY_PGEMM_PARAMETERS                                                                  \
+  const char *transa, const char *transb, const int *m, const int *n, const int *k,             \
+      const void *alpha, const void *a, const int *ia, const int *ja, const int *desca,         \
+      const void *b, const int *ib, const int *jb, const int *descb, const void *beta, void *c, \
+      const int *ic, const int *jc, const int *descc
 #define RELAY_DEFINE_PGEMM(symbol, routine, mpi_type)                                            \
-  extern "C" RELAY_SCALAPACK_API void symbol(                                                    \
-      const char* transa, const char* transb, const int* m, const int* n, const int* k,          \
-      const void* alpha, const void* a, const int* ia, const int* ja, const int* desca,          \
-      const void* b, const int* ib, const int* jb, const int* descb, const void* beta, void* c,  \
-      const int* ic, const int* jc, const int* descc) {                                          \
+  extern "C" RELAY_SCALAPACK_API void symbol(RELAY_PGEMM_PARAMETERS) {                           \
     pgemm(routine, mpi_type, transa, transb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb, \
           beta, c, ic, jc, descc);                                                               \
   }
@@ -162,3 +163,18 @@ RELAY_DEFINE_PGEMM(psgemm_, "PSGEMM", MPI_FLOAT)
 RELAY_DEFINE_PGEMM(pdgemm_, "PDGEMM", MPI_DOUBLE)
 RELAY_DEFINE_PGEMM(pcgemm_, "PCGEMM", MPI_C_FLOAT_COMPLEX)
 RELAY_DEFINE_PGEMM(pzgemm_, "PZGEMM", MPI_C_DOUBLE_COMPLEX)
+
+// The other Fortran name manglings (as COSMA's drop-in and Intel MKL's ScaLAPACK export them):
+// a program compiled for `pdgemm` or `PDGEMM` reaches relay's too. gfortran's (Debian's, Spack's
+// netlib ScaLAPACK) is the trailing underscore; with these, preloading the drop-in also serves
+// programs and libraries built with the other conventions.
+#define RELAY_ALIAS_PGEMM(name, symbol) \
+  extern "C" RELAY_SCALAPACK_API void name(RELAY_PGEMM_PARAMETERS) __attribute__((alias(#symbol)));
+RELAY_ALIAS_PGEMM(psgemm, psgemm_)
+RELAY_ALIAS_PGEMM(PSGEMM, psgemm_)
+RELAY_ALIAS_PGEMM(pdgemm, pdgemm_)
+RELAY_ALIAS_PGEMM(PDGEMM, pdgemm_)
+RELAY_ALIAS_PGEMM(pcgemm, pcgemm_)
+RELAY_ALIAS_PGEMM(PCGEMM, pcgemm_)
+RELAY_ALIAS_PGEMM(pzgemm, pzgemm_)
+RELAY_ALIAS_PGEMM(PZGEMM, pzgemm_)

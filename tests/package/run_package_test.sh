@@ -33,29 +33,39 @@ check_install() {
   cmake -S "$source/tests/package" -B "$out/consumer" -G Ninja \
     -DCMAKE_PREFIX_PATH="$inst" -DMPI_C_COMPILER="$mpicc" >/dev/null
   cmake --build "$out/consumer" >/dev/null
-  "$mpiexec" -n 2 "${flags[@]}" "$out/consumer/consumer"
+  ran_logged "C++ consumer (CMake)" "$out/consumer/consumer" "relay_bcast"
 
   export PKG_CONFIG_PATH="$inst/lib/pkgconfig"
   # shellcheck disable=SC2046
   "$mpicc" -o "$out/pc_consumer" "$source/tests/package/consumer_pkgconfig.c" \
     $(pkg-config --cflags --libs relay) -Wl,-rpath,"$inst/lib"
-  "$mpiexec" -n 2 "${flags[@]}" "$out/pc_consumer"
+  ran_logged "C consumer (pkg-config, MPI wrapper)" "$out/pc_consumer" "relay_bcast"
   # relay.pc requires its MPI's pkg-config module: a plain C compiler finds mpi.h.
   # shellcheck disable=SC2046
   cc -o "$out/pc_plain" "$source/tests/package/consumer_pkgconfig.c" \
     $(pkg-config --cflags --libs relay) -Wl,-rpath,"$inst/lib"
-  "$mpiexec" -n 2 "${flags[@]}" "$out/pc_plain"
+  ran_logged "C consumer (pkg-config, plain cc)" "$out/pc_plain" "relay_bcast"
 
   cmake -S "$source/tests/package/c_only" -B "$out/c_only" -G Ninja \
     -DCMAKE_PREFIX_PATH="$inst" -DMPI_C_COMPILER="$mpicc" >/dev/null
   cmake --build "$out/c_only" >/dev/null
-  "$mpiexec" -n 2 "${flags[@]}" "$out/c_only/c_consumer"
-  echo "C-only CMake consumer: ok"
+  ran_logged "C consumer (C-only CMake project)" "$out/c_only/c_consumer" "relay_bcast"
 
   # The drop-in. Each process logs to its own file (mpiexec interleaves streams).
   if [ -n "$scalapack" ] && [ -e "$inst/lib/librelay_scalapack.so" ]; then
     logs="$out/logs"
     mkdir -p "$logs"
+    # Every Fortran name mangling of the four routines (pdgemm_, pdgemm, PDGEMM, ...). The
+    # symbols are read once: `nm | grep -q` under pipefail fails when grep stops nm early.
+    local symbols
+    symbols=$(nm -D --defined-only "$inst/lib/librelay_scalapack.so")
+    for name in psgemm pdgemm pcgemm pzgemm; do
+      upper=$(echo "$name" | tr a-z A-Z)
+      for symbol in "${name}_" "$name" "$upper"; do
+        grep -qw "$symbol" <<<"$symbols" ||
+          { echo "librelay_scalapack does not export $symbol" >&2; exit 1; }
+      done
+    done
     # shellcheck disable=SC2046
     "$mpif90" -o "$out/pdgesv_pc" "$source/examples/dropin/pdgesv_only.f90" \
       $(pkg-config --libs relay-scalapack) "$scalapack"
@@ -93,6 +103,19 @@ check_install() {
     head -1 "$out/mismatch.out"
     echo "MPI mismatch: said on both ranks"
   fi
+}
+
+ran_logged() {  # label program marker: succeeds, and RELAY_LOG shows relay's `marker` on every rank
+  local label=$1 program=$2 marker=$3 dir="$work/logged"
+  mkdir -p "$dir"
+  rm -f "$dir"/err.*
+  timeout 120 "$mpiexec" -n 2 "${flags[@]}" env RELAY_LOG=1 \
+    sh -c 'exec "$@" 2>"$0/err.$$"' "$dir" "$program" > "$dir/out" ||
+    { cat "$dir/out" "$dir"/err.*; echo "$label: exited $?" >&2; exit 1; }
+  for f in "$dir"/err.*; do
+    grep -q "relay.*$marker" "$f" || { echo "$label: no log of relay's $marker ($f)" >&2; exit 1; }
+  done
+  echo "$label: $(head -1 "$dir/out"); RELAY_LOG shows relay's $marker on every rank"
 }
 
 ran_relay() {  # label program [env...]: correct, and relay's pdgemm_ ran on every process

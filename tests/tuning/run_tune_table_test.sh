@@ -167,7 +167,7 @@ run_logged env RELAY_TUNING_FILE="$table" RELAY_LOG=1 "$relay" bench bcast --alg
   --warmup 0 --quiet --confirm 1 --confirm-rounds 2 --json "$work/auto.json" ||
   fail "relay bench bcast --algorithms auto exited $?"
 [ "$(grep -c '^# Confirmation' "$out")" -eq 2 ] || fail "expected a confirmation table per size"
-grep -A8 '^# Confirmation, 4KiB' "$out" | grep -q '^auto ' || fail "auto missing from the confirmation"
+grep -A8 '^# Confirmation, 4KiB' "$out" | grep '^auto ' >/dev/null || fail "auto missing from the confirmation"
 # What every rank ran (its own log), then what rank 0 reported (relay bench's JSON).
 followed=$(check_auto_log relay_bcast 4 1 4096,262144 2>&1) || fail "auto did not follow the table: $followed"
 rules=$(python3 - "$table" "$work/auto.json" 2>&1 <<'PY'
