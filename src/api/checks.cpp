@@ -2,29 +2,16 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
-#include <vector>
 
+#include "core/mpi_library.hpp"
 #include "core/status.hpp"
 
 namespace relay::api {
 
 using core::fail;
-
-// The MPI library relay was compiled for (its mpi.h); empty where not checked (SimGrid's SMPI).
-std::string built_for_mpi() {
-#if defined(OPEN_MPI)
-  return fmt::format("Open MPI {}.{}.{}", OMPI_MAJOR_VERSION, OMPI_MINOR_VERSION,
-                     OMPI_RELEASE_VERSION);
-#elif defined(MPICH_VERSION)
-  return std::string("MPICH ") + MPICH_VERSION;
-#else
-  return "";
-#endif
-}
 
 // Open MPI's handles are pointers and MPICH's integers: a relay built for one and run with the
 // other (both libraries loaded, the program's MPI answering) fails deep inside MPI ("Invalid
@@ -32,26 +19,11 @@ std::string built_for_mpi() {
 // handle, so it is asked once, before relay uses any handle. Only a library positively of the
 // other family counts as a mismatch: MPICH's ABI relatives (Intel MPI, MVAPICH, Cray MPICH) do
 // not say "MPICH" alike.
-std::string running_mpi() {
-  // The buffer must hold the running library's string, whose bound is that library's
-  // MPI_MAX_LIBRARY_VERSION_STRING, not necessarily our header's: Open MPI's is 256, MPICH's
-  // 8192 (and MPICH's string, with its configure options, is long): an Open MPI build asking
-  // MPICH overflowed a 256-byte buffer.
-  std::vector<char> version(65536, '\0');
-  int length = 0;
-  if (MPI_Get_library_version(version.data(), &length) != MPI_SUCCESS) return "";
-  version.back() = '\0';
-  std::string running(version.data());  // `length` may count the terminating NUL
-  running = running.substr(0, running.find('\n'));
-  while (!running.empty() && (running.back() == ',' || running.back() == ' ')) running.pop_back();
-  return running;
-}
-
 const std::string& mpi_mismatch() {
   static const std::string text = [] {
-    const std::string built = built_for_mpi();
+    const std::string built = core::built_for_mpi_library();
     if (built.empty()) return std::string();
-    const std::string running = running_mpi();
+    const std::string running = core::running_mpi_library();
     const bool ours_ompi = built.rfind("Open MPI", 0) == 0;
     const bool runs_ompi = running.find("Open MPI") != std::string::npos;
     const bool runs_mpich_family = running.find("MPICH") != std::string::npos ||

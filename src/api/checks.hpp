@@ -21,11 +21,6 @@ struct TypeInfo {
 
 /// MPI must be initialized and not finalized.
 relay_status_t check_mpi(const char* function);
-/// The first line of MPI_Get_library_version of the MPI this process runs ("" if it fails);
-/// callable before MPI_Init.
-std::string running_mpi();
-/// The MPI library relay was compiled for ("Open MPI 4.1.4", "MPICH 4.0.2"; empty under SMPI).
-std::string built_for_mpi();
 /// Why this program's MPI library cannot run relay (built for the other MPI family); empty if
 /// it can. Asked once per process.
 const std::string& mpi_mismatch();

@@ -7,8 +7,8 @@
 #include <cstring>
 #include <string>
 
-#include "api/checks.hpp"
 #include "coll/registry.hpp"
+#include "core/mpi_library.hpp"
 #include "core/status.hpp"
 #include "exec/compute.hpp"
 
@@ -350,9 +350,9 @@ const char* relay_version(void) { return RELAY_VERSION_STRING; }
 
 const char* relay_build_info(void) {
   static const std::string text = [] {
-    std::string running = relay::api::running_mpi();
+    std::string running = relay::core::running_mpi_library();
     if (running.empty()) running = "unknown";
-    const std::string built = relay::api::built_for_mpi();
+    const std::string built = relay::core::built_for_mpi_library();
     return fmt::format("relay {}\nMPI (built for): {}\nMPI (running): {}\nBLAS: {}",
                        RELAY_VERSION_STRING, built.empty() ? "SimGrid SMPI" : built, running,
                        RELAY_BLAS_LIBRARIES);

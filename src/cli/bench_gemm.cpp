@@ -262,18 +262,6 @@ template <>
 MPI_Datatype mpi_type<std::complex<double>>() {
   return MPI_C_DOUBLE_COMPLEX;
 }
-template <class T>
-constexpr double flops_per_fma() {
-  return 2.0;
-}
-template <>
-constexpr double flops_per_fma<std::complex<float>>() {
-  return 8.0;
-}
-template <>
-constexpr double flops_per_fma<std::complex<double>>() {
-  return 8.0;
-}
 
 class Bench {
  public:
@@ -369,7 +357,7 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
   }
   const T alpha(1), beta(0);
   const double nd = static_cast<double>(n);
-  const double flops = flops_per_fma<T>() * nd * nd * nd;
+  const double flops = gemm::flops_per_fma(a_.precision[0]) * nd * nd * nd;
 
   struct Series {
     const Algorithm* algorithm = nullptr;
@@ -501,7 +489,7 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
   bound_of.node_ranks = node_members_;
   bound_of.rank = rank_;
   bound_of.elem_bytes = static_cast<double>(sizeof(T));
-  bound_of.fma_flops = flops_per_fma<T>();
+  bound_of.fma_flops = gemm::flops_per_fma(a_.precision[0]);
   bound_of.core_gflops = peak_core_;
   bound_of.link_bytes_per_s = link_bytes_per_s_;
   const gemm::Bound lim = gemm::multiplication_bound(bound_of, MPI_COMM_WORLD);

@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/mpi_library.hpp"
 #include "core/settings.hpp"
 #include "relay/relay.h"
 
@@ -36,11 +37,7 @@ nlohmann::json machine_description(MPI_Comm comm) {
   if (rank != 0) return m;
   std::map<std::string, int> per_host;
   for (int r = 0; r < size; ++r) ++per_host[std::string(&all[r * MPI_MAX_PROCESSOR_NAME])];
-  char library[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-  MPI_Get_library_version(library, &length);
-  std::string lib(library);
-  lib = lib.substr(0, lib.find('\n'));
-  while (!lib.empty() && (lib.back() == ',' || lib.back() == ' ')) lib.pop_back();
+  const std::string lib = core::running_mpi_library();
   const std::time_t now = std::time(nullptr);
   char date[32];
   std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));

@@ -53,8 +53,6 @@ check_install() {
 
   # The drop-in. Each process logs to its own file (mpiexec interleaves streams).
   if [ -n "$scalapack" ] && [ -e "$inst/lib/librelay_scalapack.so" ]; then
-    logs="$out/logs"
-    mkdir -p "$logs"
     # Every Fortran name mangling of the four routines (pdgemm_, pdgemm, PDGEMM, ...). The
     # symbols are read once: `nm | grep -q` under pipefail fails when grep stops nm early.
     local symbols
@@ -105,32 +103,32 @@ check_install() {
   fi
 }
 
-ran_logged() {  # label program marker: succeeds, and RELAY_LOG shows relay's `marker` on every rank
-  local label=$1 program=$2 marker=$3 dir="$work/logged"
-  mkdir -p "$dir"
-  rm -f "$dir"/err.*
-  timeout 120 "$mpiexec" -n 2 "${flags[@]}" env RELAY_LOG=1 \
-    sh -c 'exec "$@" 2>"$0/err.$$"' "$dir" "$program" > "$dir/out" ||
-    { cat "$dir/out" "$dir"/err.*; echo "$label: exited $?" >&2; exit 1; }
-  for f in "$dir"/err.*; do
+# Runs `program` on 2 ranks with RELAY_LOG=1, each rank's stderr in a file of its own (mpiexec
+# interleaves streams): it must succeed and every rank must log relay's `marker`. Prints the
+# program's first line and how many times relay logged it. [env...]: more variables.
+logged_dir="$work/logged"
+ran_logged() {  # label program marker [env...]
+  local label=$1 program=$2 marker=$3
+  shift 3
+  mkdir -p "$logged_dir"
+  rm -f "$logged_dir"/err.*
+  timeout 120 "$mpiexec" -n 2 "${flags[@]}" env RELAY_LOG=1 "$@" \
+    sh -c 'exec "$@" 2>"$0/err.$$"' "$logged_dir" "$program" > "$logged_dir/out" ||
+    { cat "$logged_dir/out" "$logged_dir"/err.*; echo "$label: exited $?" >&2; exit 1; }
+  for f in "$logged_dir"/err.*; do
     grep -q "relay.*$marker" "$f" || { echo "$label: no log of relay's $marker ($f)" >&2; exit 1; }
   done
-  echo "$label: $(head -1 "$dir/out"); RELAY_LOG shows relay's $marker on every rank"
+  echo "$label: $(head -1 "$logged_dir/out"); RELAY_LOG shows relay's $marker on every rank" \
+    "($(cat "$logged_dir"/err.* | grep -c "relay.*$marker") lines)"
 }
 
-ran_relay() {  # label program [env...]: correct, and relay's pdgemm_ ran on every process
+# The Fortran pdgesv program: its solution right, and relay's pdgemm_ on every rank.
+ran_relay() {  # label program [env...]
   local label=$1 program=$2
   shift 2
-  rm -f "$logs"/err.*
-  timeout 120 "$mpiexec" -n 2 "${flags[@]}" env RELAY_LOG=1 "$@" \
-    sh -c 'exec "$@" 2>"$0/err.$$"' "$logs" "$program" > "$logs/out" ||
-    { cat "$logs/out" "$logs"/err.*; echo "$label: exited $?" >&2; exit 1; }
-  grep -q "pdgesv_only: solution correct" "$logs/out" || { cat "$logs/out"; exit 1; }
-  for f in "$logs"/err.*; do
-    grep -q "relay PDGEMM" "$f" || { echo "$label: relay's pdgemm_ did not run ($f)" >&2; exit 1; }
-  done
-  echo "$label: solution correct, relay's pdgemm_ ran on every process" \
-    "($(cat "$logs"/err.* | grep -c "relay PDGEMM") calls)"
+  ran_logged "$label" "$program" "PDGEMM" "$@"
+  grep -q "pdgesv_only: solution correct" "$logged_dir/out" ||
+    { cat "$logged_dir/out"; echo "$label: wrong solution" >&2; exit 1; }
 }
 
 cmake --install "$build" --prefix "$work/usr" >/dev/null
