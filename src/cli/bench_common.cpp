@@ -138,6 +138,64 @@ void add_times(nlohmann::json& row, const std::vector<double>& t) {
   row["iterations"] = static_cast<int>(t.size());
 }
 
+std::unique_ptr<measure::NodeEnergy> bench_energy(MPI_Comm comm) {
+  std::unique_ptr<measure::EnergyMeter> meter;
+  if (is_simulation()) {
+    meter = std::make_unique<measure::NoMeter>("a simulation (relay simulate): no energy counters");
+  } else {
+    meter = std::make_unique<measure::RaplMeter>(measure::powercap_root());
+  }
+  return std::make_unique<measure::NodeEnergy>(comm, std::move(meter));
+}
+
+namespace {
+
+constexpr const char* kEnergyFields[] = {"energy_package_J", "energy_dram_J", "power_package_W",
+                                         "power_dram_W"};
+
+}  // namespace
+
+std::string energy_titles() {
+  return fmt::format(" {:>11} {:>11} {:>11} {:>11}", "Pkg(J)", "DRAM(J)", "Pkg(W)", "DRAM(W)");
+}
+
+std::string energy_cells(const nlohmann::json& row) {
+  std::string out;
+  for (const char* f : kEnergyFields) {
+    const auto it = row.find(f);
+    out += fmt::format(" {:>11}", it != row.end() && it->is_number()
+                                      ? fmt::format("{:.4g}", it->get<double>())
+                                      : std::string("unavailable"));
+  }
+  return out;
+}
+
+std::string energy_note(const measure::NodeEnergy& energy, const std::string& per) {
+  std::string out = fmt::format(
+      "# energy: {}, summed over {} node{}; Pkg(J), DRAM(J): joules {}; Pkg(W), DRAM(W): "
+      "average watts",
+      energy.describe(), energy.nodes(), energy.nodes() == 1 ? "" : "s", per);
+  const std::string& package = energy.first_unavailable(measure::EnergyDomain::package);
+  const std::string& dram = energy.first_unavailable(measure::EnergyDomain::dram);
+  if (!package.empty() && package == dram) return out + ";\n#   unavailable: " + package;
+  if (!package.empty()) out += ";\n#   package unavailable: " + package;
+  if (!dram.empty()) out += ";\n#   dram unavailable: " + dram;
+  return out;
+}
+
+nlohmann::json energy_document(const measure::NodeEnergy& energy, const std::string& per) {
+  nlohmann::json unavailable;
+  for (measure::EnergyDomain d : measure::kAllEnergyDomains) {
+    const std::string& why = energy.first_unavailable(d);
+    unavailable[std::string(measure::to_string(d))] =
+        why.empty() ? nlohmann::json(nullptr) : nlohmann::json(why);
+  }
+  return {{"meter", energy.describe()},
+          {"nodes", energy.nodes()},
+          {"per", per},
+          {"unavailable", unavailable}};
+}
+
 std::string label(const BenchConfig& c) {
   return fmt::format("algorithm={} policy={} segment={}", c.algorithm, c.policy,
                      c.segment_bytes > 0 ? core::format_bytes(c.segment_bytes) : "none");
@@ -208,8 +266,9 @@ long print_tables(MPI_Comm comm, const SweepArgs& a, const std::vector<BenchConf
                   a.full ? "   Min Latency(us)   Max Latency(us)  Iterations" : "");
     } else if (rank == 0) {
       std::printf("%s\n", header(configs[ci]).c_str());
-      std::printf("%-12s %12s %12s %12s %11s %10s%s\n", "# Size", "Avg(us)", "Min(us)", "Max(us)",
-                  "Iterations", "MB/s", with_model ? "    Model(us) Model/meas" : "");
+      std::printf("%-12s %12s %12s %12s %11s %10s%s%s\n", "# Size", "Avg(us)", "Min(us)", "Max(us)",
+                  "Iterations", "MB/s", energy_titles().c_str(),
+                  with_model ? "    Model(us) Model/meas" : "");
     }
     for (std::size_t si = 0; si < sizes.size(); ++si) {
       nlohmann::json row = measure::combine_rounds(measured[ci * sizes.size() + si]);
@@ -235,6 +294,7 @@ long print_tables(MPI_Comm comm, const SweepArgs& a, const std::vector<BenchConf
                   row["avg_us"].get<double>(), row["min_us"].get<double>(),
                   row["max_us"].get<double>(), row["iterations"].get<int>(),
                   row["bandwidth_MBps"].get<double>());
+      std::printf("%s", energy_cells(row).c_str());
       if (row.contains("predicted_us")) {
         std::printf(" %12.2f %10.3f", row["predicted_us"].get<double>(),
                     row["predicted_over_measured"].get<double>());
@@ -293,9 +353,20 @@ SweepBench::SweepBench(const SweepArgs& a) : sweep_args_(a) {
   MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
+  energy_ = bench_energy(comm_);
 }
 
-SweepBench::~SweepBench() { MPI_Comm_free(&comm_); }
+SweepBench::~SweepBench() {
+  energy_.reset();  // frees its duplicate of comm_ first
+  MPI_Comm_free(&comm_);
+}
+
+void SweepBench::add_energy(nlohmann::json& row, long calls) const {
+  const measure::RegionEnergy region = energy_->result();
+  measure::EnergyTotal total;
+  total.add(region.joules, region.seconds, calls);
+  total.to_row(row);
+}
 
 void SweepBench::add_timing(nlohmann::json& row, std::int64_t bytes,
                             const std::function<void(bool)>& op) const {
@@ -308,7 +379,9 @@ void SweepBench::add_timing(nlohmann::json& row, std::int64_t bytes,
     const int warmup = sweep_args_.warmup_given ? t.warmup
                        : large                  ? measure::kOsuWarmupLarge
                                                 : measure::kOsuWarmup;
-    const measure::OsuLatency l = measure::time_osu(comm_, iterations, warmup, [&op] { op(true); });
+    const measure::OsuLatency l = measure::time_osu(
+        comm_, iterations, warmup, [&op] { op(true); }, energy_.get());
+    add_energy(row, l.iterations);
     row["timing"] = "osu";
     row["avg_us"] = l.avg_us;
     row["min_us"] = l.min_us;
@@ -317,7 +390,10 @@ void SweepBench::add_timing(nlohmann::json& row, std::int64_t bytes,
     row["bandwidth_MBps"] = l.avg_us > 0 ? static_cast<double>(bytes) / l.avg_us : 0.0;
     return;
   }
-  add_times(row, measure::time_iterations(comm_, sweep_args_.timing, op).times_s);
+  const measure::Timed timed =
+      measure::time_iterations(comm_, sweep_args_.timing, op, nullptr, energy_.get());
+  add_times(row, timed.times_s);
+  add_energy(row, static_cast<long>(timed.times_s.size()));
   const double avg = row["avg_us"].get<double>() * 1e-6;
   row["bandwidth_MBps"] = avg > 0 ? static_cast<double>(bytes) / avg / 1e6 : 0.0;
 }
@@ -331,6 +407,10 @@ long SweepBench::sweep(const std::vector<BenchConfig>& configs,
   };
   const auto measured = measure::measure_sweep(comm_, sweep_args_.rounds, sweep_args_.quiet,
                                                configs, sizes, measure_row);
+  const std::string per =
+      sweep_args_.osu ? "per call (in the JSON: --osu prints OSU's columns)" : "per call";
+  if (rank_ == 0) std::printf("%s\n", energy_note(*energy_, per).c_str());
+  doc["energy"] = energy_document(*energy_, per);
   const long failed = print_tables(
       comm_, sweep_args_, configs, sizes, measured, machine_.has_value(), header,
       [this](nlohmann::json& row) { add_prediction(row); }, doc);

@@ -16,6 +16,8 @@
 #include "cli/cli11.hpp"
 
 #include "cli/commands.hpp"
+#include "measure/energy.hpp"
+#include "measure/node_energy.hpp"
 #include "measure/sweep.hpp"
 #include "measure/timing.hpp"
 #include "model/params.hpp"
@@ -88,6 +90,21 @@ void set_sweep_callback(CLI::App* cmd, const std::shared_ptr<Args>& args, int& e
   });
 }
 
+/// The energy meter of relay bench (issue 31, docs/energy.md), collective over comm: RAPL
+/// under RELAY_POWERCAP_ROOT (default /sys/class/powercap) read by one process per node; none in
+/// a simulation.
+std::unique_ptr<measure::NodeEnergy> bench_energy(MPI_Comm comm);
+/// The energy columns of a table: their titles, and a row's cells (each number "%.4g", or
+/// "unavailable" where the row's field is null), 11 wide each, with a leading space.
+std::string energy_titles();
+std::string energy_cells(const nlohmann::json& row);
+/// "# energy: ..." for above the tables: the meter, the nodes it sums over, what the columns
+/// hold (`per`: "per call"), and once per domain why it is unavailable.
+std::string energy_note(const measure::NodeEnergy& energy, const std::string& per);
+/// A results document's "energy": the meter, the nodes counted, what the row fields hold, and
+/// per domain null or the reason its fields are null.
+nlohmann::json energy_document(const measure::NodeEnergy& energy, const std::string& per);
+
 /// One configuration of a sweep.
 using BenchConfig = measure::SweepConfig;
 
@@ -137,9 +154,11 @@ class SweepBench {
   virtual void add_prediction(nlohmann::json& row) const = 0;
 
   /// Times op (time_iterations) into row: avg_us, min_us, max_us, iterations, bandwidth_MBps
-  /// (bytes / avg).
+  /// (bytes / avg), and the energy of the timed calls (EnergyTotal::to_row).
   void add_timing(nlohmann::json& row, std::int64_t bytes,
                   const std::function<void(bool)>& op) const;
+  /// The energy of the region energy_ just measured, `calls` calls, into row.
+  void add_energy(nlohmann::json& row, long calls) const;
   /// measure_sweep, print_tables (a table per configuration under `header`), print_summary
   /// and, with --confirm, confirm_fastest; fills doc (doc["rows"]: configuration-major, each
   /// configuration's sizes in order); returns the failed rows.
@@ -162,6 +181,7 @@ class SweepBench {
   const SweepArgs& sweep_args_;
   std::optional<model::Machine> machine_;  // --model
   MPI_Comm comm_ = MPI_COMM_NULL;
+  std::unique_ptr<measure::NodeEnergy> energy_;
   int rank_ = 0, size_ = 1;
 };
 

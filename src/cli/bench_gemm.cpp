@@ -24,6 +24,7 @@
 #include <vector>
 #include "cli/cli11.hpp"
 
+#include "cli/bench_common.hpp"
 #include "cli/checks.hpp"
 #include "cli/commands.hpp"
 #include "cli/results.hpp"
@@ -282,6 +283,7 @@ class Bench {
   void find_node_and_link();
 
   const Args& a_;
+  std::unique_ptr<measure::NodeEnergy> energy_;  // one reader per node (bench_energy)
   double jitter_us_ = 0;
   std::vector<int> node_members_;  // world ranks on this rank's node (MPI_COMM_TYPE_SHARED)
   double link_bytes_per_s_ = 0;    // each direction; 0 unknown
@@ -364,7 +366,8 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
     const Scheme* scheme = nullptr;
     int lookahead = 0;
     std::vector<double> time, bcast, compute, wait, replicate, reduce, ratio, predicted;
-    std::string ran;  // auto: what it chose ("2.5d:4"; several if the choice changed)
+    measure::EnergyTotal energy;  // every repetition's call
+    std::string ran;              // auto: what it chose ("2.5d:4"; several if the choice changed)
     long long workspace = 0, layered = 0;
     int aligned = 1;
   };
@@ -383,6 +386,14 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
     }
   }
   std::vector<double> scalapack_times;
+  measure::EnergyTotal scalapack_energy;
+  // A call's energy: its node leaders read before the barrier that starts it and after the
+  // allreduce that follows it (every rank done).
+  auto add_energy = [this](measure::EnergyTotal& total) {
+    energy_->end();
+    const measure::RegionEnergy e = energy_->result();
+    total.add(e.joules, e.seconds, 1);
+  };
   const bool with_scalapack = ctxt_ >= 0;
   const int total_runs = a_.reps * static_cast<int>(series.size() + (with_scalapack ? 1 : 0));
   measure::Progress reporter(rank_ == 0 && !a_.quiet, fmt::format("n={} ", n),
@@ -400,6 +411,7 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
                           : std::is_same_v<T, double>              ? pdgemm_
                           : std::is_same_v<T, std::complex<float>> ? pcgemm_
                                                                    : pzgemm_;
+      energy_->begin();
       MPI_Barrier(MPI_COMM_WORLD);
       const double t0 = MPI_Wtime();
       start_delay(rep);
@@ -407,6 +419,7 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
          C2.data(), &one, &one, d);
       double t = MPI_Wtime() - t0;
       MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+      add_energy(scalapack_energy);
       scalapack_time = t;
       scalapack_times.push_back(t);
       progress("scalapack", t);
@@ -434,6 +447,7 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
         o.report = &report;
         relay_gemm_stats_t st;
         int info = 0;
+        energy_->begin();
         MPI_Barrier(MPI_COMM_WORLD);
         const double t0 = MPI_Wtime();
         start_delay(rep);
@@ -464,6 +478,7 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
         MPI_Allreduce(MPI_IN_PLACE, parts, 7, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         long long bytes[2] = {st.workspace_bytes, report.layered_bytes};
         MPI_Allreduce(MPI_IN_PLACE, bytes, 2, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+        add_energy(row.energy);
         row.time.push_back(parts[0]);
         row.bcast.push_back(parts[1]);
         row.compute.push_back(parts[2]);
@@ -498,7 +513,8 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
   // point), so their rows carry no x_bound.
   auto emit = [&](const std::string& algorithm, const std::string& ran, const std::string& scheme,
                   int L, double t, double model, double bc, double comp, double w, double repl,
-                  double red, double ratio, long long ws, long long layered) {
+                  double red, double ratio, long long ws, long long layered,
+                  const measure::EnergyTotal& energy) {
     const bool bounded = algorithm == "2d" || algorithm == "scalapack";
     nlohmann::json r;
     r["algorithm"] = algorithm;
@@ -528,6 +544,7 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
       r["time_over_bound"] = t / bound_max;
       r["time_over_bound_sum"] = t / bound_sum;
     }
+    energy.to_row(r);
     rows.push_back(r);
     if (rank_ == 0) {
       auto times = [&](double b) {
@@ -536,14 +553,15 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
       const std::string label = ran.empty() ? algorithm : algorithm + ":" + ran;
       std::printf(
           "%-12s %-24s %3d %10.3f %8s %9.2f %7.1f%% %8.3f %9.3f %9.3f %9.3f %8.3f %8.1f %12s %8s "
-          "%8s\n",
+          "%8s%s\n",
           label.c_str(), scheme.c_str(), L, t,
           model > 0 ? fmt::format("{:.3f}", model).c_str() : "-", flops / t / 1e9,
           100.0 * flops / t / 1e9 / peak_total, repl, bc, comp, w, red,
           static_cast<double>(ws + layered) / 1048576.0,
           ratio > 0 ? fmt::format("{:.3f}x", ratio).c_str() : "-",
           link_bytes_per_s_ > 0 && bounded ? times(bound_max).c_str() : "-",
-          link_bytes_per_s_ > 0 && bounded ? times(bound_sum).c_str() : "-");
+          link_bytes_per_s_ > 0 && bounded ? times(bound_sum).c_str() : "-",
+          energy_cells(r).c_str());
     }
   };
   if (rank_ == 0) {
@@ -567,25 +585,26 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
           "RELAY_LINK_BITS_PER_S give the rate)\n",
           lim.blas_s, peak_core_);
     }
+    std::printf("%s\n", energy_note(*energy_, "per multiplication (mean over the reps)").c_str());
     for (const auto& a : algorithms_) {
       if (a.algorithm == RELAY_GEMM_2D || a.algorithm == RELAY_GEMM_AUTO) continue;
       std::printf("# %s: %d layers of %dx%d\n", a.name.c_str(), a.layers, a.layer_rows,
                   a.layer_cols);
     }
-    std::printf("%-12s %-24s %3s %10s %8s %9s %8s %8s %9s %9s %9s %8s %8s %12s %8s %8s\n",
+    std::printf("%-12s %-24s %3s %10s %8s %9s %8s %8s %9s %9s %9s %8s %8s %12s %8s %8s%s\n",
                 "algorithm", "scheme", "L", "time_s", "model_s", "GFLOP/s", "%peak", "repl_s",
                 "bcast_s", "gemm_s", "wait_s", "reduce_s", "mem_MiB", "vs_scalapack", "x_bound",
-                "x_sum");
+                "x_sum", energy_titles().c_str());
   }
   if (with_scalapack) {
     const double t = measure::median(scalapack_times);
-    emit("scalapack", "", "pdgemm", 0, t, 0, 0, 0, 0, 0, 0, 1.0, 0, 0);
+    emit("scalapack", "", "pdgemm", 0, t, 0, 0, 0, 0, 0, 0, 1.0, 0, 0, scalapack_energy);
   }
   for (const auto& s : series) {
     emit(s.algorithm->name, s.ran, s.scheme->name, s.lookahead, measure::median(s.time),
          measure::median(s.predicted), measure::median(s.bcast), measure::median(s.compute),
          measure::median(s.wait), measure::median(s.replicate), measure::median(s.reduce),
-         s.ratio.empty() ? 0.0 : measure::median(s.ratio), s.workspace, s.layered);
+         s.ratio.empty() ? 0.0 : measure::median(s.ratio), s.workspace, s.layered, s.energy);
   }
   if (rank_ == 0) {
     std::printf(
@@ -723,6 +742,7 @@ int Bench::run() {
   algorithms_ = parse_algorithms(a_.algorithms, grid_);
   check_memory(sizes);
   find_node_and_link();
+  energy_ = bench_energy(MPI_COMM_WORLD);
 #ifdef RELAY_HAVE_SCALAPACK
   if (!a_.no_scalapack) {
     Cblacs_get(0, 0, &ctxt_);
@@ -749,11 +769,13 @@ int Bench::run() {
   doc["peak_gflops_per_core"] = peak_core_;
   doc["cores_used"] = cores_;
   doc["start_jitter_us"] = jitter_us_;
+  doc["energy"] = energy_document(*energy_, "per multiplication (mean over the reps)");
   doc["rows"] = rows;
 #ifdef RELAY_HAVE_SCALAPACK
   if (ctxt_ >= 0) Cblacs_gridexit(ctxt_);
 #endif
   relay_grid_free(&grid_);
+  energy_.reset();
   if (rank_ != 0) return 0;
   return write_results(doc, a_.json_path, a_.plot_path, "plot_gemm.py", "relay bench gemm");
 }

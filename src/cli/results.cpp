@@ -23,6 +23,11 @@
 namespace relay::cli {
 namespace fs = std::filesystem;
 
+bool is_simulation() {
+  const std::string lib = core::running_mpi_library();
+  return lib.find("SMPI") != std::string::npos || lib.find("SimGrid") != std::string::npos;
+}
+
 nlohmann::json machine_description(MPI_Comm comm) {
   int rank = 0, size = 0;
   MPI_Comm_rank(comm, &rank);
@@ -47,7 +52,7 @@ nlohmann::json machine_description(MPI_Comm comm) {
   };
   m["mpi_library"] = lib;
   // Under SimGrid (relay simulate), every figure is a simulated one: said in every result file.
-  if (lib.find("SMPI") != std::string::npos || lib.find("SimGrid") != std::string::npos) {
+  if (is_simulation()) {
     const char* platform = core::read_setting(core::Knob::simulate_platform);
     m["simulated"] = platform != nullptr ? platform : "SimGrid SMPI";
   }

@@ -9,6 +9,9 @@
 
 namespace relay::cli {
 
+/// Whether this run is a SimGrid SMPI simulation (relay simulate): its MPI library says so.
+bool is_simulation();
+
 /// MPI library and version, hosts and ranks per host, date, relay version, thread settings.
 /// Collective over comm; the result is complete on rank 0.
 nlohmann::json machine_description(MPI_Comm comm);

@@ -123,6 +123,10 @@ constexpr std::array kSettings{
             "bits per second of a node's network link, each direction: the link bound `relay "
             "bench gemm` prints (relay cluster run sets it to the cluster's rate)",
             R::command, A::free},
+    Setting{Knob::powercap_root, "RELAY_POWERCAP_ROOT", "path", "/sys/class/powercap",
+            "the powercap tree whose intel-rapl zones (package, dram) the benchmarks' energy "
+            "columns read, one process per node (docs/energy.md)",
+            R::command, A::free},
     Setting{Knob::cluster_test_program, "RELAY_CLUSTER_TEST_PROGRAM", "command", "none",
             "a program the cluster test also runs on its ranks", R::tests, A::free},
     Setting{Knob::test_max_bytes, "RELAY_TEST_MAX_BYTES", "integer", "none",

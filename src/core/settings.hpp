@@ -44,6 +44,7 @@ enum class Knob {
   simulate_compute,
   simulate_gflops,
   link_bits_per_s,
+  powercap_root,
   cluster_test_program,
   test_max_bytes,
   test_gemm_cases,

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "core/units.hpp"
+#include "measure/energy.hpp"
 #include "measure/progress.hpp"
 #include "measure/stats.hpp"
 
@@ -21,6 +22,11 @@ nlohmann::json combine_rounds(const std::vector<nlohmann::json>& rounds) {
     row["min_us"] = std::min(row["min_us"].get<double>(), r["min_us"].get<double>());
     row["max_us"] = std::max(row["max_us"].get<double>(), r["max_us"].get<double>());
     iterations += r["iterations"].get<int>();
+  }
+  if (row.contains("energy_calls")) {  // the rounds' joules over their calls and seconds
+    EnergyTotal energy;
+    for (const auto& r : rounds) energy.add(EnergyTotal::from_row(r));
+    energy.to_row(row);
   }
   row["round_avg_us"] = avgs;
   const double m = median(avgs);

@@ -24,8 +24,8 @@ struct SweepConfig {
 using MeasureRow = std::function<nlohmann::json(const SweepConfig&, std::int64_t bytes)>;
 
 /// One row from several rounds: the median of the rounds' averages, the extreme min and max,
-/// the iterations summed, every round's average kept (round_avg_us); an error row if any round
-/// failed.
+/// the iterations summed, every round's average kept (round_avg_us), the energy over all
+/// rounds (EnergyTotal::to_row's fields); an error row if any round failed.
 nlohmann::json combine_rounds(const std::vector<nlohmann::json>& rounds);
 
 /// The sweep: every configuration at every size once per round, each round in its own order

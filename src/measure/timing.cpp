@@ -2,10 +2,13 @@
 
 #include <algorithm>
 
+#include "measure/node_energy.hpp"
+
 namespace relay::measure {
 
 Timed time_iterations(MPI_Comm comm, const IterationArgs& a,
-                      const std::function<void(bool timed)>& op, const EarlyStop& stop) {
+                      const std::function<void(bool timed)>& op, const EarlyStop& stop,
+                      NodeEnergy* energy) {
   Timed out;
   const double t_start = MPI_Wtime();
   double warm = 0;
@@ -26,6 +29,7 @@ Timed time_iterations(MPI_Comm comm, const IterationArgs& a,
   MPI_Bcast(&n, 1, MPI_INT, 0, comm);
   out.planned = static_cast<std::size_t>(n);
   out.setup_s = MPI_Wtime() - t_start;
+  if (energy != nullptr) energy->begin();
   if (!stop) {
     std::vector<double> t(static_cast<std::size_t>(n));
     for (auto& ti : t) {
@@ -33,6 +37,10 @@ Timed time_iterations(MPI_Comm comm, const IterationArgs& a,
       const double t0 = MPI_Wtime();
       op(true);
       ti = MPI_Wtime() - t0;
+    }
+    if (energy != nullptr) {  // every rank of the node done
+      MPI_Barrier(comm);
+      energy->end();
     }
     out.times_s.resize(t.size());
     MPI_Allreduce(t.data(), out.times_s.data(), n, MPI_DOUBLE, MPI_MAX, comm);
@@ -52,6 +60,7 @@ Timed time_iterations(MPI_Comm comm, const IterationArgs& a,
       break;
     }
   }
+  if (energy != nullptr) energy->end();  // after the allreduce: every rank done
   // Every rank charges the slowest rank's walls, so that all agree on every cost.
   std::vector<double> mine = out.walls_s, agreed(out.walls_s.size() + 1);
   mine.push_back(out.setup_s);
@@ -63,11 +72,16 @@ Timed time_iterations(MPI_Comm comm, const IterationArgs& a,
   return out;
 }
 
-OsuLatency time_osu(MPI_Comm comm, int iterations, int warmup, const std::function<void()>& op) {
+OsuLatency time_osu(MPI_Comm comm, int iterations, int warmup, const std::function<void()>& op,
+                    NodeEnergy* energy) {
   int size = 1;
   MPI_Comm_size(comm, &size);
   double timer_s = 0;
   for (int i = 0; i < iterations + warmup; ++i) {
+    if (energy != nullptr && i == warmup) {  // the warm-up's barriers are behind every rank
+      energy->begin();
+      MPI_Barrier(comm);
+    }
     const double start = MPI_Wtime();
     op();
     const double stop = MPI_Wtime();
@@ -75,6 +89,10 @@ OsuLatency time_osu(MPI_Comm comm, int iterations, int warmup, const std::functi
     MPI_Barrier(comm);
   }
   MPI_Barrier(comm);
+  if (energy != nullptr) {
+    if (iterations <= 0) energy->begin();  // an empty region
+    energy->end();
+  }
   const double latency_us = iterations > 0 ? timer_s * 1e6 / iterations : 0.0;
   OsuLatency out;
   out.iterations = iterations;

@@ -12,6 +12,8 @@
 
 namespace relay::measure {
 
+class NodeEnergy;  // measure/node_energy.hpp
+
 /// The most timed iterations (--iterations, --max-iterations): each one's time is kept, and
 /// 2^31 of them asked for 16 GiB on every rank.
 inline constexpr int kMaxIterations = 1000000;
@@ -49,9 +51,12 @@ using EarlyStop =
 /// many times, each after a barrier. Without `stop` the times are agreed once at the end (as
 /// relay bench has always timed); with it, after every iteration (outside the timed part), so
 /// that every rank stops at the same one, and the walls are kept. Collective over comm; op may
-/// do nothing on ranks that do not take part.
+/// do nothing on ranks that do not take part. With `energy`, its region is the timed
+/// iterations, barriers included (begin() before the first, end() after the last and a
+/// barrier); the caller takes energy->result().
 Timed time_iterations(MPI_Comm comm, const IterationArgs& args,
-                      const std::function<void(bool timed)>& op, const EarlyStop& stop = nullptr);
+                      const std::function<void(bool timed)>& op, const EarlyStop& stop = nullptr,
+                      NodeEnergy* energy = nullptr);
 
 /// OSU micro-benchmarks' counts (osu_util.h): below and above 8 KiB.
 inline constexpr std::int64_t kOsuLargeMessageBytes = 8192;
@@ -67,6 +72,8 @@ struct OsuLatency {
   double avg_us = 0, min_us = 0, max_us = 0;
   int iterations = 0;
 };
-OsuLatency time_osu(MPI_Comm comm, int iterations, int warmup, const std::function<void()>& op);
+/// With `energy`, its region is the `iterations` timed calls and the barriers after them.
+OsuLatency time_osu(MPI_Comm comm, int iterations, int warmup, const std::function<void()>& op,
+                    NodeEnergy* energy = nullptr);
 
 }  // namespace relay::measure

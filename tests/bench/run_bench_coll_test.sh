@@ -86,7 +86,7 @@ check_rows "$work/allreduce.json" allreduce 3 1000,8192 "$allreduce" blocking,no
   fail "allreduce rows are wrong"
 grep -q '^# allreduce algorithm=ring policy=nonblocking segment=1KiB ranks=3 max_requests=16 rounds=1$' "$out" ||
   fail "no table header for ring"
-grep -q '^# Size .*MB/s    Model(us) Model/meas$' "$out" || fail "no model columns"
+grep -q '^# Size .*MB/s .*DRAM(W)    Model(us) Model/meas$' "$out" || fail "no model columns"
 grep -Eq '^8192 +mpi +- +none .* +-$' "$out" || fail "mpi's summary row should have no model time"
 [ "$(grep -c '^# Confirmation' "$out")" -eq 2 ] || fail "expected a confirmation table per size"
 grep -A6 '^# Confirmation, 8KiB' "$out" | grep '^auto ' >/dev/null || fail "auto missing from the confirmation"

@@ -1,0 +1,64 @@
+// The energy of a measured region over every node of a communicator (issue 31): one process per
+// node (MPI_COMM_TYPE_SHARED, its node rank 0) reads its node's meter (energy.hpp) before and
+// after the region, and the joules are summed over nodes, package and DRAM apart. Leaders whose
+// meters read the same counters (emulated nodes of one machine: one kernel, one set of RAPL
+// zones) count once. A domain any counted node cannot read is unavailable for the whole sum.
+#pragma once
+
+#include <mpi.h>
+
+#include <array>
+#include <memory>
+#include <string>
+
+#include "measure/energy.hpp"
+
+namespace relay::measure {
+
+/// One region's energy over all nodes.
+struct RegionEnergy {
+  EnergyJoules joules;  ///< summed over the counted nodes, per domain
+  double seconds = 0;   ///< the slowest counting leader's time from begin() to end()
+};
+
+class NodeEnergy {
+ public:
+  /// Collective over comm (a duplicate is kept). `meter` is read on counting leaders only.
+  NodeEnergy(MPI_Comm comm, std::unique_ptr<EnergyMeter> meter);
+  ~NodeEnergy();
+  NodeEnergy(const NodeEnergy&) = delete;
+  NodeEnergy& operator=(const NodeEnergy&) = delete;
+
+  /// Local: a counting leader reads its counters; the other ranks do nothing. Call before the
+  /// region's first barrier, so that no rank of the node has started it.
+  void begin();
+  /// Local: the counters at the end. Call once every rank of the node has finished the region
+  /// (after a barrier or an allreduce over the ranks running it).
+  void end();
+  /// Collective: the last region's joules summed over nodes and its seconds, the same on every
+  /// rank. A domain unavailable on any counted node is unavailable, with the reason of the
+  /// lowest such rank (kept as first_unavailable too).
+  RegionEnergy result();
+
+  /// Nodes counted: node leaders with distinct counters.
+  int nodes() const { return nodes_; }
+  /// The meter, as its describe() says: "RAPL (/sys/class/powercap)".
+  const std::string& describe() const { return description_; }
+  /// The first reason a result had no figure for `d` ("" if every result had one): a results
+  /// document says it once.
+  const std::string& first_unavailable(EnergyDomain d) const {
+    return first_unavailable_[static_cast<std::size_t>(d)];
+  }
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  std::unique_ptr<EnergyMeter> meter_;
+  std::string description_;
+  bool counts_ = false;
+  int nodes_ = 0;
+  EnergyReading before_, after_;
+  double t_before_ = 0, t_after_ = 0;
+  std::array<std::string, kEnergyDomains> first_unavailable_;
+};
+
+}  // namespace relay::measure
