@@ -1,20 +1,22 @@
 """Loads relay's compiled module and mpi4py on one MPI library.
 
-PyPI's mpi4py wheels choose their MPI when mpi4py.MPI is first imported: told by MPI4PY_LIBMPI,
-they take the library relay was built with. An mpi4py built from source is tied to its MPI;
-if that is the other family (Open MPI / MPICH), importing relay fails here, saying how to fix
-it, rather than at the first call.
+PyPI's mpi4py wheels choose their MPI when mpi4py.MPI is first imported: told by
+MPI4PY_LIBMPI (relay/__init__.py sets it), they take the library relay was built with. An
+mpi4py built from source is tied to its MPI; if that is the other family (Open MPI / MPICH),
+relay's first use fails here, saying how to fix it, rather than at its first MPI call.
 """
-
-import os
-import sys
 
 from . import _build_config
 
-if "mpi4py.MPI" not in sys.modules:
-    os.environ.setdefault("MPI4PY_LIBMPI", _build_config.MPI_LIBRARY)
-
-from mpi4py import MPI  # noqa: E402  (initialises MPI, as any mpi4py program does)
+try:
+    from mpi4py import MPI  # noqa: E402  (initialises MPI, as any mpi4py program does)
+except ImportError as error:
+    raise ImportError(
+        f"relay: mpi4py cannot load an MPI ({error}). relay was built for "
+        f"{_build_config.MPI_FAMILY} ({_build_config.MPI_LIBRARY}); PyPI's mpi4py wheels need "
+        "MPICH's library under its ABI name libmpi.so.12, which Debian's MPICH does not have: "
+        "build mpi4py for it (MPICC=mpicc.mpich pip install --no-binary mpi4py mpi4py; "
+        "docs/python.md)") from error
 
 from . import _core  # noqa: E402
 

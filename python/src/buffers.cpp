@@ -24,20 +24,46 @@ bool element_type(const char* format, Py_ssize_t itemsize, MPI_Datatype* type, s
   if (!f.empty() && (f[0] == '@' || f[0] == '=' || f[0] == '<')) f.erase(0, 1);
   if (f.size() == 1 && std::strchr("bhilq", f[0]) != nullptr) {
     switch (itemsize) {
-      case 1: *type = MPI_INT8_T; *name = "int8"; return true;
-      case 2: *type = MPI_INT16_T; *name = "int16"; return true;
-      case 4: *type = MPI_INT32_T; *name = "int32"; return true;
-      case 8: *type = MPI_INT64_T; *name = "int64"; return true;
-      default: return false;
+      case 1:
+        *type = MPI_INT8_T;
+        *name = "int8";
+        return true;
+      case 2:
+        *type = MPI_INT16_T;
+        *name = "int16";
+        return true;
+      case 4:
+        *type = MPI_INT32_T;
+        *name = "int32";
+        return true;
+      case 8:
+        *type = MPI_INT64_T;
+        *name = "int64";
+        return true;
+      default:
+        return false;
     }
   }
   if (f.size() == 1 && std::strchr("BHILQ", f[0]) != nullptr) {
     switch (itemsize) {
-      case 1: *type = MPI_UINT8_T; *name = "uint8"; return true;
-      case 2: *type = MPI_UINT16_T; *name = "uint16"; return true;
-      case 4: *type = MPI_UINT32_T; *name = "uint32"; return true;
-      case 8: *type = MPI_UINT64_T; *name = "uint64"; return true;
-      default: return false;
+      case 1:
+        *type = MPI_UINT8_T;
+        *name = "uint8";
+        return true;
+      case 2:
+        *type = MPI_UINT16_T;
+        *name = "uint16";
+        return true;
+      case 4:
+        *type = MPI_UINT32_T;
+        *name = "uint32";
+        return true;
+      case 8:
+        *type = MPI_UINT64_T;
+        *name = "uint64";
+        return true;
+      default:
+        return false;
     }
   }
   struct Named {
@@ -87,10 +113,9 @@ Buffer::Buffer(nb::handle obj, const char* argument, bool writable) {
   }
   held_ = true;
   if (!PyBuffer_IsContiguous(&view_, 'A')) {
-    throw StatusError(RELAY_ERR_BUFFER,
-                      std::string("argument ") + argument +
-                          ": not contiguous (relay needs one block of memory: "
-                          "numpy.ascontiguousarray makes one)");
+    throw StatusError(RELAY_ERR_BUFFER, std::string("argument ") + argument +
+                                            ": not contiguous (relay needs one block of memory: "
+                                            "numpy.ascontiguousarray makes one)");
   }
   if (!element_type(view_.format, view_.itemsize, &datatype_, &type_name_)) {
     throw StatusError(RELAY_ERR_DATATYPE,
@@ -143,11 +168,12 @@ int Buffer::mpi_count(const char* argument) const {
 namespace {
 
 // mpi4py's C API functions PyMPIComm_Get and PyMPIOp_Get, found as mpi4py's own header does
-// (the capsules in mpi4py.MPI.__pyx_capi__), so relay needs no mpi4py to build.
+// (the capsules in mpi4py.MPI.__pyx_capi__), so relay needs no mpi4py to build. Each caller
+// keeps its own getter: MPI_Comm and MPI_Op are the same type (int) in MPICH.
 template <class Handle>
-Handle* mpi4py_handle(nb::handle obj, const char* function, const char* signature) {
+Handle* mpi4py_handle(nb::handle obj, const char* function, const char* signature,
+                      Handle* (*&getter)(PyObject*)) {
   using Getter = Handle* (*)(PyObject*);
-  static Getter getter = nullptr;
   if (getter == nullptr) {
     nb::object capi = nb::module_::import_("mpi4py.MPI").attr("__pyx_capi__");
     nb::object capsule = capi[function];
@@ -162,11 +188,13 @@ Handle* mpi4py_handle(nb::handle obj, const char* function, const char* signatur
 }  // namespace
 
 MPI_Comm comm_handle(nb::handle comm) {
-  return *mpi4py_handle<MPI_Comm>(comm, "PyMPIComm_Get", "MPI_Comm *(PyObject *)");
+  static MPI_Comm* (*getter)(PyObject*) = nullptr;
+  return *mpi4py_handle<MPI_Comm>(comm, "PyMPIComm_Get", "MPI_Comm *(PyObject *)", getter);
 }
 
 MPI_Op op_handle(nb::handle op) {
-  return *mpi4py_handle<MPI_Op>(op, "PyMPIOp_Get", "MPI_Op *(PyObject *)");
+  static MPI_Op* (*getter)(PyObject*) = nullptr;
+  return *mpi4py_handle<MPI_Op>(op, "PyMPIOp_Get", "MPI_Op *(PyObject *)", getter);
 }
 
 bool check_is_collective(relay_check_t check) {
@@ -187,7 +215,8 @@ void agree_on_arguments(MPI_Comm comm, bool collective, const StatusError* local
   int mine = local != nullptr ? rank : INT32_MAX;
   int first = INT32_MAX;
   const int rc = MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
-  if (rc != MPI_SUCCESS) throw StatusError(RELAY_ERR_MPI, "argument agreement: MPI_Allreduce failed");
+  if (rc != MPI_SUCCESS)
+    throw StatusError(RELAY_ERR_MPI, "argument agreement: MPI_Allreduce failed");
   if (local != nullptr) throw *local;
   if (first != INT32_MAX) {
     throw StatusError(RELAY_ERR_MISMATCH, "the arguments of rank " + std::to_string(first) +

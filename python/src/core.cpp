@@ -21,8 +21,8 @@
 
 #include "binding.hpp"
 #include "coll/registry.hpp"
-#include "core/mpi_library.hpp"
 #include "coll/table.hpp"
+#include "core/mpi_library.hpp"
 #include "model/params.hpp"
 #include "tune/session.hpp"
 
@@ -56,13 +56,13 @@ int algorithm_of(relay_collective_t collective, nb::handle algorithm) {
   }
   if (nb::isinstance<nb::int_>(algorithm)) {
     const long long value = nb::cast<long long>(algorithm);
-    const char* name =
-        value < 0 || value > std::numeric_limits<int>::max() ? nullptr
-        : collective == RELAY_COLL_BCAST
-            ? relay_bcast_algorithm_name(static_cast<relay_bcast_algorithm_t>(value))
-            : relay_coll_algorithm_name(collective, static_cast<int>(value));
+    const char* name = value < 0 || value > std::numeric_limits<int>::max() ? nullptr
+                       : collective == RELAY_COLL_BCAST
+                           ? relay_bcast_algorithm_name(static_cast<relay_bcast_algorithm_t>(value))
+                           : relay_coll_algorithm_name(collective, static_cast<int>(value));
     if (name == nullptr)
-      throw StatusError(RELAY_ERR_ALGORITHM, what + ": no algorithm number " + std::to_string(value));
+      throw StatusError(RELAY_ERR_ALGORITHM,
+                        what + ": no algorithm number " + std::to_string(value));
     return static_cast<int>(value);
   }
   throw StatusError(RELAY_ERR_ALGORITHM, what + ": a name (str) or a number (int)");
@@ -296,10 +296,9 @@ void require_elements(const Buffer& b, const char* name, long long needed, const
 
 int whole_blocks(const Buffer& b, const char* name, int ranks) {
   if (b.count() % ranks != 0) {
-    throw StatusError(RELAY_ERR_COUNT, std::string("argument ") + name + ": " +
-                                           std::to_string(b.count()) +
-                                           " elements are not one block per rank of " +
-                                           std::to_string(ranks));
+    throw StatusError(RELAY_ERR_COUNT,
+                      std::string("argument ") + name + ": " + std::to_string(b.count()) +
+                          " elements are not one block per rank of " + std::to_string(ranks));
   }
   return static_cast<int>(b.count() / ranks);
 }
@@ -333,20 +332,52 @@ void set_pointers(Call& c, bool in_place) {
   c.datatype = s != nullptr ? s->datatype() : r != nullptr ? r->datatype() : MPI_BYTE;
 }
 
+Call prepare_bcast(nb::handle buf, int root, MPI_Comm comm) {
+  Call c;
+  check_root(root, comm);
+  c.buffers.emplace_back(buf, "buf", true);
+  c.recv = c.buffers[0].data();
+  c.count = c.buffers[0].mpi_count("buf");
+  c.datatype = c.buffers[0].datatype();
+  return c;
+}
+
+Call prepare_reduce(nb::handle send, nb::handle recv, nb::handle op, int root, MPI_Comm comm) {
+  Call c;
+  check_root(root, comm);
+  c.op = op_of(op);
+  const bool in_place = send.is_none();
+  take(c, send, in_place, recv);
+  set_pointers(c, in_place);
+  const bool is_root = comm_rank(comm) == root;
+  if (in_place && !is_root)
+    throw StatusError(RELAY_ERR_BUFFER, "sendbuf: IN_PLACE is for the root only");
+  const Buffer* s = send_of(c, in_place);
+  const Buffer* r = recv_of(c, in_place);
+  if (is_root && r == nullptr) throw StatusError(RELAY_ERR_BUFFER, "recvbuf: the root needs one");
+  c.count = s != nullptr ? s->mpi_count("sendbuf") : r->mpi_count("recvbuf");
+  if (is_root) require_elements(*r, "recvbuf", c.count, "the reduction");
+  return c;
+}
+
+Call prepare_allreduce(nb::handle send, nb::handle recv, nb::handle op) {
+  Call c;
+  c.op = op_of(op);
+  const bool in_place = send.is_none();
+  take(c, send, in_place, recv);
+  set_pointers(c, in_place);
+  const Buffer* s = send_of(c, in_place);
+  const Buffer& r = *recv_of(c, in_place);
+  c.count = s != nullptr ? s->mpi_count("sendbuf") : r.mpi_count("recvbuf");
+  require_elements(r, "recvbuf", c.count, "the reduction");
+  return c;
+}
+
 nb::object bcast(nb::handle buf, int root, nb::handle comm_obj, const Options& o, bool nb_) {
   expect_collective(o, RELAY_COLL_BCAST);
   MPI_Comm comm = comm_handle(comm_obj);
   return run(
-      comm, o, nb_, "relay.bcast",
-      [&] {
-        Call c;
-        check_root(root, comm);
-        c.buffers.emplace_back(buf, "buf", true);
-        c.recv = c.buffers[0].data();
-        c.count = c.buffers[0].mpi_count("buf");
-        c.datatype = c.buffers[0].datatype();
-        return c;
-      },
+      comm, o, nb_, "relay.bcast", [&] { return prepare_bcast(buf, root, comm); },
       [&](Call& c, PartTimes*, relay_request_t* r) {
         return r ? relay_ibcast(c.recv, c.count, c.datatype, root, comm, &o.bcast, r)
                  : relay_bcast(c.recv, c.count, c.datatype, root, comm, &o.bcast);
@@ -357,26 +388,8 @@ nb::object reduce(nb::handle send, nb::handle recv, nb::handle op, int root, nb:
                   const Options& o, bool nb_) {
   expect_collective(o, RELAY_COLL_REDUCE);
   MPI_Comm comm = comm_handle(comm_obj);
-  const bool in_place = send.is_none();
   return run(
-      comm, o, nb_, "relay.reduce",
-      [&] {
-        Call c;
-        check_root(root, comm);
-        c.op = op_of(op);
-        take(c, send, in_place, recv);
-        set_pointers(c, in_place);
-        const bool is_root = comm_rank(comm) == root;
-        if (in_place && !is_root)
-          throw StatusError(RELAY_ERR_BUFFER, "sendbuf: IN_PLACE is for the root only");
-        const Buffer* s = send_of(c, in_place);
-        const Buffer* r = recv_of(c, in_place);
-        if (is_root && r == nullptr)
-          throw StatusError(RELAY_ERR_BUFFER, "recvbuf: the root needs one");
-        c.count = s != nullptr ? s->mpi_count("sendbuf") : r->mpi_count("recvbuf");
-        if (is_root) require_elements(*r, "recvbuf", c.count, "the reduction");
-        return c;
-      },
+      comm, o, nb_, "relay.reduce", [&] { return prepare_reduce(send, recv, op, root, comm); },
       [&](Call& c, PartTimes*, relay_request_t* r) {
         return r ? relay_ireduce(c.send, c.recv, c.count, c.datatype, c.op, root, comm, &o.coll, r)
                  : relay_reduce(c.send, c.recv, c.count, c.datatype, c.op, root, comm, &o.coll);
@@ -387,20 +400,8 @@ nb::object allreduce(nb::handle send, nb::handle recv, nb::handle op, nb::handle
                      const Options& o, bool nb_) {
   expect_collective(o, RELAY_COLL_ALLREDUCE);
   MPI_Comm comm = comm_handle(comm_obj);
-  const bool in_place = send.is_none();
   return run(
-      comm, o, nb_, "relay.allreduce",
-      [&] {
-        Call c;
-        c.op = op_of(op);
-        take(c, send, in_place, recv);
-        set_pointers(c, in_place);
-        const Buffer* s = send_of(c, in_place);
-        const Buffer& r = *recv_of(c, in_place);
-        c.count = s != nullptr ? s->mpi_count("sendbuf") : r.mpi_count("recvbuf");
-        require_elements(r, "recvbuf", c.count, "the reduction");
-        return c;
-      },
+      comm, o, nb_, "relay.allreduce", [&] { return prepare_allreduce(send, recv, op); },
       [&](Call& c, PartTimes*, relay_request_t* r) {
         return r ? relay_iallreduce(c.send, c.recv, c.count, c.datatype, c.op, comm, &o.coll, r)
                  : relay_allreduce(c.send, c.recv, c.count, c.datatype, c.op, comm, &o.coll);
@@ -422,8 +423,7 @@ nb::object allgather(nb::handle send, nb::handle recv, nb::handle comm_obj, cons
         const Buffer& r = *recv_of(c, in_place);
         const int p = comm_size(comm);
         c.count = s != nullptr ? s->mpi_count("sendbuf") : whole_blocks(r, "recvbuf", p);
-        require_elements(r, "recvbuf", static_cast<long long>(c.count) * p,
-                         "one block per rank");
+        require_elements(r, "recvbuf", static_cast<long long>(c.count) * p, "one block per rank");
         return c;
       },
       [&](Call& c, PartTimes*, relay_request_t* r) {
@@ -509,8 +509,8 @@ nb::object reduce_scatter_block(nb::handle send, nb::handle recv, nb::handle op,
       });
 }
 
-nb::object gather(nb::handle send, nb::handle recv, int root, nb::handle comm_obj,
-                  const Options& o, bool nb_) {
+nb::object gather(nb::handle send, nb::handle recv, int root, nb::handle comm_obj, const Options& o,
+                  bool nb_) {
   expect_collective(o, RELAY_COLL_GATHER);
   MPI_Comm comm = comm_handle(comm_obj);
   const bool in_place = send.is_none();
@@ -593,8 +593,7 @@ nb::object alltoall(nb::handle send, nb::handle recv, nb::handle comm_obj, const
         const Buffer* s = send_of(c, in_place);
         const Buffer& r = *recv_of(c, in_place);
         c.count = whole_blocks(s != nullptr ? *s : r, s != nullptr ? "sendbuf" : "recvbuf", p);
-        require_elements(r, "recvbuf", static_cast<long long>(c.count) * p,
-                         "one block per rank");
+        require_elements(r, "recvbuf", static_cast<long long>(c.count) * p, "one block per rank");
         return c;
       },
       [&](Call& c, PartTimes*, relay_request_t* r) {
@@ -630,14 +629,8 @@ nb::object overlap_bcast(nb::handle buf, int root, nb::handle comm_obj, int n_du
   return run(
       comm, o, nb_, "relay.overlap_bcast",
       [&] {
-        Call c;
         check_n_dup(n_dup);
-        check_root(root, comm);
-        c.buffers.emplace_back(buf, "buf", true);
-        c.recv = c.buffers[0].data();
-        c.count = c.buffers[0].mpi_count("buf");
-        c.datatype = c.buffers[0].datatype();
-        return c;
+        return prepare_bcast(buf, root, comm);
       },
       [&](Call& c, PartTimes* t, relay_request_t* r) {
         return r ? relay_overlap_ibcast(c.recv, c.count, c.datatype, root, comm, n_dup, &o.bcast,
@@ -652,27 +645,12 @@ nb::object overlap_reduce(nb::handle send, nb::handle recv, nb::handle op, int r
                           nb::handle comm_obj, int n_dup, const Options& o, bool nb_) {
   expect_collective(o, RELAY_COLL_REDUCE);
   MPI_Comm comm = comm_handle(comm_obj);
-  const bool in_place = send.is_none();
   auto times = std::make_unique<PartTimes>(static_cast<std::size_t>(std::max(n_dup, 0)));
   return run(
       comm, o, nb_, "relay.overlap_reduce",
       [&] {
-        Call c;
         check_n_dup(n_dup);
-        check_root(root, comm);
-        c.op = op_of(op);
-        take(c, send, in_place, recv);
-        set_pointers(c, in_place);
-        const bool is_root = comm_rank(comm) == root;
-        const Buffer* s = send_of(c, in_place);
-        const Buffer* r = recv_of(c, in_place);
-        if (is_root && r == nullptr)
-          throw StatusError(RELAY_ERR_BUFFER, "recvbuf: the root needs one");
-        if (s == nullptr && r == nullptr)
-          throw StatusError(RELAY_ERR_BUFFER, "sendbuf: IN_PLACE is for the root only");
-        c.count = s != nullptr ? s->mpi_count("sendbuf") : r->mpi_count("recvbuf");
-        if (is_root) require_elements(*r, "recvbuf", c.count, "the reduction");
-        return c;
+        return prepare_reduce(send, recv, op, root, comm);
       },
       [&](Call& c, PartTimes* t, relay_request_t* r) {
         return r ? relay_overlap_ireduce(c.send, c.recv, c.count, c.datatype, c.op, root, comm,
@@ -687,21 +665,12 @@ nb::object overlap_allreduce(nb::handle send, nb::handle recv, nb::handle op, nb
                              int n_dup, const Options& o, bool nb_) {
   expect_collective(o, RELAY_COLL_ALLREDUCE);
   MPI_Comm comm = comm_handle(comm_obj);
-  const bool in_place = send.is_none();
   auto times = std::make_unique<PartTimes>(static_cast<std::size_t>(std::max(n_dup, 0)));
   return run(
       comm, o, nb_, "relay.overlap_allreduce",
       [&] {
-        Call c;
         check_n_dup(n_dup);
-        c.op = op_of(op);
-        take(c, send, in_place, recv);
-        set_pointers(c, in_place);
-        const Buffer* s = send_of(c, in_place);
-        const Buffer& r = *recv_of(c, in_place);
-        c.count = s != nullptr ? s->mpi_count("sendbuf") : r.mpi_count("recvbuf");
-        require_elements(r, "recvbuf", c.count, "the reduction");
-        return c;
+        return prepare_allreduce(send, recv, op);
       },
       [&](Call& c, PartTimes* t, relay_request_t* r) {
         return r ? relay_overlap_iallreduce(c.send, c.recv, c.count, c.datatype, c.op, comm, n_dup,
@@ -714,7 +683,8 @@ nb::object overlap_allreduce(nb::handle send, nb::handle recv, nb::handle op, nb
 
 // ---- descriptions, tables, the tuner ---------------------------------------------------------
 
-std::string describe(const Options& o, nb::handle buf, int root, nb::handle op, nb::handle comm_obj) {
+std::string describe(const Options& o, nb::handle buf, int root, nb::handle op,
+                     nb::handle comm_obj) {
   MPI_Comm comm = comm_handle(comm_obj);
   Buffer b(buf, "buf", false);
   MPI_Op mpi_op = op.is_none() ? MPI_OP_NULL : op_of(op);
@@ -725,7 +695,7 @@ std::string describe(const Options& o, nb::handle buf, int root, nb::handle op, 
                  "relay.describe");
   } else {
     check_status(relay_coll_describe(o.collective, b.mpi_count("buf"), b.datatype(), mpi_op, root,
-                                      comm, &o.coll, text, sizeof text),
+                                     comm, &o.coll, text, sizeof text),
                  "relay.describe");
   }
   return text;
@@ -835,8 +805,8 @@ NB_MODULE(_core, m) {
       .def(nb::new_([](const std::string& collective, nb::handle algorithm,
                        const std::string& policy, std::optional<long long> segment_bytes,
                        int fanout, int max_requests, const std::string& check) {
-             return make_options(collective, algorithm, policy, segment_bytes, fanout,
-                                 max_requests, check);
+             return make_options(collective, algorithm, policy, segment_bytes, fanout, max_requests,
+                                 check);
            }),
            nb::arg("collective"), nb::arg("algorithm"), nb::arg("policy"),
            nb::arg("segment_bytes").none(), nb::arg("fanout"), nb::arg("max_requests"),
@@ -865,9 +835,8 @@ NB_MODULE(_core, m) {
         nb::arg("comm"), nb::arg("options"), nb::arg("nonblocking"));
   m.def("allgather", &allgather, nb::arg("sendbuf").none(), nb::arg("recvbuf"), nb::arg("comm"),
         nb::arg("options"), nb::arg("nonblocking"));
-  m.def("allgatherv", &allgatherv, nb::arg("sendbuf").none(), nb::arg("recvbuf"),
-        nb::arg("counts"), nb::arg("displs").none(), nb::arg("comm"), nb::arg("options"),
-        nb::arg("nonblocking"));
+  m.def("allgatherv", &allgatherv, nb::arg("sendbuf").none(), nb::arg("recvbuf"), nb::arg("counts"),
+        nb::arg("displs").none(), nb::arg("comm"), nb::arg("options"), nb::arg("nonblocking"));
   m.def("reduce_scatter_block", &reduce_scatter_block, nb::arg("sendbuf").none(),
         nb::arg("recvbuf"), nb::arg("op"), nb::arg("comm"), nb::arg("options"),
         nb::arg("nonblocking"));
@@ -902,8 +871,8 @@ NB_MODULE(_core, m) {
   m.def("tune", &tune_session, nb::arg("comm"), nb::arg("operation"), nb::arg("sizes"),
         nb::arg("algorithms"), nb::arg("policies"), nb::arg("segments"), nb::arg("methods"),
         nb::arg("table_method"), nb::arg("min_time_s"), nb::arg("max_requests"), nb::arg("root"),
-        nb::arg("confirm"), nb::arg("confirm_rounds"), nb::arg("params").none(),
-        nb::arg("machine"), nb::arg("verbose"));
+        nb::arg("confirm"), nb::arg("confirm_rounds"), nb::arg("params").none(), nb::arg("machine"),
+        nb::arg("verbose"));
   m.def("statuses", &statuses);
   m.def("version", [] { return std::string(relay_version()); });
   m.def("build_info", [] { return std::string(relay_build_info()); });

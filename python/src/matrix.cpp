@@ -7,10 +7,10 @@
 
 #include <complex>
 #include <cstring>
-#include <type_traits>
 #include <optional>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "binding.hpp"
@@ -107,20 +107,23 @@ void check_local(const Buffer& b, const char* name, const relay_matrix_desc_t& d
   }
   const long long needed = local_elements(d, grid);
   if (b.count() < needed) {
-    throw StatusError(RELAY_ERR_COUNT,
-                      std::string("argument ") + name + ": the local array holds " +
-                          std::to_string(b.count()) + " elements, its descriptor needs " +
-                          std::to_string(needed) + " on this process (lld x (local columns - 1) + "
-                                                   "local rows)");
+    throw StatusError(RELAY_ERR_COUNT, std::string("argument ") + name +
+                                           ": the local array holds " + std::to_string(b.count()) +
+                                           " elements, its descriptor needs " +
+                                           std::to_string(needed) +
+                                           " on this process (lld x (local columns - 1) + "
+                                           "local rows)");
   }
 }
 
 int gemm_algorithm(nb::handle algorithm) {
   if (nb::isinstance<nb::int_>(algorithm)) return nb::cast<int>(algorithm);
   const std::string name = nb::cast<std::string>(algorithm);
-  const std::pair<const char*, relay_gemm_algorithm_t> names[] = {
-      {"default", RELAY_GEMM_DEFAULT}, {"2d", RELAY_GEMM_2D},     {"2.5d", RELAY_GEMM_25D},
-      {"3d", RELAY_GEMM_3D},           {"auto", RELAY_GEMM_AUTO}};
+  const std::pair<const char*, relay_gemm_algorithm_t> names[] = {{"default", RELAY_GEMM_DEFAULT},
+                                                                  {"2d", RELAY_GEMM_2D},
+                                                                  {"2.5d", RELAY_GEMM_25D},
+                                                                  {"3d", RELAY_GEMM_3D},
+                                                                  {"auto", RELAY_GEMM_AUTO}};
   for (const auto& [n, a] : names) {
     if (name == n) return a;
   }
@@ -130,10 +133,14 @@ int gemm_algorithm(nb::handle algorithm) {
 
 const char* gemm_algorithm_name(int algorithm) {
   switch (algorithm) {
-    case RELAY_GEMM_2D: return "2d";
-    case RELAY_GEMM_25D: return "2.5d";
-    case RELAY_GEMM_3D: return "3d";
-    default: return "auto";
+    case RELAY_GEMM_2D:
+      return "2d";
+    case RELAY_GEMM_25D:
+      return "2.5d";
+    case RELAY_GEMM_3D:
+      return "3d";
+    default:
+      return "auto";
   }
 }
 
@@ -165,12 +172,12 @@ std::vector<unsigned char> scalar(MPI_Datatype type, std::complex<double> value,
 }
 
 nb::dict gemm(const std::string& transa, const std::string& transb, long long m, long long n,
-              long long k, std::complex<double> alpha, nb::handle a_obj, long long ia,
-              long long ja, const std::vector<long long>& desca_v, nb::handle b_obj, long long ib,
-              long long jb, const std::vector<long long>& descb_v, std::complex<double> beta,
-              nb::handle c_obj, long long ic, long long jc, const std::vector<long long>& descc_v,
-              const Grid& grid, nb::handle bcast_options, nb::handle algorithm, long long panel_width,
-              int lookahead, int pieces, int layers, long long memory_limit_bytes) {
+              long long k, std::complex<double> alpha, nb::handle a_obj, long long ia, long long ja,
+              const std::vector<long long>& desca_v, nb::handle b_obj, long long ib, long long jb,
+              const std::vector<long long>& descb_v, std::complex<double> beta, nb::handle c_obj,
+              long long ic, long long jc, const std::vector<long long>& descc_v, const Grid& grid,
+              nb::handle bcast_options, nb::handle algorithm, long long panel_width, int lookahead,
+              int pieces, int layers, long long memory_limit_bytes) {
   // The binding's checks fail on the ranks whose arrays are wrong: agree first, as relay_gemm
   // agrees on its own (one small allreduce), so that every rank raises.
   std::optional<StatusError> error;
@@ -224,7 +231,8 @@ nb::dict gemm(const std::string& transa, const std::string& transb, long long m,
   }
   if (status == RELAY_ERR_ARGUMENT && info != 0) {
     const std::string detail = relay_last_error();
-    throw StatusError(status, "relay.gemm: " + detail + " (PBLAS INFO " + std::to_string(info) + ")");
+    throw StatusError(status,
+                      "relay.gemm: " + detail + " (PBLAS INFO " + std::to_string(info) + ")");
   }
   check_status(status, "relay.gemm");
   nb::dict d;
@@ -250,7 +258,8 @@ nb::dict gemm(const std::string& transa, const std::string& transb, long long m,
 }  // namespace
 
 void bind_matrix(nb::module_& m) {
-  nb::class_<Grid>(m, "Grid", "A rows x cols process grid (relay_grid_t) over an mpi4py communicator")
+  nb::class_<Grid>(m, "Grid",
+                   "A rows x cols process grid (relay_grid_t) over an mpi4py communicator")
       .def(nb::init<nb::handle, int, int, const std::string&>(), nb::arg("comm"), nb::arg("rows"),
            nb::arg("cols"), nb::arg("order"))
       .def("free", &Grid::free, "Frees the grid's communicators (collective)")

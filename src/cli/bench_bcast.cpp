@@ -261,7 +261,7 @@ int Bench::run() {
     const auto* alg = coll::find_algorithm(coll::Collective::bcast, c.algorithm);
     return alg != nullptr && alg->build != nullptr;  // not auto, mpi or the baselines
   });
-  return finish(doc, failed, "relay bench bcast", "plot_bcast.py");
+  return finish(doc, failed, "relay bench bcast", "bcast.py");
 }
 
 }  // namespace

@@ -374,7 +374,7 @@ int Bench::run() {
     const auto* alg = coll::find_algorithm(op_, c.algorithm);
     return alg != nullptr && alg->build != nullptr;  // not auto or mpi
   });
-  return finish(doc, failed, "relay bench coll", "plot_bcast.py");
+  return finish(doc, failed, "relay bench coll", "bcast.py");
 }
 
 }  // namespace

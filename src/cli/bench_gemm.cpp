@@ -777,7 +777,7 @@ int Bench::run() {
   relay_grid_free(&grid_);
   energy_.reset();
   if (rank_ != 0) return 0;
-  return write_results(doc, a_.json_path, a_.plot_path, "plot_gemm.py", "relay bench gemm");
+  return write_results(doc, a_.json_path, a_.plot_path, "gemm.py", "relay bench gemm");
 }
 
 }  // namespace

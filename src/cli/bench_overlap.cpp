@@ -489,7 +489,7 @@ int Bench::run() {
   if (failed > 0)
     std::fprintf(stderr, "relay bench overlap: %d rows failed (ERROR above)\n", failed);
   return std::max(
-      rc, write_results(doc, a_.json_path, a_.plot_path, "plot_overlap.py", "relay bench overlap"));
+      rc, write_results(doc, a_.json_path, a_.plot_path, "overlap.py", "relay bench overlap"));
 }
 
 }  // namespace

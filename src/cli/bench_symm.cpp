@@ -347,8 +347,7 @@ int Bench::run() {
   }
   std::fflush(stdout);
   if (failed > 0) std::fprintf(stderr, "relay bench symm: %d rows failed (ERROR above)\n", failed);
-  const int written =
-      write_results(doc, a_.json_path, a_.plot_path, "plot_symm.py", "relay bench symm");
+  const int written = write_results(doc, a_.json_path, a_.plot_path, "symm.py", "relay bench symm");
   return std::max(failed > 0 ? 1 : 0, written);
 }
 

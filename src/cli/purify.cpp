@@ -482,8 +482,7 @@ int Purify::run() {
     std::printf("# wrote %s\n", a_.output.c_str());
   }
   std::fflush(stdout);
-  return std::max(rc,
-                  write_results(doc, a_.json_path, a_.plot_path, "plot_purify.py", "relay purify"));
+  return std::max(rc, write_results(doc, a_.json_path, a_.plot_path, "purify.py", "relay purify"));
 }
 
 }  // namespace

@@ -125,13 +125,15 @@ void write_json_atomic(const std::string& path, const nlohmann::json& doc) {
 
 namespace {
 
+// The plot scripts are the Python package's relay.plot modules (python/relay/plot), installed
+// flat under share/relay/python for the command line; each also runs as a file.
 std::string find_script(const std::string& script) {
   std::vector<fs::path> dirs;
   if (const char* d = core::read_setting(core::Knob::python_dir)) dirs.emplace_back(d);
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) dirs.push_back(exe.parent_path().parent_path() / "share" / "relay" / "python");
-  dirs.emplace_back(RELAY_SOURCE_DIR "/python");
+  dirs.emplace_back(RELAY_SOURCE_DIR "/python/relay/plot");
   for (const auto& d : dirs) {
     if (fs::exists(d / script)) return (d / script).string();
   }

@@ -203,7 +203,7 @@ int run_tune(const TuneArgs& a) {
   result.table.save(a.output);
   std::printf("# wrote %s (%zu rules; load with RELAY_TUNING_FILE=%s or relay_tuning_load)\n",
               a.output.c_str(), result.table.rules.size(), a.output.c_str());
-  return write_results(result.results, a.json_path, a.plot_path, "plot_tune.py", "relay tune");
+  return write_results(result.results, a.json_path, a.plot_path, "tune.py", "relay tune");
 }
 
 struct TableArgs {

@@ -7,13 +7,16 @@ and the measured best are marked. Bottom row, same sizes: the exhaustive curve o
 algorithm with the points MGD and SMGD measured, numbered in the order they measured them
 (vadhiyar2004 Fig. 3).
 
-usage: plot_tune.py RESULTS.json -o PLOT.png
+usage: relay-plot tune RESULTS.json -o PLOT.png (or python3 tune.py ...)
 """
 import argparse
 import json
 import sys
 
-from relay_plot import human, plt, save_atomically
+if __package__:
+    from ._common import human, plt, save_atomically
+else:  # run as a file, as relay's command line does: its folder is on sys.path
+    from _common import human, plt, save_atomically
 
 def axis_name(axis):
     return f"{axis['algorithm']}/{axis['policy']}" if axis.get("policy") else axis["algorithm"]
@@ -91,16 +94,16 @@ def plot_paths(ax, size_doc):
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=6)
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("results", help="JSON written by relay tune --json")
     parser.add_argument("-o", "--output", required=True, help="PNG to write")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     with open(args.results, encoding="utf-8") as f:
         doc = json.load(f)
     sizes = doc.get("sizes", [])
     if not sizes:
-        print(f"plot_tune.py: no sizes in {args.results}", file=sys.stderr)
+        print(f"relay-plot tune: no sizes in {args.results}", file=sys.stderr)
         return 1
     sizes = sizes[-4:] if len(sizes) > 4 else sizes  # the largest (last) four fit one figure
     fig, panels = plt.subplots(2, len(sizes), figsize=(6.5 * len(sizes), 10), squeeze=False)

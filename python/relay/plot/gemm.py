@@ -6,7 +6,7 @@ ScaLAPACK's p?gemm (same run) and the machine's peak (one core's BLAS rate x cor
 Right: where the time went (local GEMM, broadcast, waiting) for the largest size -- the split
 tan2014 Table IV discusses.
 
-usage: plot_gemm.py RESULTS.json -o PLOT.png
+usage: relay-plot gemm RESULTS.json -o PLOT.png (or python3 gemm.py ...)
 """
 import argparse
 import json
@@ -18,16 +18,16 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("results")
     parser.add_argument("-o", "--output", required=True)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     with open(args.results) as f:
         doc = json.load(f)
     rows = doc.get("rows", [])
     if not rows:
-        sys.exit("plot_gemm.py: no rows in " + args.results)
+        sys.exit("relay-plot gemm: no rows in " + args.results)
     peak = doc.get("peak_gflops_per_core", 0) * doc.get("cores_used", 1)
     sizes = sorted({r["n"] for r in rows})
     fig, (left, right) = plt.subplots(1, 2, figsize=(13, 5))

@@ -6,11 +6,14 @@ for every mode (one blocking call, one nonblocking call, overlap with each n_dup
 schedules dashed. Bottom row: rank 0's parts at the largest size -- each part a bar from the
 start of its posting to its completion, the posting itself drawn dark (their Fig. 6).
 
-usage: plot_overlap.py RESULTS.json -o PLOT.png
+usage: relay-plot overlap RESULTS.json -o PLOT.png (or python3 overlap.py ...)
 """
 import sys
 
-from relay_plot import human, plt, read_results, save_atomically
+if __package__:
+    from ._common import human, plt, read_results, save_atomically
+else:  # run as a file, as relay's command line does: its folder is on sys.path
+    from _common import human, plt, read_results, save_atomically
 
 
 def series(row):
@@ -88,8 +91,9 @@ def timeline_panel(ax, rows, operation, size):
     ax.grid(True, axis="x", alpha=0.3)
 
 
-def main():
-    args, doc, rows = read_results(__doc__.splitlines()[0], "relay bench overlap")
+def main(argv=None):
+    args, doc, rows = read_results(
+        __doc__.splitlines()[0], "relay bench overlap", argv=argv)
     operations = [op for op in ("bcast", "reduce", "allreduce") if any(r["operation"] == op for r in rows)]
     modes = sorted({(r["mode"], r["n_dup"]) for r in rows}, key=lambda m: (m[0] != "blocking", m[0], m[1]))
     largest = max(r["size_bytes"] for r in rows)

@@ -1,4 +1,4 @@
-"""Shared helpers of relay's plot scripts: command line, results, byte-size labels, atomic PNG
+"""Shared helpers of relay's plots (relay.plot): command line, results, byte-size labels, atomic PNG
 writes."""
 import argparse
 import json
@@ -26,13 +26,13 @@ def save_atomically(fig, path, dpi):
     os.replace(tmp, path)
 
 
-def read_results(description, command, measured_key="avg_us"):
+def read_results(description, command, measured_key="avg_us", argv=None):
     """Parses `SCRIPT RESULTS.json -o PLOT.png`; returns (args, doc, measured rows: those with
     `measured_key`) or exits with a message when no row was measured."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("results", help=f"JSON written by {command} --json")
     parser.add_argument("-o", "--output", required=True, help="PNG to write")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     with open(args.results, encoding="utf-8") as f:
         doc = json.load(f)
     rows = [r for r in doc.get("rows", []) if measured_key in r]

@@ -7,11 +7,14 @@ communication phases (distribute, square, cube), each the mean over processes (m
 repetitions), the whole call (the slowest process) drawn as a black line; the
 speed-up over the baseline with the same collectives written above each bar.
 
-usage: plot_symm.py RESULTS.json -o PLOT.png
+usage: relay-plot symm RESULTS.json -o PLOT.png (or python3 symm.py ...)
 """
 import sys
 
-from relay_plot import plt, read_results, save_atomically
+if __package__:
+    from ._common import plt, read_results, save_atomically
+else:  # run as a file, as relay's command line does: its folder is on sys.path
+    from _common import plt, read_results, save_atomically
 
 PHASES = (("compute_s", "local multiplications"), ("distribute_s", "distribute D"),
           ("square_s", "reduce + broadcast D^2"), ("cube_s", "reduce D^3, return"))
@@ -23,8 +26,9 @@ def label(row):
     return f"n_dup={row['n_dup']}\n{row['parts']}"
 
 
-def main():
-    args, doc, rows = read_results(__doc__.splitlines()[0], "relay bench symm", "time_s")
+def main(argv=None):
+    args, doc, rows = read_results(
+        __doc__.splitlines()[0], "relay bench symm", "time_s", argv=argv)
     sizes = sorted({r["n"] for r in rows})
     fig, axes = plt.subplots(1, len(sizes), figsize=(min(9, 0.6 * len(rows) / len(sizes) + 2) * len(sizes), 4.5),
                              squeeze=False)

@@ -6,15 +6,19 @@ Right: each iteration's time, split into the local multiplications, SymmSquareCu
 communication phases (mean over processes as relay_symm_stats_t reports them on rank 0) and
 the update of D.
 
-usage: plot_purify.py RESULTS.json -o PLOT.png
+usage: relay-plot purify RESULTS.json -o PLOT.png (or python3 purify.py ...)
 """
 import sys
 
-from relay_plot import plt, read_results, save_atomically
+if __package__:
+    from ._common import plt, read_results, save_atomically
+else:  # run as a file, as relay's command line does: its folder is on sys.path
+    from _common import plt, read_results, save_atomically
 
 
-def main():
-    args, doc, rows = read_results(__doc__.splitlines()[0], "relay purify", "idempotency")
+def main(argv=None):
+    args, doc, rows = read_results(
+        __doc__.splitlines()[0], "relay purify", "idempotency", argv=argv)
     it = [r["iteration"] for r in rows]
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
     left.semilogy(it, [max(r["idempotency"], 1e-17) for r in rows], "o-", label="||D^2 - D||_F")

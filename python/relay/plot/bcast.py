@@ -7,13 +7,16 @@ legend; with a single size, bars, fastest first. Right: a heat map at the larges
 algorithm and policy against segment size, each cell its time relative to the fastest cell
 (1.00 = the best; vadhiyar2004's segment sweep at a glance). Titles name the operation.
 
-usage: plot_bcast.py RESULTS.json -o PLOT.png
+usage: relay-plot bcast RESULTS.json -o PLOT.png (or python3 bcast.py ...)
 """
 import math
 import sys
 from collections import defaultdict
 
-from relay_plot import human, plt, read_results, save_atomically
+if __package__:
+    from ._common import human, plt, read_results, save_atomically
+else:  # run as a file, as relay's command line does: its folder is on sys.path
+    from _common import human, plt, read_results, save_atomically
 
 
 def series_name(row):
@@ -29,8 +32,9 @@ def config_text(row):
     return " ".join(parts)
 
 
-def main():
-    args, doc, rows = read_results(__doc__.splitlines()[0], "relay bench bcast (or coll)")
+def main(argv=None):
+    args, doc, rows = read_results(
+        __doc__.splitlines()[0], "relay bench bcast (or coll)", argv=argv)
     operation = rows[0].get("operation", "bcast")
     noun = "broadcast" if operation == "bcast" else operation
     machine = doc.get("machine", {})
