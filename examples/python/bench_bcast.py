@@ -28,7 +28,9 @@ def main() -> int:
     comm = MPI.COMM_WORLD
     nbytes = relay.parse_bytes(args.size)
     segment = None if args.segment == "default" else relay.parse_bytes(args.segment)
-    buf = np.zeros(nbytes, dtype=np.uint8)
+    # Written data, as relay bench bcast's buffer is: the pages of np.zeros are not backed until
+    # written, and reading unbacked pages (one shared zero page) would flatter the root's sends.
+    buf = (np.arange(nbytes) % 251).astype(np.uint8)
     options = dict(algorithm=args.algorithm, policy=args.policy, segment_bytes=segment)
     for _ in range(args.warmup):
         comm.Barrier()

@@ -456,6 +456,18 @@ def overlap_reduce(sendbuf: Buffer, recvbuf: Optional[Buffer] = None, op: Op = "
     return _core.overlap_reduce(send, recvbuf, op, root, _comm(comm), n_dup, o, False)
 
 
+def overlap_ireduce(sendbuf: Buffer, recvbuf: Optional[Buffer] = None, op: Op = "sum",
+                    root: int = 0, comm: Optional[MPI.Comm] = None, n_dup: int = 4, *,
+                    algorithm="auto", policy: str = "default",
+                    segment_bytes: Optional[int] = None, fanout: int = 0, max_requests: int = 0,
+                    check: str = "default") -> Request:
+    """Starts :func:`overlap_reduce`; the request's ``part_times`` once complete."""
+    o = _options("reduce", algorithm, policy, segment_bytes, fanout, max_requests, check)
+    send = None if _in_place(sendbuf) else sendbuf
+    return Request(_core.overlap_reduce(send, recvbuf, op, root, _comm(comm), n_dup, o, True),
+                   recvbuf)
+
+
 def overlap_allreduce(sendbuf: Buffer, recvbuf: Buffer, op: Op = "sum",
                       comm: Optional[MPI.Comm] = None, n_dup: int = 4, *, algorithm="auto",
                       policy: str = "default", segment_bytes: Optional[int] = None,

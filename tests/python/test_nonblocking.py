@@ -91,3 +91,9 @@ def test_overlap_bcast_and_allreduce(comm, rng, n_dup):
     relay.overlap_reduce(x, root_sum, "sum", 0, n_dup=n_dup)
     if comm.Get_rank() == 0:
         np.testing.assert_allclose(root_sum, total, rtol=1e-10)
+    root_sum = np.empty_like(x) if comm.Get_rank() == 0 else None
+    req = relay.overlap_ireduce(x, root_sum, "sum", 0, n_dup=n_dup)
+    req.wait()
+    assert len(req.part_times) == n_dup
+    if comm.Get_rank() == 0:
+        np.testing.assert_allclose(root_sum, total, rtol=1e-10)

@@ -12,8 +12,11 @@ NAMES = sorted(set(KINDS.values()))
 
 
 def kind_of(path: str) -> str:
-    with open(path, encoding="utf-8") as f:
-        schema = str(json.load(f).get("schema", ""))
+    try:
+        with open(path, encoding="utf-8") as f:
+            schema = str(json.load(f).get("schema", ""))
+    except (OSError, ValueError, AttributeError) as error:
+        sys.exit(f"relay-plot: {path}: not a JSON result of relay ({error})")
     kind = KINDS.get(schema.split("/")[0])
     if kind is None:
         sys.exit(f"relay-plot: {path}: schema '{schema}' is not one relay-plot draws; name the "
