@@ -43,5 +43,6 @@ void add_tune(CLI::App& app, int& exit_code);
 void add_env(CLI::App& app, int& exit_code);
 void add_simulate(CLI::App& app, int& exit_code);
 void add_purify(CLI::App& app, int& exit_code);
+void add_profile(CLI::App& app, int& exit_code);
 
 }  // namespace relay::cli

@@ -147,6 +147,7 @@ int main(int argc, char** argv) {
   relay::cli::add_env(app, exit_code);
   relay::cli::add_simulate(app, exit_code);
   relay::cli::add_purify(app, exit_code);
+  relay::cli::add_profile(app, exit_code);
   // Every command's floating-point options finite and >= 0, its result files in existing
   // directories: added here, after every command is registered.
   relay::cli::add_shared_checks(app);

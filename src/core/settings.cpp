@@ -86,6 +86,18 @@ constexpr std::array kSettings{
     Setting{Knob::scalapack_on_error, "RELAY_SCALAPACK_ON_ERROR", "return", "abort",
             "return: p?gemm_ prints PBLAS's message and returns instead of aborting", R::library,
             A::free},
+    Setting{Knob::scalapack_forward, "RELAY_SCALAPACK_FORWARD", "relay or scalapack", "relay",
+            "who serves the drop-in's p?gemm_: relay, or ScaLAPACK's own p?gemm_ (found after "
+            "librelay_scalapack in the link order), as relay profile --forward sets it",
+            R::library, A::free},
+    Setting{Knob::profile_dir, "RELAY_PROFILE_DIR", "path", "unset",
+            "set by relay profile: the drop-in records every p?gemm_ call (shape, time, who "
+            "served it) and writes it there at exit, one file per process (docs/profile.md)",
+            R::library, A::free},
+    Setting{Knob::profile_library, "RELAY_PROFILE_LIBRARY", "path", "installed",
+            "the librelay_scalapack relay profile preloads (default: the installed one, then the "
+            "build tree's)",
+            R::command, A::free},
     Setting{Knob::python, "RELAY_PYTHON", "path", "python3",
             "interpreter (with matplotlib) that draws --plot figures", R::command, A::free},
     Setting{Knob::python_dir, "RELAY_PYTHON_DIR", "path", "installed",

@@ -13,8 +13,14 @@
 // With RELAY_SCALAPACK_ON_ERROR=return the same message is printed on every process and the
 // call returns without touching C instead (the processes agree on the error first, so none
 // hangs in a broadcast the others skipped).
+//
+// For relay profile (docs/profile.md): RELAY_SCALAPACK_FORWARD=scalapack hands every call to
+// ScaLAPACK's own p?gemm_ (the next definition in the link order, dlsym RTLD_NEXT), and with
+// RELAY_PROFILE_DIR set every call is timed and recorded (scalapack/profile.hpp).
+#include <dlfcn.h>
 #include <mpi.h>
 
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -25,6 +31,7 @@
 #include "gemm/gemm.hpp"
 #include "gemm/grid.hpp"
 
+#include "scalapack/profile.hpp"
 #include "scalapack/prototypes.h"
 
 namespace {
@@ -62,7 +69,7 @@ void pgemm(const char* routine, MPI_Datatype type, const char* transa, const cha
            const int* m, const int* n, const int* k, const void* alpha, const void* a,
            const int* ia, const int* ja, const int* desca, const void* b, const int* ib,
            const int* jb, const int* descb, const void* beta, void* c, const int* ic, const int* jc,
-           const int* descc) {
+           const int* descc, std::string* config) {
   const int ctxt = desca[1];
   int nprow = -1, npcol = -1, myrow = -1, mycol = -1;
   Cblacs_gridinfo(ctxt, &nprow, &npcol, &myrow, &mycol);
@@ -136,10 +143,84 @@ void pgemm(const char* routine, MPI_Datatype type, const char* transa, const cha
     return;
   }
   relay_gemm_stats_t stats;
+  relay_gemm_report_t report;
+  relay_gemm_report_init(&report);
+  options.report = &report;
   if (relay::gemm::multiply(p, *grid, options, stats, error) != RELAY_SUCCESS) {
     std::fprintf(stderr, "relay %s: %s\n", routine, error.c_str());
     MPI_Abort(comm, 1);
   }
+  if (config != nullptr) {
+    const char* algorithm =
+        relay::gemm::algorithm_name(static_cast<relay_gemm_algorithm_t>(report.algorithm));
+    const char* bcast = relay_bcast_algorithm_name(options.bcast.algorithm);
+    const char* policy = relay_policy_name(options.bcast.policy);
+    *config = fmt::format(
+        "{}{}, panel broadcasts {}/{}, look-ahead {}", algorithm != nullptr ? algorithm : "?",
+        report.layers > 1 ? fmt::format(" c={}", report.layers) : "",
+        bcast != nullptr ? bcast : "?", policy != nullptr ? policy : "?", options.lookahead);
+  }
+}
+
+using PgemmFunction = void (*)(const char*, const char*, const int*, const int*, const int*,
+                               const void*, const void*, const int*, const int*, const int*,
+                               const void*, const int*, const int*, const int*, const void*, void*,
+                               const int*, const int*, const int*);
+
+bool forward_to_scalapack() {
+  static const bool forward = [] {
+    const char* v = relay::core::read_setting(relay::core::Knob::scalapack_forward);
+    return v != nullptr && std::strcmp(v, "scalapack") == 0;
+  }();
+  return forward;
+}
+
+// ScaLAPACK's own definition of `symbol`: the next one after this library in the link order.
+PgemmFunction scalapack_pgemm(const char* symbol) {
+  auto f = reinterpret_cast<PgemmFunction>(dlsym(RTLD_NEXT, symbol));
+  if (f == nullptr) {
+    std::fprintf(stderr,
+                 "relay: RELAY_SCALAPACK_FORWARD=scalapack, but no %s after librelay_scalapack "
+                 "in the link order (link ScaLAPACK after it, or preload it)\n",
+                 symbol);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  return f;
+}
+
+// Serves one call: relay's pgemm, or ScaLAPACK's own when forwarding; timed and recorded when
+// relay profile asks (RELAY_PROFILE_DIR).
+void serve(const char* routine, const char* symbol, PgemmFunction* scalapack, MPI_Datatype type,
+           const char* transa, const char* transb, const int* m, const int* n, const int* k,
+           const void* alpha, const void* a, const int* ia, const int* ja, const int* desca,
+           const void* b, const int* ib, const int* jb, const int* descb, const void* beta, void* c,
+           const int* ic, const int* jc, const int* descc) {
+  const bool forward = forward_to_scalapack();
+  if (forward && *scalapack == nullptr) *scalapack = scalapack_pgemm(symbol);
+  const bool profile = relay::scalapack::profiling();
+  const double start = profile ? MPI_Wtime() : 0;
+  std::string config;
+  if (forward) {
+    (*scalapack)(transa, transb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb, beta, c, ic,
+                 jc, descc);
+  } else {
+    pgemm(routine, type, transa, transb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb, beta,
+          c, ic, jc, descc, profile ? &config : nullptr);
+  }
+  if (!profile) return;
+  relay::scalapack::CallShape shape;
+  shape.routine = routine;
+  shape.transa = static_cast<char>(std::toupper(static_cast<unsigned char>(transa[0])));
+  shape.transb = static_cast<char>(std::toupper(static_cast<unsigned char>(transb[0])));
+  shape.m = *m;
+  shape.n = *n;
+  shape.k = *k;
+  shape.mb = descc[4];  // DTYPE-1 layout: MB_ and NB_ are entries 5 and 6
+  shape.nb = descc[5];
+  shape.kb = shape.transa == 'N' ? desca[5] : desca[4];
+  int myrow = -1, mycol = -1;
+  Cblacs_gridinfo(desca[1], &shape.nprow, &shape.npcol, &myrow, &mycol);
+  relay::scalapack::record_call(shape, MPI_Wtime() - start, !forward, config);
 }
 
 }  // namespace
@@ -153,10 +234,11 @@ void pgemm(const char* routine, MPI_Datatype type, const char* transa, const cha
       const void *alpha, const void *a, const int *ia, const int *ja, const int *desca,         \
       const void *b, const int *ib, const int *jb, const int *descb, const void *beta, void *c, \
       const int *ic, const int *jc, const int *descc
-#define RELAY_DEFINE_PGEMM(symbol, routine, mpi_type)                                            \
-  extern "C" RELAY_SCALAPACK_API void symbol(RELAY_PGEMM_PARAMETERS) {                           \
-    pgemm(routine, mpi_type, transa, transb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb, \
-          beta, c, ic, jc, descc);                                                               \
+#define RELAY_DEFINE_PGEMM(symbol, routine, mpi_type)                                        \
+  extern "C" RELAY_SCALAPACK_API void symbol(RELAY_PGEMM_PARAMETERS) {                       \
+    static PgemmFunction scalapack = nullptr;                                                \
+    serve(routine, #symbol, &scalapack, mpi_type, transa, transb, m, n, k, alpha, a, ia, ja, \
+          desca, b, ib, jb, descb, beta, c, ic, jc, descc);                                  \
   }
 
 RELAY_DEFINE_PGEMM(psgemm_, "PSGEMM", MPI_FLOAT)
