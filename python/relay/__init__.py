@@ -38,7 +38,8 @@ _EXPORTS = {
         "reduce_scatter_block", "ireduce_scatter_block", "gather", "igather", "scatter",
         "iscatter", "alltoall", "ialltoall", "barrier", "ibarrier", "waitall", "describe",
         "overlap_prepare", "overlap_bcast", "overlap_ibcast", "overlap_reduce",
-        "overlap_ireduce", "overlap_allreduce", "overlap_iallreduce"],
+        "overlap_ireduce", "overlap_allreduce", "overlap_iallreduce", "overlap_reduce_bcast",
+        "overlap_ireduce_bcast"],
     ".matrix": ["Grid", "Descriptor", "DistributedMatrix", "gemm", "gemm_local", "numroc"],
     ".tuning": ["algorithms", "load_table", "tune", "parse_bytes"],
     ".info": ["build_info"],
@@ -71,7 +72,8 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time, loaded on fir
                               iallgatherv, iallreduce, ialltoall, ibarrier, ibcast, igather,
                               ireduce, ireduce_scatter_block, iscatter, overlap_allreduce,
                               overlap_bcast, overlap_iallreduce, overlap_ibcast,
-                              overlap_ireduce, overlap_prepare, overlap_reduce, reduce,
+                              overlap_ireduce, overlap_ireduce_bcast, overlap_prepare,
+                              overlap_reduce, overlap_reduce_bcast, reduce,
                               reduce_scatter_block, scatter, waitall)
     from .info import build_info  # noqa: F401
     from .matrix import (Descriptor, DistributedMatrix, Grid, gemm, gemm_local,  # noqa: F401

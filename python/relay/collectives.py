@@ -54,6 +54,20 @@ def _options(collective: str, algorithm, policy, segment_bytes, fanout, max_requ
     return _core.Options(collective, algorithm, policy, segment_bytes, fanout, max_requests, check)
 
 
+_OPTION_NAMES = ("algorithm", "policy", "segment_bytes", "fanout", "max_requests", "check")
+
+
+def _options_from(collective: str, options: Optional[dict], what: str):
+    """Options given as a dict ({"algorithm": "pipeline", ...}), for calls that take two sets."""
+    merged = {"algorithm": "auto", "policy": "default", "segment_bytes": None, "fanout": 0,
+              "max_requests": 0, "check": "default"}
+    unknown = set(options or {}) - set(_OPTION_NAMES)
+    if unknown:
+        raise TypeError(f"{what}: options {sorted(unknown)} are not among {list(_OPTION_NAMES)}")
+    merged.update(options or {})
+    return _options(collective, **merged)
+
+
 def _array(buf: Buffer) -> np.ndarray:
     """A numpy view of buf (no copy), to size the arrays relay allocates."""
     return buf if isinstance(buf, np.ndarray) else np.asarray(memoryview(buf))
@@ -490,6 +504,41 @@ def overlap_iallreduce(sendbuf: Buffer, recvbuf: Buffer, op: Op = "sum",
     send = None if _in_place(sendbuf) else sendbuf
     return Request(_core.overlap_allreduce(send, recvbuf, op, _comm(comm), n_dup, o, True),
                    recvbuf)
+
+
+def _overlap_reduce_bcast(sendbuf, recvbuf, op, reduce_root, reduce_comm, bcast_root, bcast_comm,
+                          n_dup, reduce_options, bcast_options, nonblocking):
+    ro = _options_from("reduce", reduce_options, "reduce_options")
+    bo = _options_from("bcast", bcast_options, "bcast_options")
+    if recvbuf is None and not _in_place(sendbuf):
+        recvbuf = np.empty_like(_array(sendbuf))
+    send = None if _in_place(sendbuf) else sendbuf
+    started = _core.overlap_reduce_bcast(send, recvbuf, op, reduce_root, reduce_comm, bcast_root,
+                                         bcast_comm, n_dup, ro, bo, nonblocking)
+    return Request(started, recvbuf) if nonblocking else (recvbuf, started)
+
+
+def overlap_reduce_bcast(sendbuf: Buffer, recvbuf: Optional[Buffer], op: Op, reduce_root: int,
+                         reduce_comm: MPI.Comm, bcast_root: int, bcast_comm: MPI.Comm,
+                         n_dup: int = 4, *, reduce_options: Optional[dict] = None,
+                         bcast_options: Optional[dict] = None):
+    """huang2018's Algorithm 2 (``relay_overlap_reduce_bcast``): ``sendbuf`` is reduced over
+    ``reduce_comm`` to ``reduce_root``, then broadcast over ``bcast_comm`` from ``bcast_root``,
+    part by part, part c's broadcast overlapping part c+1's reduction. Every rank gets the
+    result in ``recvbuf`` (allocated when None). For y = A x on a p x p grid, rank (i, j) passes
+    its row (``reduce_root=i``) and its column (``bcast_root=j``) and gets y_j. The options of
+    each step are dicts (``{"algorithm": "binomial", ...}``). Returns (recvbuf, part times)."""
+    return _overlap_reduce_bcast(sendbuf, recvbuf, op, reduce_root, reduce_comm, bcast_root,
+                                 bcast_comm, n_dup, reduce_options, bcast_options, False)
+
+
+def overlap_ireduce_bcast(sendbuf: Buffer, recvbuf: Optional[Buffer], op: Op, reduce_root: int,
+                          reduce_comm: MPI.Comm, bcast_root: int, bcast_comm: MPI.Comm,
+                          n_dup: int = 4, *, reduce_options: Optional[dict] = None,
+                          bcast_options: Optional[dict] = None) -> Request:
+    """Starts :func:`overlap_reduce_bcast`; the request's ``part_times`` once complete."""
+    return _overlap_reduce_bcast(sendbuf, recvbuf, op, reduce_root, reduce_comm, bcast_root,
+                                 bcast_comm, n_dup, reduce_options, bcast_options, True)
 
 
 # ---- what relay would run -------------------------------------------------------------------

@@ -17,7 +17,7 @@ from typing import Optional, Tuple
 import numpy as np
 
 from ._loader import MPI, _core
-from .collectives import _options
+from .collectives import _options_from
 
 _GEMM_DTYPES = (np.float32, np.float64, np.complex64, np.complex128)
 
@@ -224,16 +224,7 @@ def gemm_local(transa: str, transb: str, m: int, n: int, k: int, alpha, a: np.nd
     ``"default"``, ``"2d"``, ``"2.5d"``, ``"3d"`` or ``"auto"``; ``bcast``: the panel broadcasts'
     options (``{"algorithm": "pipeline", "segment_bytes": 65536, ...}``). Arguments are checked
     as PBLAS checks them, on every rank. Returns where the time went and what ran."""
-    bcast_options = None
-    if bcast is not None:
-        b_opts = {"algorithm": "auto", "policy": "default", "segment_bytes": None, "fanout": 0,
-                  "max_requests": 0, "check": "default"}
-        unknown = set(bcast) - set(b_opts)
-        if unknown:
-            raise TypeError(f"gemm: bcast options {sorted(unknown)} are not among "
-                            f"{sorted(b_opts)}")
-        b_opts.update(bcast)
-        bcast_options = _options("bcast", **b_opts)
+    bcast_options = None if bcast is None else _options_from("bcast", bcast, "gemm: bcast")
     return _core.gemm(transa, transb, m, n, k, complex(alpha), a, ia, ja, desca.as_list(), b, ib,
                       jb, descb.as_list(), complex(beta), c, ic, jc, descc.as_list(), grid._grid,
                       bcast_options, algorithm, panel_width, lookahead, pieces, layers,

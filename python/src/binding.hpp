@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "relay/relay.h"
 
@@ -84,6 +85,9 @@ bool check_is_collective(relay_check_t check);
 /// whose arguments failed them raises its error, the others RELAY_ERR_MISMATCH naming the
 /// failed rank, on every rank. `local` is this rank's error, or null.
 void agree_on_arguments(MPI_Comm comm, bool collective, const StatusError* local);
+/// The same over several communicators in turn (the chained overlap: a row, then a column).
+void agree_on_arguments(const std::vector<MPI_Comm>& comms, bool collective,
+                        const StatusError* local);
 
 void bind_matrix(nb::module_& m);
 

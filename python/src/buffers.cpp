@@ -224,4 +224,28 @@ void agree_on_arguments(MPI_Comm comm, bool collective, const StatusError* local
   }
 }
 
+void agree_on_arguments(const std::vector<MPI_Comm>& comms, bool collective,
+                        const StatusError* local) {
+  if (comms.size() == 1) return agree_on_arguments(comms[0], collective, local);
+  if (!collective) {
+    if (local != nullptr) throw *local;
+    return;
+  }
+  // A failure spreads over each communicator in turn: over a grid's row, then its column, it
+  // reaches every rank.
+  int failed = local != nullptr ? 1 : 0;
+  for (MPI_Comm comm : comms) {
+    int any = 0;
+    if (MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
+      throw StatusError(RELAY_ERR_MPI, "argument agreement: MPI_Allreduce failed");
+    failed = any;
+  }
+  if (local != nullptr) throw *local;
+  if (failed != 0) {
+    throw StatusError(RELAY_ERR_MISMATCH,
+                      "the arguments of another rank were rejected (collective check): see its "
+                      "error");
+  }
+}
+
 }  // namespace relay::python

@@ -221,12 +221,13 @@ struct Call {
   std::vector<int> counts, displs;  // allgatherv
 };
 
-/// Runs `prepare` (the binding's checks), agrees on its outcome when the check is collective,
-/// then starts relay's call: blocking (nullptr request) with the GIL released, or nonblocking,
-/// returning the Request that holds the buffers.
+/// Runs `prepare` (the binding's checks), agrees on its outcome over `comms` when the check is
+/// collective, then starts relay's call: blocking (nullptr request) with the GIL released, or
+/// nonblocking, returning the Request that holds the buffers.
 template <class Prepare, class Start>
-nb::object run(MPI_Comm comm, const Options& options, bool nonblocking, const char* function,
-               Prepare&& prepare, Start&& start, std::unique_ptr<PartTimes> times = nullptr) {
+nb::object run(const std::vector<MPI_Comm>& comms, bool collective, bool nonblocking,
+               const char* function, Prepare&& prepare, Start&& start,
+               std::unique_ptr<PartTimes> times = nullptr) {
   std::optional<Call> call;
   std::optional<StatusError> error;
   try {
@@ -234,7 +235,7 @@ nb::object run(MPI_Comm comm, const Options& options, bool nonblocking, const ch
   } catch (const StatusError& e) {
     error.emplace(StatusError(e.status(), std::string(function) + ": " + e.what()));
   }
-  agree_on_arguments(comm, check_is_collective(options.check()), error ? &*error : nullptr);
+  agree_on_arguments(comms, collective, error ? &*error : nullptr);
   if (!nonblocking) {
     relay_status_t status;
     {
@@ -377,7 +378,8 @@ nb::object bcast(nb::handle buf, int root, nb::handle comm_obj, const Options& o
   expect_collective(o, RELAY_COLL_BCAST);
   MPI_Comm comm = comm_handle(comm_obj);
   return run(
-      comm, o, nb_, "relay.bcast", [&] { return prepare_bcast(buf, root, comm); },
+      {comm}, check_is_collective(o.check()), nb_, "relay.bcast",
+      [&] { return prepare_bcast(buf, root, comm); },
       [&](Call& c, PartTimes*, relay_request_t* r) {
         return r ? relay_ibcast(c.recv, c.count, c.datatype, root, comm, &o.bcast, r)
                  : relay_bcast(c.recv, c.count, c.datatype, root, comm, &o.bcast);
@@ -389,7 +391,8 @@ nb::object reduce(nb::handle send, nb::handle recv, nb::handle op, int root, nb:
   expect_collective(o, RELAY_COLL_REDUCE);
   MPI_Comm comm = comm_handle(comm_obj);
   return run(
-      comm, o, nb_, "relay.reduce", [&] { return prepare_reduce(send, recv, op, root, comm); },
+      {comm}, check_is_collective(o.check()), nb_, "relay.reduce",
+      [&] { return prepare_reduce(send, recv, op, root, comm); },
       [&](Call& c, PartTimes*, relay_request_t* r) {
         return r ? relay_ireduce(c.send, c.recv, c.count, c.datatype, c.op, root, comm, &o.coll, r)
                  : relay_reduce(c.send, c.recv, c.count, c.datatype, c.op, root, comm, &o.coll);
@@ -401,7 +404,8 @@ nb::object allreduce(nb::handle send, nb::handle recv, nb::handle op, nb::handle
   expect_collective(o, RELAY_COLL_ALLREDUCE);
   MPI_Comm comm = comm_handle(comm_obj);
   return run(
-      comm, o, nb_, "relay.allreduce", [&] { return prepare_allreduce(send, recv, op); },
+      {comm}, check_is_collective(o.check()), nb_, "relay.allreduce",
+      [&] { return prepare_allreduce(send, recv, op); },
       [&](Call& c, PartTimes*, relay_request_t* r) {
         return r ? relay_iallreduce(c.send, c.recv, c.count, c.datatype, c.op, comm, &o.coll, r)
                  : relay_allreduce(c.send, c.recv, c.count, c.datatype, c.op, comm, &o.coll);
@@ -414,7 +418,7 @@ nb::object allgather(nb::handle send, nb::handle recv, nb::handle comm_obj, cons
   MPI_Comm comm = comm_handle(comm_obj);
   const bool in_place = send.is_none();
   return run(
-      comm, o, nb_, "relay.allgather",
+      {comm}, check_is_collective(o.check()), nb_, "relay.allgather",
       [&] {
         Call c;
         take(c, send, in_place, recv);
@@ -439,7 +443,7 @@ nb::object allgatherv(nb::handle send, nb::handle recv, const std::vector<long l
   MPI_Comm comm = comm_handle(comm_obj);
   const bool in_place = send.is_none();
   return run(
-      comm, o, nb_, "relay.allgatherv",
+      {comm}, check_is_collective(o.check()), nb_, "relay.allgatherv",
       [&] {
         Call c;
         take(c, send, in_place, recv);
@@ -487,7 +491,7 @@ nb::object reduce_scatter_block(nb::handle send, nb::handle recv, nb::handle op,
   MPI_Comm comm = comm_handle(comm_obj);
   const bool in_place = send.is_none();
   return run(
-      comm, o, nb_, "relay.reduce_scatter_block",
+      {comm}, check_is_collective(o.check()), nb_, "relay.reduce_scatter_block",
       [&] {
         Call c;
         c.op = op_of(op);
@@ -515,7 +519,7 @@ nb::object gather(nb::handle send, nb::handle recv, int root, nb::handle comm_ob
   MPI_Comm comm = comm_handle(comm_obj);
   const bool in_place = send.is_none();
   return run(
-      comm, o, nb_, "relay.gather",
+      {comm}, check_is_collective(o.check()), nb_, "relay.gather",
       [&] {
         Call c;
         check_root(root, comm);
@@ -548,7 +552,7 @@ nb::object scatter(nb::handle send, nb::handle recv, int root, nb::handle comm_o
   // Here recvbuf may be IN_PLACE (None) at the root, and sendbuf is significant there only.
   const bool in_place = recv.is_none();
   return run(
-      comm, o, nb_, "relay.scatter",
+      {comm}, check_is_collective(o.check()), nb_, "relay.scatter",
       [&] {
         Call c;
         check_root(root, comm);
@@ -584,7 +588,7 @@ nb::object alltoall(nb::handle send, nb::handle recv, nb::handle comm_obj, const
   MPI_Comm comm = comm_handle(comm_obj);
   const bool in_place = send.is_none();
   return run(
-      comm, o, nb_, "relay.alltoall",
+      {comm}, check_is_collective(o.check()), nb_, "relay.alltoall",
       [&] {
         Call c;
         take(c, send, in_place, recv);
@@ -606,7 +610,7 @@ nb::object barrier(nb::handle comm_obj, const Options& o, bool nb_) {
   expect_collective(o, RELAY_COLL_BARRIER);
   MPI_Comm comm = comm_handle(comm_obj);
   return run(
-      comm, o, nb_, "relay.barrier", [] { return Call{}; },
+      {comm}, check_is_collective(o.check()), nb_, "relay.barrier", [] { return Call{}; },
       [&](Call&, PartTimes*, relay_request_t* r) {
         return r ? relay_ibarrier(comm, &o.coll, r) : relay_barrier(comm, &o.coll);
       });
@@ -627,7 +631,7 @@ nb::object overlap_bcast(nb::handle buf, int root, nb::handle comm_obj, int n_du
   MPI_Comm comm = comm_handle(comm_obj);
   auto times = std::make_unique<PartTimes>(static_cast<std::size_t>(std::max(n_dup, 0)));
   return run(
-      comm, o, nb_, "relay.overlap_bcast",
+      {comm}, check_is_collective(o.check()), nb_, "relay.overlap_bcast",
       [&] {
         check_n_dup(n_dup);
         return prepare_bcast(buf, root, comm);
@@ -647,7 +651,7 @@ nb::object overlap_reduce(nb::handle send, nb::handle recv, nb::handle op, int r
   MPI_Comm comm = comm_handle(comm_obj);
   auto times = std::make_unique<PartTimes>(static_cast<std::size_t>(std::max(n_dup, 0)));
   return run(
-      comm, o, nb_, "relay.overlap_reduce",
+      {comm}, check_is_collective(o.check()), nb_, "relay.overlap_reduce",
       [&] {
         check_n_dup(n_dup);
         return prepare_reduce(send, recv, op, root, comm);
@@ -667,7 +671,7 @@ nb::object overlap_allreduce(nb::handle send, nb::handle recv, nb::handle op, nb
   MPI_Comm comm = comm_handle(comm_obj);
   auto times = std::make_unique<PartTimes>(static_cast<std::size_t>(std::max(n_dup, 0)));
   return run(
-      comm, o, nb_, "relay.overlap_allreduce",
+      {comm}, check_is_collective(o.check()), nb_, "relay.overlap_allreduce",
       [&] {
         check_n_dup(n_dup);
         return prepare_allreduce(send, recv, op);
@@ -677,6 +681,40 @@ nb::object overlap_allreduce(nb::handle send, nb::handle recv, nb::handle op, nb
                                             &o.coll, t->data(), r)
                  : relay_overlap_allreduce(c.send, c.recv, c.count, c.datatype, c.op, comm, n_dup,
                                            &o.coll, t->data());
+      },
+      std::move(times));
+}
+
+/// huang2018's Algorithm 2: reduce over reduce_comm to reduce_root, then broadcast over
+/// bcast_comm from bcast_root, part by part. Every rank receives the result in recvbuf. The
+/// ranks agree over both communicators (a process grid's row, then its column: every rank).
+nb::object overlap_reduce_bcast(nb::handle send, nb::handle recv, nb::handle op, int reduce_root,
+                                nb::handle reduce_comm_obj, int bcast_root,
+                                nb::handle bcast_comm_obj, int n_dup, const Options& reduce_o,
+                                const Options& bcast_o, bool nb_) {
+  expect_collective(reduce_o, RELAY_COLL_REDUCE);
+  expect_collective(bcast_o, RELAY_COLL_BCAST);
+  MPI_Comm reduce_comm = comm_handle(reduce_comm_obj);
+  MPI_Comm bcast_comm = comm_handle(bcast_comm_obj);
+  auto times = std::make_unique<PartTimes>(static_cast<std::size_t>(std::max(n_dup, 0)));
+  const bool collective =
+      check_is_collective(reduce_o.check()) || check_is_collective(bcast_o.check());
+  return run(
+      {reduce_comm, bcast_comm}, collective, nb_, "relay.overlap_reduce_bcast",
+      [&] {
+        check_n_dup(n_dup);
+        check_root(reduce_root, reduce_comm);
+        check_root(bcast_root, bcast_comm);
+        if (recv.is_none()) throw StatusError(RELAY_ERR_BUFFER, "recvbuf: every rank needs one");
+        return prepare_allreduce(send, recv, op);  // the same buffer rules
+      },
+      [&](Call& c, PartTimes* t, relay_request_t* r) {
+        return r ? relay_overlap_ireduce_bcast(c.send, c.recv, c.count, c.datatype, c.op,
+                                               reduce_root, reduce_comm, bcast_root, bcast_comm,
+                                               n_dup, &reduce_o.coll, &bcast_o.bcast, t->data(), r)
+                 : relay_overlap_reduce_bcast(c.send, c.recv, c.count, c.datatype, c.op,
+                                              reduce_root, reduce_comm, bcast_root, bcast_comm,
+                                              n_dup, &reduce_o.coll, &bcast_o.bcast, t->data());
       },
       std::move(times));
 }
@@ -863,6 +901,11 @@ NB_MODULE(_core, m) {
   m.def("overlap_allreduce", &overlap_allreduce, nb::arg("sendbuf").none(), nb::arg("recvbuf"),
         nb::arg("op"), nb::arg("comm"), nb::arg("n_dup"), nb::arg("options"),
         nb::arg("nonblocking"));
+
+  m.def("overlap_reduce_bcast", &overlap_reduce_bcast, nb::arg("sendbuf").none(),
+        nb::arg("recvbuf").none(), nb::arg("op"), nb::arg("reduce_root"), nb::arg("reduce_comm"),
+        nb::arg("bcast_root"), nb::arg("bcast_comm"), nb::arg("n_dup"), nb::arg("reduce_options"),
+        nb::arg("bcast_options"), nb::arg("nonblocking"));
 
   m.def("describe", &describe, nb::arg("options"), nb::arg("buf"), nb::arg("root"),
         nb::arg("op").none(), nb::arg("comm"));

@@ -1,10 +1,28 @@
 """relay's Python tests run under mpirun: every rank runs the same tests in the same order, so
 each test's collectives match across ranks (tests/python/run_pytest.sh)."""
 
+import shutil
+import tempfile
+
 import relay  # first: relay tells a multi-MPI mpi4py which MPI to load
 import numpy as np
 import pytest
 from mpi4py import MPI
+
+
+def pytest_configure(config):
+    """A temporary directory per process: the ranks share pytest's default one, and each would
+    clean up the others' directories while they use them."""
+    if config.option.basetemp is None:
+        rank = MPI.COMM_WORLD.Get_rank()
+        config.option.basetemp = tempfile.mkdtemp(prefix=f"relay-pytest-rank{rank}-")
+        config._relay_basetemp = config.option.basetemp
+
+
+def pytest_unconfigure(config):
+    path = getattr(config, "_relay_basetemp", None)
+    if path:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture

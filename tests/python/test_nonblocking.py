@@ -97,3 +97,27 @@ def test_overlap_bcast_and_allreduce(comm, rng, n_dup):
     assert len(req.part_times) == n_dup
     if comm.Get_rank() == 0:
         np.testing.assert_allclose(root_sum, total, rtol=1e-10)
+
+
+@pytest.mark.parametrize("n_dup", [1, 3])
+def test_overlap_reduce_bcast_on_a_grid(comm, rng, n_dup):
+    """y = A x's pattern (huang2018 Algorithm 2) on a p x p grid: rank (i, j) reduces over row i
+    to (i, i), which broadcasts down column i; rank (i, j) gets row j's sum."""
+    p = int(round(comm.Get_size() ** 0.5))
+    if p * p != comm.Get_size():
+        pytest.skip("needs a square number of ranks")
+    i, j = divmod(comm.Get_rank(), p)
+    row, col = comm.Split(i, j), comm.Split(j, i)
+    try:
+        x = rng.standard_normal(1001)
+        everyone = comm.allgather(x)
+        want = sum(everyone[j * p + k] for k in range(p))
+        got, parts = relay.overlap_reduce_bcast(x, None, "sum", i, row, j, col, n_dup,
+                                                bcast_options={"algorithm": "binomial"})
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+        assert len(parts) == n_dup
+        req = relay.overlap_ireduce_bcast(x, np.empty_like(x), "sum", i, row, j, col, n_dup)
+        np.testing.assert_allclose(req.wait(), want, rtol=1e-12)
+    finally:
+        row.Free()
+        col.Free()
