@@ -3,7 +3,8 @@
 # alone (issue 31, acceptance 2): relay's library is preloaded, every process reports its time in
 # pdgemm_, the calls are grouped by shape and served by relay; with --forward scalapack the same
 # calls are served by ScaLAPACK's own pdgemm_; the program's own check passes both times, its
-# exit status is relay profile's, the JSON report has every process; a missing program fails.
+# exit status is relay profile's, the JSON report has every process and it and the drop-in's
+# record follow their schemas; a missing program fails.
 # Usage: run_profile_test.sh RELAY PROGRAM MPIEXEC [mpiexec flags...]
 relay=$1 program=$2 mpiexec=$3
 shift 3
@@ -26,9 +27,17 @@ for forward in relay scalapack; do
   done
   grep -Eq "^PDGEMM +N[NT] +[0-9]+ +[0-9]+ +[0-9]+ +8x8 +[0-9]+ +1x4 +$forward " "$out" ||
     fail "no PDGEMM shape served by $forward"
-  python3 - "$work/profile_$forward.json" "$forward" <<'PY' || fail "JSON report ($forward)"
-import json, sys
+  python3 - "$work/profile_$forward.json" "$forward" "$(dirname "$0")/../../schemas" \
+    "$work/records_$forward" <<'PY' || fail "JSON report ($forward)"
+import json, pathlib, sys
+import jsonschema
 doc = json.load(open(sys.argv[1]))
+schemas = pathlib.Path(sys.argv[3])
+validator = jsonschema.Draft202012Validator
+jsonschema.validate(doc, json.load(open(schemas / "relay-profile.schema.json")), cls=validator)
+calls = json.load(open(pathlib.Path(sys.argv[4]) / "calls.0.json"))
+jsonschema.validate(calls, json.load(open(schemas / "relay-profile-calls.schema.json")),
+                    cls=validator)
 assert doc["schema"] == "relay.profile/1", doc["schema"]
 assert len(doc["processes"]) == 4
 assert doc["total"]["calls"] > 0 and doc["total"]["pgemm_s"] > 0
