@@ -22,49 +22,26 @@ namespace {
 bool element_type(const char* format, Py_ssize_t itemsize, MPI_Datatype* type, std::string* name) {
   std::string f = format != nullptr ? format : "B";
   if (!f.empty() && (f[0] == '@' || f[0] == '=' || f[0] == '<')) f.erase(0, 1);
-  if (f.size() == 1 && std::strchr("bhilq", f[0]) != nullptr) {
-    switch (itemsize) {
-      case 1:
-        *type = MPI_INT8_T;
-        *name = "int8";
-        return true;
-      case 2:
-        *type = MPI_INT16_T;
-        *name = "int16";
-        return true;
-      case 4:
-        *type = MPI_INT32_T;
-        *name = "int32";
-        return true;
-      case 8:
-        *type = MPI_INT64_T;
-        *name = "int64";
-        return true;
-      default:
-        return false;
+  // Integers by signedness and size: one table row per (signed?, bytes).
+  const bool is_signed = f.size() == 1 && std::strchr("bhilq", f[0]) != nullptr;
+  const bool is_unsigned = f.size() == 1 && std::strchr("BHILQ", f[0]) != nullptr;
+  if (is_signed || is_unsigned) {
+    struct Sized {
+      Py_ssize_t size;
+      MPI_Datatype signed_type, unsigned_type;
+      const char* bits;
+    };
+    const Sized ints[] = {{1, MPI_INT8_T, MPI_UINT8_T, "8"},
+                          {2, MPI_INT16_T, MPI_UINT16_T, "16"},
+                          {4, MPI_INT32_T, MPI_UINT32_T, "32"},
+                          {8, MPI_INT64_T, MPI_UINT64_T, "64"}};
+    for (const auto& i : ints) {
+      if (i.size != itemsize) continue;
+      *type = is_signed ? i.signed_type : i.unsigned_type;
+      *name = std::string(is_signed ? "int" : "uint") + i.bits;
+      return true;
     }
-  }
-  if (f.size() == 1 && std::strchr("BHILQ", f[0]) != nullptr) {
-    switch (itemsize) {
-      case 1:
-        *type = MPI_UINT8_T;
-        *name = "uint8";
-        return true;
-      case 2:
-        *type = MPI_UINT16_T;
-        *name = "uint16";
-        return true;
-      case 4:
-        *type = MPI_UINT32_T;
-        *name = "uint32";
-        return true;
-      case 8:
-        *type = MPI_UINT64_T;
-        *name = "uint64";
-        return true;
-      default:
-        return false;
-    }
+    return false;
   }
   struct Named {
     const char* format;

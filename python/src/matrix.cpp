@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "binding.hpp"
+#include "gemm/gemm.hpp"
 #include "layout/block_cyclic.hpp"
 #include "relay/gemm.h"
 
@@ -118,30 +119,12 @@ void check_local(const Buffer& b, const char* name, const relay_matrix_desc_t& d
 
 int gemm_algorithm(nb::handle algorithm) {
   if (nb::isinstance<nb::int_>(algorithm)) return nb::cast<int>(algorithm);
-  const std::string name = nb::cast<std::string>(algorithm);
-  const std::pair<const char*, relay_gemm_algorithm_t> names[] = {{"default", RELAY_GEMM_DEFAULT},
-                                                                  {"2d", RELAY_GEMM_2D},
-                                                                  {"2.5d", RELAY_GEMM_25D},
-                                                                  {"3d", RELAY_GEMM_3D},
-                                                                  {"auto", RELAY_GEMM_AUTO}};
-  for (const auto& [n, a] : names) {
-    if (name == n) return a;
+  relay_gemm_algorithm_t a{};
+  if (!gemm::algorithm_from_name(nb::cast<std::string>(algorithm), a)) {
+    throw StatusError(RELAY_ERR_ALGORITHM, "algorithm: '" + nb::cast<std::string>(algorithm) +
+                                               "' is not one of default, 2d, 2.5d, 3d, auto");
   }
-  throw StatusError(RELAY_ERR_ALGORITHM,
-                    "algorithm: '" + name + "' is not one of default, 2d, 2.5d, 3d, auto");
-}
-
-const char* gemm_algorithm_name(int algorithm) {
-  switch (algorithm) {
-    case RELAY_GEMM_2D:
-      return "2d";
-    case RELAY_GEMM_25D:
-      return "2.5d";
-    case RELAY_GEMM_3D:
-      return "3d";
-    default:
-      return "auto";
-  }
+  return a;
 }
 
 template <class T>
@@ -245,7 +228,7 @@ nb::dict gemm(const std::string& transa, const std::string& transb, long long m,
   d["aligned_a"] = stats.aligned_a != 0;
   d["aligned_b"] = stats.aligned_b != 0;
   d["workspace_bytes"] = stats.workspace_bytes;
-  d["algorithm"] = gemm_algorithm_name(report.algorithm);
+  d["algorithm"] = gemm::algorithm_name(static_cast<relay_gemm_algorithm_t>(report.algorithm));
   d["layers"] = report.layers;
   d["layer_grid"] = nb::make_tuple(report.layer_rows, report.layer_cols);
   d["replicate_s"] = report.replicate_s;
