@@ -31,6 +31,8 @@ std::string this_program_path();
 /// This process's rank as the launcher sees it (0 when not launched by mpirun/srun), so that
 /// only one rank prints help and errors.
 int launcher_rank();
+/// The number of processes the launcher started (1 when not launched by mpirun/srun).
+int launcher_size();
 
 void add_bench_bcast(CLI::App& bench, int& exit_code);
 void add_bench_coll(CLI::App& bench, int& exit_code);

@@ -39,6 +39,13 @@ int launcher_rank() {
   return 0;
 }
 
+int launcher_size() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"}) {
+    if (const char* v = std::getenv(name)) return std::max(1, std::atoi(v));
+  }
+  return 1;
+}
+
 void add_algorithms(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand("algorithms", "List the registered algorithms");
   cmd->callback([&exit_code] {
@@ -165,8 +172,20 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // CLI11's statuses (105 a refused value, 106 a missing option, 109 an extra argument ...)
     // are all usage errors; --help and --version end with status 0.
+    int initialized = 0;
+    MPI_Initialized(&initialized);
     const int code = quiet ? e.get_exit_code() : app.exit(e);
+    std::fflush(stdout);
+    std::fflush(stderr);
     exit_code = code == 0 ? 0 : relay::cli::kExitUsage;
+    // The command line is the same on every rank, so every rank refuses it here, before any
+    // MPI call. A quiet rank that exited at once could make mpirun stop the job before rank 0's
+    // message left it (seen: 1 launch in 30 lost the message). The ranks leave together, after
+    // rank 0 has printed.
+    if (!initialized && relay::cli::launcher_size() > 1) {
+      MPI_Init(nullptr, nullptr);
+      MPI_Barrier(MPI_COMM_WORLD);
+    }
   } catch (const std::invalid_argument& e) {  // an argument refused once the command ran
     if (!quiet) std::fprintf(stderr, "relay: error: %s\n", e.what());
     exit_code = relay::cli::kExitUsage;

@@ -58,13 +58,6 @@ std::string scalapack_library() {
   return "";
 }
 
-int launcher_size() {
-  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"}) {
-    if (const char* v = std::getenv(name)) return std::max(1, std::atoi(v));
-  }
-  return 1;
-}
-
 // Runs the program with the drop-in preloaded; returns its exit status (128 + signal if killed)
 // and its wall time.
 int run_child(const ProfileArgs& a, const std::string& library, const std::string& dir,
