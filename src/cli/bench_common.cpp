@@ -112,6 +112,42 @@ void add_sweep_output(CLI::App* cmd, SweepArgs& a, const std::string& model_help
                 "default 3600 s)");
 }
 
+void add_result_options(CLI::App* cmd, ResultArgs& a, const std::string& plot_help) {
+  cmd->add_option("--json", a.json_path, "write the rows as JSON here (atomically)");
+  cmd->add_option("--plot", a.plot_path,
+                  "draw a PNG here" + plot_help + " (needs --json and matplotlib)");
+  cmd->add_flag("--quiet", a.quiet, "no progress on stderr");
+  // Handled before parsing (main.cpp): listed here for --help.
+  cmd->add_flag("--cluster",
+                "run on the emulated cluster (relay cluster up first): relaunches this command "
+                "with relay cluster run, one rank per slot (hang timeout: RELAY_CLUSTER_TIMEOUT, "
+                "default 3600 s)");
+}
+
+void grid_shape(const std::string& text, int ranks, int& rows, int& cols) {
+  if (!text.empty()) {
+    if (std::sscanf(text.c_str(), "%dx%d", &rows, &cols) != 2 || rows < 1 || cols < 1) {
+      throw std::invalid_argument("--grid '" + text + "' is not RxC (for example 2x3)");
+    }
+  } else {
+    rows = 1;
+    for (int r = 1; r * r <= ranks; ++r) {
+      if (ranks % r == 0) rows = r;
+    }
+    cols = ranks / rows;
+  }
+  if (rows * cols != ranks) {
+    throw std::invalid_argument(fmt::format("--grid {}x{} needs {} ranks; launched with {}", rows,
+                                            cols, rows * cols, ranks));
+  }
+}
+
+void check_result_args(const ResultArgs& a) {
+  if (!a.plot_path.empty() && a.json_path.empty()) {
+    throw CLI::ValidationError("--plot", "needs --json");
+  }
+}
+
 void check_sweep_args(SweepArgs& a) {
   if (!a.plot_path.empty() && a.json_path.empty()) {
     throw CLI::ValidationError("--plot", "needs --json");

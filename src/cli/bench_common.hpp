@@ -75,6 +75,19 @@ void add_times(nlohmann::json& row, const std::vector<double>& times_s);
 /// --rounds, --json, --plot, --model, --model-confirm, --quiet and --cluster (listed for --help;
 /// main.cpp relaunches `relay bench <what> --cluster` before parsing).
 void add_sweep_output(CLI::App* cmd, SweepArgs& a, const std::string& model_help);
+/// --json, --plot (`plot_help`: what it draws), --quiet and --cluster (listed for --help) of
+/// the benchmarks that are not sweeps (gemm, overlap, symm, solve).
+struct ResultArgs {
+  std::string json_path;
+  std::string plot_path;
+  bool quiet = false;
+};
+void add_result_options(CLI::App* cmd, ResultArgs& a, const std::string& plot_help);
+/// The process grid of --grid RxC (`text`), or the squarest of `ranks` when empty; throws
+/// std::invalid_argument when it is not RxC or does not hold `ranks`.
+void grid_shape(const std::string& text, int ranks, int& rows, int& cols);
+/// Throws CLI::ValidationError for --plot without --json.
+void check_result_args(const ResultArgs& a);
 /// Throws CLI::ValidationError for --plot without --json or a bad -m; turns -m into --sizes.
 void check_sweep_args(SweepArgs& a);
 

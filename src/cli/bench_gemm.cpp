@@ -41,6 +41,7 @@
 
 #ifdef RELAY_HAVE_SCALAPACK
 #include "scalapack/prototypes.h"
+#include "scalapack/serving.hpp"
 #endif
 
 namespace relay::cli {
@@ -51,7 +52,7 @@ constexpr long long kMaxPanel = 1LL << 30;
 constexpr int kMaxLookahead = 64;
 constexpr int kMaxPieces = 4096;
 
-struct Args {
+struct Args : ResultArgs {
   std::string sizes = "4096";
   std::string grid;  // "RxC"; default: the squarest grid of the launch
   long long block = 64;
@@ -66,9 +67,6 @@ struct Args {
   bool no_scalapack = false;
   double start_jitter_us = -1;  // < 0: 100 in a simulation, 0 in a real run
   double link_gbits = 0;        // 0: RELAY_LINK_BITS_PER_S, else the simulated platform's
-  std::string json_path;
-  std::string plot_path;
-  bool quiet = false;
 };
 
 // A simulation has no noise: ranks leave a barrier in the same pattern every time, and where
@@ -407,10 +405,12 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
     if (with_scalapack) {
       const int ni = static_cast<int>(n), nbi = static_cast<int>(nb), one = 1;
       const int d[9] = {1, ctxt_, ni, ni, nbi, nbi, 0, 0, static_cast<int>(lld)};
-      relay_pgemm_fn fn = std::is_same_v<T, float>                 ? psgemm_
-                          : std::is_same_v<T, double>              ? pdgemm_
-                          : std::is_same_v<T, std::complex<float>> ? pcgemm_
-                                                                   : pzgemm_;
+      // ScaLAPACK's own: this program's p?gemm_ are relay's (for relay bench solve).
+      relay_pgemm_fn fn =
+          scalapack::scalapack_pgemm(std::is_same_v<T, float>                 ? "psgemm_"
+                                     : std::is_same_v<T, double>              ? "pdgemm_"
+                                     : std::is_same_v<T, std::complex<float>> ? "pcgemm_"
+                                                                              : "pzgemm_");
       energy_->begin();
       MPI_Barrier(MPI_COMM_WORLD);
       const double t0 = MPI_Wtime();
@@ -700,21 +700,7 @@ int Bench::run() {
   ensure_mpi();
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
-  if (!a_.grid.empty()) {
-    if (std::sscanf(a_.grid.c_str(), "%dx%d", &rows_, &cols_) != 2 || rows_ < 1 || cols_ < 1) {
-      throw std::invalid_argument("--grid '" + a_.grid + "' is not RxC (for example 2x3)");
-    }
-  } else {
-    rows_ = 1;
-    for (int r = 1; r * r <= size_; ++r) {
-      if (size_ % r == 0) rows_ = r;
-    }
-    cols_ = size_ / rows_;
-  }
-  if (rows_ * cols_ != size_) {
-    throw std::invalid_argument(fmt::format("--grid {}x{} needs {} ranks; launched with {}", rows_,
-                                            cols_, rows_ * cols_, size_));
-  }
+  grid_shape(a_.grid, size_, rows_, cols_);
   if (a_.block < 1) throw std::invalid_argument("--block must be >= 1");
   const bool simulated = exec::compute_is_charged();
   if (a_.start_jitter_us > 0 && !simulated) {
@@ -836,19 +822,11 @@ void add_bench_gemm(CLI::App& bench, int& exit_code) {
                   "would (a simulation has none, and contended broadcasts depend on the ranks' "
                   "start pattern); default 100 in a simulation, 0 turns it off")
       ->check(CLI::Range(0.0, 1e6));
-  cmd->add_option("--json", args->json_path, "write the rows as JSON here");
-  cmd->add_option("--plot", args->plot_path, "draw a PNG here (needs --json)");
-  cmd->add_flag("--quiet", args->quiet, "no progress on stderr");
-  // Handled before parsing (main.cpp): listed here for --help.
-  cmd->add_flag("--cluster",
-                "run on the emulated cluster (relay cluster up first): relaunches this command "
-                "with relay cluster run, one rank per slot (hang timeout: RELAY_CLUSTER_TIMEOUT, "
-                "default 3600 s)");
+  add_result_options(cmd, *args, "");
   // Errors go to main: bad arguments exit 2, failures 1 (a failure on some ranks only stops
   // the launch).
   cmd->callback([args, &exit_code] {
-    if (!args->plot_path.empty() && args->json_path.empty())
-      throw CLI::ValidationError("--plot", "needs --json");
+    check_result_args(*args);
     exit_code = Bench(*args).run();
   });
 }

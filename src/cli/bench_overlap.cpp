@@ -44,7 +44,7 @@
 namespace relay::cli {
 namespace {
 
-struct Args {
+struct Args : ResultArgs {
   std::string sizes = "1KiB:64MiB";
   std::string operations = "bcast,reduce";
   std::string n_dups = "2,4,8";
@@ -55,9 +55,6 @@ struct Args {
   std::string datatype = "float";
   int ranks_per_node = 1;
   measure::IterationArgs timing;
-  std::string json_path;
-  std::string plot_path;
-  bool quiet = false;
 };
 
 struct Config {
@@ -537,17 +534,9 @@ void add_bench_overlap(CLI::App& bench, int& exit_code) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   add_iteration_options(cmd, args->timing);
-  cmd->add_option("--json", args->json_path, "write rows as JSON here (atomically)");
-  cmd->add_option("--plot", args->plot_path,
-                  "draw a PNG here like huang2018 Figs. 5 and 6 (needs --json and matplotlib)");
-  cmd->add_flag("--quiet", args->quiet, "no progress on stderr");
-  cmd->add_flag("--cluster",
-                "run on the emulated cluster (relay cluster up first): relaunches this command "
-                "with relay cluster run, nodes x ranks-per-node ranks");
+  add_result_options(cmd, *args, " like huang2018 Figs. 5 and 6");
   cmd->callback([args, &exit_code] {
-    if (!args->plot_path.empty() && args->json_path.empty()) {
-      throw CLI::ValidationError("--plot", "needs --json");
-    }
+    check_result_args(*args);
     ensure_mpi();
     Bench run(*args);
     exit_code = run.run();

@@ -32,7 +32,7 @@
 namespace relay::cli {
 namespace {
 
-struct Args {
+struct Args : ResultArgs {
   std::string sizes = "1024";
   std::string algorithms = "baseline,overlap";
   std::string n_dups = "1,2,4,8";
@@ -41,8 +41,6 @@ struct Args {
   std::string precision = "d";
   int reps = 3;
   int ranks_per_node = 1;
-  std::string json_path, plot_path;
-  bool quiet = false;
 };
 
 struct Config {
@@ -389,16 +387,9 @@ void add_bench_symm(CLI::App& bench, int& exit_code) {
                   "K consecutive ranks per node, recorded with the results (Table III)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  cmd->add_option("--json", args->json_path, "write the rows as JSON here (atomically)");
-  cmd->add_option("--plot", args->plot_path, "draw a PNG here (needs --json and matplotlib)");
-  cmd->add_flag("--quiet", args->quiet, "no progress on stderr");
-  cmd->add_flag("--cluster",
-                "run on the emulated cluster (relay cluster up first): relaunches this command "
-                "with relay cluster run, one rank per slot");
+  add_result_options(cmd, *args, "");
   cmd->callback([args, &exit_code] {
-    if (!args->plot_path.empty() && args->json_path.empty()) {
-      throw CLI::ValidationError("--plot", "needs --json");
-    }
+    check_result_args(*args);
     ensure_mpi();
     Bench run(*args);
     exit_code = run.run();

@@ -39,6 +39,7 @@ void add_bench_coll(CLI::App& bench, int& exit_code);
 void add_bench_gemm(CLI::App& bench, int& exit_code);
 void add_bench_overlap(CLI::App& bench, int& exit_code);
 void add_bench_symm(CLI::App& bench, int& exit_code);
+void add_bench_solve(CLI::App& bench, int& exit_code);
 void add_algorithms(CLI::App& app, int& exit_code);
 void add_model(CLI::App& app, int& exit_code);
 void add_tune(CLI::App& app, int& exit_code);

@@ -148,6 +148,7 @@ int main(int argc, char** argv) {
   relay::cli::add_bench_gemm(*bench, exit_code);
   relay::cli::add_bench_overlap(*bench, exit_code);
   relay::cli::add_bench_symm(*bench, exit_code);
+  relay::cli::add_bench_solve(*bench, exit_code);
   relay::cli::add_algorithms(app, exit_code);
   relay::cli::add_model(app, exit_code);
   relay::cli::add_tune(app, exit_code);

@@ -20,10 +20,12 @@
 #include <dlfcn.h>
 #include <mpi.h>
 
+#include <atomic>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string>
 
 #include "core/settings.hpp"
@@ -33,6 +35,7 @@
 
 #include "scalapack/profile.hpp"
 #include "scalapack/prototypes.h"
+#include "scalapack/serving.hpp"
 
 namespace {
 
@@ -162,50 +165,56 @@ void pgemm(const char* routine, MPI_Datatype type, const char* transa, const cha
   }
 }
 
-using PgemmFunction = void (*)(const char*, const char*, const int*, const int*, const int*,
-                               const void*, const void*, const int*, const int*, const int*,
-                               const void*, const int*, const int*, const int*, const void*, void*,
-                               const int*, const int*, const int*);
+// relay bench solve switches between calls, on one thread; atomics all the same, since an
+// application may call p?gemm_ from several threads (MPI_THREAD_MULTIPLE).
+std::atomic<int> g_server{static_cast<int>(relay::scalapack::Server::settings)};
+std::mutex g_totals_mutex;
+relay::scalapack::CallTotals g_totals;
 
 bool forward_to_scalapack() {
   static const bool forward = [] {
     const char* v = relay::core::read_setting(relay::core::Knob::scalapack_forward);
     return v != nullptr && std::strcmp(v, "scalapack") == 0;
   }();
-  return forward;
-}
-
-// ScaLAPACK's own definition of `symbol`: the next one after this library in the link order.
-PgemmFunction scalapack_pgemm(const char* symbol) {
-  auto f = reinterpret_cast<PgemmFunction>(dlsym(RTLD_NEXT, symbol));
-  if (f == nullptr) {
-    std::fprintf(stderr,
-                 "relay: RELAY_SCALAPACK_FORWARD=scalapack, but no %s after librelay_scalapack "
-                 "in the link order (link ScaLAPACK after it, or preload it)\n",
-                 symbol);
-    MPI_Abort(MPI_COMM_WORLD, 1);
+  switch (static_cast<relay::scalapack::Server>(g_server.load(std::memory_order_relaxed))) {
+    case relay::scalapack::Server::relay:
+      return false;
+    case relay::scalapack::Server::scalapack:
+      return true;
+    case relay::scalapack::Server::settings:
+      break;
   }
-  return f;
+  return forward;
 }
 
 // Serves one call: relay's pgemm, or ScaLAPACK's own when forwarding; timed and recorded when
 // relay profile asks (RELAY_PROFILE_DIR).
-void serve(const char* routine, const char* symbol, PgemmFunction* scalapack, MPI_Datatype type,
+void serve(const char* routine, const char* symbol, relay_pgemm_fn* scalapack, MPI_Datatype type,
            const char* transa, const char* transb, const int* m, const int* n, const int* k,
            const void* alpha, const void* a, const int* ia, const int* ja, const int* desca,
            const void* b, const int* ib, const int* jb, const int* descb, const void* beta, void* c,
            const int* ic, const int* jc, const int* descc) {
   const bool forward = forward_to_scalapack();
-  if (forward && *scalapack == nullptr) *scalapack = scalapack_pgemm(symbol);
+  if (forward && *scalapack == nullptr) *scalapack = relay::scalapack::scalapack_pgemm(symbol);
   const bool profile = relay::scalapack::profiling();
-  const double start = profile ? MPI_Wtime() : 0;
+  const double start = MPI_Wtime();
   std::string config;
   if (forward) {
     (*scalapack)(transa, transb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb, beta, c, ic,
                  jc, descc);
   } else {
     pgemm(routine, type, transa, transb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb, beta,
-          c, ic, jc, descc, profile ? &config : nullptr);
+          c, ic, jc, descc, &config);
+  }
+  const double seconds = MPI_Wtime() - start;
+  {
+    std::lock_guard<std::mutex> lock(g_totals_mutex);
+    ++g_totals.calls;
+    g_totals.seconds += seconds;
+    if (!forward) {
+      ++g_totals.by_relay;
+      g_totals.last_config = config;
+    }
   }
   if (!profile) return;
   relay::scalapack::CallShape shape;
@@ -220,10 +229,39 @@ void serve(const char* routine, const char* symbol, PgemmFunction* scalapack, MP
   shape.kb = shape.transa == 'N' ? desca[5] : desca[4];
   int myrow = -1, mycol = -1;
   Cblacs_gridinfo(desca[1], &shape.nprow, &shape.npcol, &myrow, &mycol);
-  relay::scalapack::record_call(shape, MPI_Wtime() - start, !forward, config);
+  relay::scalapack::record_call(shape, seconds, !forward, config);
 }
 
 }  // namespace
+
+namespace relay::scalapack {
+
+void serve_with(Server server) { g_server.store(static_cast<int>(server)); }
+
+void reset_call_totals() {
+  std::lock_guard<std::mutex> lock(g_totals_mutex);
+  g_totals = CallTotals{};
+}
+
+CallTotals call_totals() {
+  std::lock_guard<std::mutex> lock(g_totals_mutex);
+  return g_totals;
+}
+
+relay_pgemm_fn scalapack_pgemm(const char* symbol) {
+  auto f = reinterpret_cast<relay_pgemm_fn>(dlsym(RTLD_NEXT, symbol));
+  if (f == nullptr) {
+    std::fprintf(stderr,
+                 "relay: ScaLAPACK's own %s is wanted (RELAY_SCALAPACK_FORWARD=scalapack, or "
+                 "relay bench solve), but none follows relay's in the link order (link ScaLAPACK "
+                 "after librelay_scalapack, or preload it)\n",
+                 symbol);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  return f;
+}
+
+}  // namespace relay::scalapack
 
 #define RELAY_SCALAPACK_API __attribute__((visibility("default")))
 
@@ -236,7 +274,7 @@ void serve(const char* routine, const char* symbol, PgemmFunction* scalapack, MP
       const int *ic, const int *jc, const int *descc
 #define RELAY_DEFINE_PGEMM(symbol, routine, mpi_type)                                        \
   extern "C" RELAY_SCALAPACK_API void symbol(RELAY_PGEMM_PARAMETERS) {                       \
-    static PgemmFunction scalapack = nullptr;                                                \
+    static relay_pgemm_fn scalapack = nullptr;                                               \
     serve(routine, #symbol, &scalapack, mpi_type, transa, transb, m, n, k, alpha, a, ia, ja, \
           desca, b, ib, jb, descb, beta, c, ic, jc, descc);                                  \
   }

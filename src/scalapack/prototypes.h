@@ -1,6 +1,6 @@
 /* Prototypes of the Debian ScaLAPACK (libscalapack-<mpi>, LP64) symbols relay calls: the BLACS
- * C interface and PBLAS's p?gemm_. Used by the drop-in library, by relay bench gemm (the
- * ScaLAPACK baseline) and by the tests that compare with ScaLAPACK. */
+ * C interface, PBLAS's p?gemm_ and the solvers relay bench solve runs. Used by the drop-in
+ * library, by relay bench gemm and bench solve, and by the tests that compare with ScaLAPACK. */
 #ifndef RELAY_SCALAPACK_PROTOTYPES_H
 #define RELAY_SCALAPACK_PROTOTYPES_H
 
@@ -34,6 +34,22 @@ RELAY_DECLARE_PGEMM(pdgemm_)
 RELAY_DECLARE_PGEMM(pcgemm_)
 RELAY_DECLARE_PGEMM(pzgemm_)
 #undef RELAY_DECLARE_PGEMM
+
+/* Descriptors and the solvers of relay bench solve (Fortran: every argument by reference). */
+void descinit_(int* desc, const int* m, const int* n, const int* mb, const int* nb,
+               const int* irsrc, const int* icsrc, const int* ictxt, const int* lld, int* info);
+int numroc_(const int* n, const int* nb, const int* iproc, const int* isrcproc, const int* nprocs);
+void pdgesv_(const int* n, const int* nrhs, double* a, const int* ia, const int* ja,
+             const int* desca, int* ipiv, double* b, const int* ib, const int* jb, const int* descb,
+             int* info);
+void pdposv_(const char* uplo, const int* n, const int* nrhs, double* a, const int* ia,
+             const int* ja, const int* desca, double* b, const int* ib, const int* jb,
+             const int* descb, int* info);
+void pdgels_(const char* trans, const int* m, const int* n, const int* nrhs, double* a,
+             const int* ia, const int* ja, const int* desca, double* b, const int* ib,
+             const int* jb, const int* descb, double* work, const int* lwork, int* info);
+double pdlange_(const char* norm, const int* m, const int* n, const double* a, const int* ia,
+                const int* ja, const int* desca, double* work);
 
 #ifdef __cplusplus
 }

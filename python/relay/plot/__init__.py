@@ -10,6 +10,7 @@ KINDS = {
     "relay.bench.coll": "bcast",
     "relay.bench.gemm": "gemm",
     "relay.bench.overlap": "overlap",
+    "relay.bench.solve": "solve",
     "relay.bench.symm": "symm",
     "relay.purify": "purify",
     "relay.tune": "tune",

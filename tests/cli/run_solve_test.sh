@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# relay bench solve (issue 31): ScaLAPACK's own pdgesv, pdposv and pdgels run with ScaLAPACK's
+# pdgemm_ and with relay's in one process. Checks that the runs are served as labelled (relay's
+# rows: every p?gemm_ call by relay; ScaLAPACK's: none), that the solutions are as accurate
+# either way, on sizes the block does not divide and on two grids, that the JSON follows its
+# schema and the plot is drawn, and that bad arguments are refused on every rank, naming the
+# option (exit 2).
+# Usage: run_solve_test.sh RELAY SCHEMAS_DIR MPIEXEC [mpiexec flags...]
+relay=$1 schemas=$2 mpiexec=$3
+shift 3
+. "$(dirname "$0")/../cli_test_common.sh"
+
+run() {  # ranks, relay arguments...
+  local ranks=$1
+  shift
+  timeout 240 "$mpiexec" -n "$ranks" "${flags[@]}" "$relay" "$@" >"$out" 2>&1
+}
+flags=("$@")
+
+check_json() {  # file, grid
+  python3 - "$1" "$2" "$schemas/relay-bench-solve.schema.json" <<'PY'
+import json, sys
+import jsonschema
+doc = json.load(open(sys.argv[1]))
+jsonschema.validate(doc, json.load(open(sys.argv[3])), cls=jsonschema.Draft202012Validator)
+rows = doc["rows"]
+assert sorted((r["solver"], r["pgemm_by"]) for r in rows) == sorted(
+    (s, b) for s in ("lu", "cholesky", "qr") for b in ("relay", "scalapack")), rows
+for r in rows:
+    assert r["grid"] == sys.argv[2], r
+    assert r["time_s"] > 0 and len(r["times_s"]) == 2, r
+    # ScaLAPACK's own check passes at its usual threshold (its tests use 16 with n eps).
+    assert r["residual"] < 16, r
+    if r["pgemm_by"] == "scalapack":
+        assert r["pgemm_calls_by_relay"] == 0 and r["vs_scalapack"] == 1.0, r
+    else:
+        assert r["pgemm_calls_by_relay"] == r["pgemm_calls"], r
+pair = {(r["solver"], r["pgemm_by"]): r for r in rows}
+lu_relay, lu_scalapack = pair[("lu", "relay")], pair[("lu", "scalapack")]
+# pdgesv updates the trailing matrix with pdgemm_: relay served those calls.
+assert lu_relay["pgemm_calls"] > 0 and lu_relay["pgemm_calls"] == lu_scalapack["pgemm_calls"], rows
+assert lu_relay["relay_config"].startswith(("2d", "2.5d", "3d")), lu_relay
+ratio = lu_relay["residual"] / lu_scalapack["residual"]
+assert 0.1 <= ratio <= 10, (lu_relay["residual"], lu_scalapack["residual"])
+PY
+}
+
+run 4 bench solve --n 301 --block 32 --reps 2 --json "$work/solve.json" ||
+  fail "relay bench solve at 4 ranks exited $?"
+grep -q "^# relay bench solve: .*grid 2x2, block 32" "$out" || fail "no header"
+grep -Eq "^lu +301 relay .* nb=32 " "$out" || fail "no LU row served by relay"
+grep -Eq "^cholesky +301 scalapack " "$out" || fail "no Cholesky row served by ScaLAPACK"
+grep -q "Pkg(J)" "$out" || fail "no energy columns"
+grep -q "^# relay served lu n=301: " "$out" || fail "relay's configuration not said"
+check_json "$work/solve.json" 2x2 || fail "JSON (2x2)"
+echo "1. 4 ranks, 2x2, n = 301, block 32: every solver with ScaLAPACK's and relay's pdgemm_"
+
+plot=()
+if python3 -c "import matplotlib" 2>/dev/null; then plot=(--plot "$work/solve.png"); fi
+run 4 bench solve --n 257 --block 16 --grid 1x4 --reps 2 --warmup 0 --quiet \
+  --json "$work/solve14.json" "${plot[@]}" || fail "relay bench solve on 1x4 exited $?"
+check_json "$work/solve14.json" 1x4 || fail "JSON (1x4)"
+if [ ${#plot[@]} -gt 0 ]; then
+  [ -s "$work/solve.png" ] || fail "no plot"
+fi
+echo "2. 1x4, n = 257, block 16, no warm-up: the same, plot drawn"
+
+run 1 bench solve --n 100 --block 8 --solvers lu --reps 1 --quiet || fail "one rank exited $?"
+grep -Eq "^lu +100 relay " "$out" || fail "no row at one rank"
+echo "3. one rank"
+
+# Bad arguments: exit 2 on every rank, the option named once.
+expect_usage() {  # pattern, relay arguments...
+  local pattern=$1
+  shift
+  run 4 bench solve "$@"
+  local rc=$?
+  [ "$rc" -eq 2 ] || fail "relay bench solve $* exited $rc, not 2"
+  grep -q -- "$pattern" "$out" || fail "relay bench solve $*: the error does not say '$pattern'"
+}
+expect_usage "--grid 3x3 needs 9 ranks" --grid 3x3 --n 64
+expect_usage "--solvers" --solvers lu,svd --n 64
+expect_usage "--n" --n 0
+expect_usage "--block" --block 0
+expect_usage "--plot" --n 64 --plot "$work/x.png"
+echo "4. bad arguments refused: grid, solver, size, block, --plot without --json"
+echo "PASS: relay bench solve"
