@@ -64,17 +64,6 @@ constexpr Solver kSolvers[] = {
     {"qr", "pdgels", 4.0 / 3.0, 0.724, 256},
 };
 
-// A matrix entry as a function of its global indices alone, so the matrix is the same whatever
-// the grid and block size: uniform in [-0.5, 0.5) (splitmix64 of the pair).
-double entry(std::uint64_t i, std::uint64_t j, std::uint64_t salt) {
-  std::uint64_t x = (i << 32) ^ j ^ (salt * 0x9e3779b97f4a7c15ULL);
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  x ^= x >> 31;
-  return static_cast<double>(x >> 11) / 9007199254740992.0 - 0.5;
-}
-
 // A distributed n x cols matrix: its descriptor and this process's column-major local part.
 struct Local {
   int desc[9] = {};
@@ -106,6 +95,17 @@ class Bench {
 };
 
 #ifdef RELAY_HAVE_SCALAPACK
+
+// A matrix entry as a function of its global indices alone, so the matrix is the same whatever
+// the grid and block size: uniform in [-0.5, 0.5) (splitmix64 of the pair).
+double entry(std::uint64_t i, std::uint64_t j, std::uint64_t salt) {
+  std::uint64_t x = (i << 32) ^ j ^ (salt * 0x9e3779b97f4a7c15ULL);
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  x ^= x >> 31;
+  return static_cast<double>(x >> 11) / 9007199254740992.0 - 0.5;
+}
 
 Local Bench::make(int n, int cols) const {
   Local m;
