@@ -4,6 +4,9 @@
 //                (what relay's `pipeline` should cost if relay added nothing on top of MPI)
 //   p2p       -- one MPI_Send/MPI_Recv of the whole message between the root and its neighbour
 //                (the bandwidth of one link, the ceiling of any broadcast)
+//   blocking_chain -- the naive chain pipeline amestoy2001 measured: blocking MPI_Recv then
+//                MPI_Send per segment, no receive posted ahead, so above MPI's eager limit each
+//                send waits for the next rank to reach its receive (relay bench eager)
 // An iteration is barrier-separated and its time is the maximum over ranks.
 #include <mpi.h>
 
@@ -42,15 +45,25 @@ struct Args : SweepArgs {
 
 using Config = BenchConfig;
 
+// A rank's place in the chain rooted at `root` of the hand-written baselines.
+struct ChainPlace {
+  ChainPlace(MPI_Comm comm, int root) {
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    v = (rank - root + size) % size;
+    prev = (rank - 1 + size) % size;
+    next = (rank + 1) % size;
+  }
+  bool first() const { return v == 0; }
+  bool last() const { return v == size - 1; }
+  int rank = 0, size = 1, v = 0, prev = 0, next = 0;
+};
+
 // The hand-written chain pipeline: W receives pre-posted, at most W sends in flight.
 void hand_loop(char* buf, std::int64_t bytes, std::int64_t segment, int max_requests, int root,
                MPI_Comm comm) {
-  int rank = 0, size = 0;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  if (size == 1 || bytes == 0) return;
-  const int v = (rank - root + size) % size;
-  const int prev = (rank - 1 + size) % size, next = (rank + 1) % size;
+  const ChainPlace c(comm, root);
+  if (c.size == 1 || bytes == 0) return;
   if (segment <= 0 || segment > bytes) segment = bytes;
   const std::int64_t n = (bytes + segment - 1) / segment;
   auto len = [&](std::int64_t j) {
@@ -58,26 +71,41 @@ void hand_loop(char* buf, std::int64_t bytes, std::int64_t segment, int max_requ
   };
   std::vector<MPI_Request> rreq(max_requests, MPI_REQUEST_NULL),
       sreq(max_requests, MPI_REQUEST_NULL);
-  if (v != 0) {
+  if (!c.first()) {
     for (std::int64_t j = 0; j < std::min<std::int64_t>(max_requests, n); ++j) {
-      MPI_Irecv(buf + j * segment, len(j), MPI_BYTE, prev, 7, comm, &rreq[j % max_requests]);
+      MPI_Irecv(buf + j * segment, len(j), MPI_BYTE, c.prev, 7, comm, &rreq[j % max_requests]);
     }
   }
   for (std::int64_t j = 0; j < n; ++j) {
     const auto w = static_cast<std::size_t>(j % max_requests);
-    if (v != 0) {
+    if (!c.first()) {
       MPI_Wait(&rreq[w], MPI_STATUS_IGNORE);
       if (j + max_requests < n) {
-        MPI_Irecv(buf + (j + max_requests) * segment, len(j + max_requests), MPI_BYTE, prev, 7,
+        MPI_Irecv(buf + (j + max_requests) * segment, len(j + max_requests), MPI_BYTE, c.prev, 7,
                   comm, &rreq[w]);
       }
     }
-    if (v != size - 1) {
+    if (!c.last()) {
       MPI_Wait(&sreq[w], MPI_STATUS_IGNORE);
-      MPI_Isend(buf + j * segment, len(j), MPI_BYTE, next, 7, comm, &sreq[w]);
+      MPI_Isend(buf + j * segment, len(j), MPI_BYTE, c.next, 7, comm, &sreq[w]);
     }
   }
   MPI_Waitall(max_requests, sreq.data(), MPI_STATUSES_IGNORE);
+}
+
+// The naive blocking chain: each segment received (MPI_Recv) and then forwarded (MPI_Send).
+// Below the eager limit a send returns once buffered; above it, it returns only when the next
+// rank has posted the matching receive, which that rank does after its own send of the segment
+// before: the pipeline then advances in lock step (amestoy2001 Tables 6 and 8).
+void blocking_chain(char* buf, std::int64_t bytes, std::int64_t segment, int root, MPI_Comm comm) {
+  const ChainPlace c(comm, root);
+  if (c.size == 1 || bytes == 0) return;
+  if (segment <= 0 || segment > bytes) segment = bytes;
+  for (std::int64_t off = 0; off < bytes; off += segment) {
+    const int len = static_cast<int>(std::min(segment, bytes - off));
+    if (!c.first()) MPI_Recv(buf + off, len, MPI_BYTE, c.prev, 9, comm, MPI_STATUS_IGNORE);
+    if (!c.last()) MPI_Send(buf + off, len, MPI_BYTE, c.next, 9, comm);
+  }
 }
 
 void p2p(char* buf, std::int64_t bytes, int root, MPI_Comm comm) {
@@ -128,6 +156,12 @@ std::function<relay_status_t()> Bench::operation(const Config& c, char* buf, std
       return RELAY_SUCCESS;
     };
   }
+  if (c.algorithm == "blocking_chain") {
+    return [=] {
+      blocking_chain(buf, bytes, c.segment_bytes, a_.root, comm_);
+      return RELAY_SUCCESS;
+    };
+  }
   if (c.algorithm == "p2p") {
     return [=] {
       p2p(buf, bytes, a_.root, comm_);
@@ -165,7 +199,7 @@ nlohmann::json Bench::measure(const Config& c, std::int64_t bytes) {
                         {"ranks", size_},       {"root", a_.root},
                         {"size_bytes", bytes},  {"max_requests", a_.max_requests},
                         {"fanout", a_.fanout}};
-  if (c.algorithm != "hand_loop" && c.algorithm != "p2p") {
+  if (c.algorithm != "hand_loop" && c.algorithm != "p2p" && c.algorithm != "blocking_chain") {
     const relay_bcast_options_t o = options(c);
     char text[256] = {};
     relay_bcast_describe(static_cast<int>(bytes), MPI_BYTE, a_.root, comm_, &o, text, sizeof text);
@@ -213,9 +247,10 @@ int Bench::run() {
   const auto names = parse_name_list(a_.algorithms, relay_names, "broadcast algorithm");
   const auto policies = parse_name_list(a_.policies, {"blocking", "nonblocking"}, "policy");
   const auto segments = parse_size_list(a_.segments);
-  const auto baselines = a_.baselines == "none"
-                             ? std::vector<std::string>{}
-                             : parse_name_list(a_.baselines, {"hand_loop", "p2p"}, "baseline");
+  const auto baselines =
+      a_.baselines == "none"
+          ? std::vector<std::string>{}
+          : parse_name_list(a_.baselines, {"hand_loop", "p2p", "blocking_chain"}, "baseline");
   if (a_.root < 0 || a_.root >= size_) {
     throw std::invalid_argument(fmt::format("--root {} is not a rank (0..{})", a_.root, size_ - 1));
   }
@@ -235,7 +270,8 @@ int Bench::run() {
     if (b == "p2p") {
       configs.push_back({b, "-", 0});
     } else {
-      for (auto seg : segments) configs.push_back({b, "nonblocking", seg});
+      for (auto seg : segments)
+        configs.push_back({b, b == "blocking_chain" ? "blocking" : "nonblocking", seg});
     }
   }
   const std::int64_t largest = *std::max_element(sizes.begin(), sizes.end());
@@ -277,10 +313,11 @@ void add_bench_bcast(CLI::App& bench, int& exit_code) {
       "as\n"
       "the maximum over ranks. Baselines: hand_loop = plain MPI_Isend/MPI_Irecv chain pipeline\n"
       "with the same segments and max_requests; p2p = one MPI_Send of the whole message to one "
-      "rank.");
+      "rank;\nblocking_chain = the naive chain: MPI_Recv then MPI_Send per segment, nothing "
+      "pre-posted.");
   add_sweep_axes(cmd, *args, "message sizes: list and/or power-of-two ranges",
                  "relay algorithms (or auto), or all");
-  cmd->add_option("--baselines", args->baselines, "hand_loop, p2p, all or none")
+  cmd->add_option("--baselines", args->baselines, "hand_loop, p2p, blocking_chain, all or none")
       ->capture_default_str();
   cmd->add_option("--fanout", args->fanout, "fanout for chain/kary (0 = default)")
       ->check(CLI::Range(0, coll::kMaxFanout));

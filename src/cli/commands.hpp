@@ -25,6 +25,9 @@ struct AgreedError : std::runtime_error {
 
 /// Initialises MPI on first use (commands like --help and `algorithms` never need it).
 void ensure_mpi();
+/// The emulated cluster's script (relay-cluster: RELAY_CLUSTER_SCRIPT, beside this program, or
+/// the source tree's), or "" if none is found.
+std::string cluster_script();
 /// The path of this program (/proc/self/exe), or "" if it cannot be read: commands that run
 /// relay's other programs look for them beside it.
 std::string this_program_path();
@@ -40,6 +43,7 @@ void add_bench_gemm(CLI::App& bench, int& exit_code);
 void add_bench_overlap(CLI::App& bench, int& exit_code);
 void add_bench_symm(CLI::App& bench, int& exit_code);
 void add_bench_solve(CLI::App& bench, int& exit_code);
+void add_bench_eager(CLI::App& bench, int& exit_code);
 void add_algorithms(CLI::App& app, int& exit_code);
 void add_model(CLI::App& app, int& exit_code);
 void add_tune(CLI::App& app, int& exit_code);

@@ -73,7 +73,7 @@ void add_algorithms(CLI::App& app, int& exit_code) {
 
 // `relay cluster ...` is the emulated-cluster script (tools/cluster/relay-cluster): installed
 // beside the relay command, or found in the source tree of a build.
-int run_cluster(const std::vector<std::string>& args) {
+std::string cluster_script() {
   std::vector<std::string> candidates;
   if (const char* p = core::read_setting(core::Knob::cluster_script)) candidates.emplace_back(p);
   if (const std::string exe = this_program_path(); !exe.empty()) {
@@ -81,15 +81,22 @@ int run_cluster(const std::vector<std::string>& args) {
   }
   candidates.emplace_back(RELAY_SOURCE_DIR "/tools/cluster/relay-cluster");
   for (const auto& script : candidates) {
-    if (access(script.c_str(), X_OK) != 0) continue;
-    std::vector<char*> argv{const_cast<char*>(script.c_str())};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(script.c_str(), argv.data());
-    std::fprintf(stderr, "relay cluster: cannot run %s\n", script.c_str());
+    if (access(script.c_str(), X_OK) == 0) return script;
+  }
+  return "";
+}
+
+int run_cluster(const std::vector<std::string>& args) {
+  const std::string script = cluster_script();
+  if (script.empty()) {
+    std::fprintf(stderr, "relay cluster: relay-cluster not found (set RELAY_CLUSTER_SCRIPT)\n");
     return 1;
   }
-  std::fprintf(stderr, "relay cluster: relay-cluster not found (set RELAY_CLUSTER_SCRIPT)\n");
+  std::vector<char*> argv{const_cast<char*>(script.c_str())};
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  execv(script.c_str(), argv.data());
+  std::fprintf(stderr, "relay cluster: cannot run %s\n", script.c_str());
   return 1;
 }
 
@@ -104,6 +111,7 @@ int rerun_on_cluster(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   const auto flag = std::find(args.begin(), args.end(), std::string("--cluster"));
   if (args.empty() || args[0] != "bench" || flag == args.end()) return -1;
+  if (args.size() > 1 && args[1] == "eager") return -1;  // launches its own runs
   if (core::read_setting(core::Knob::cluster_job) != nullptr) {
     std::fprintf(stderr, "relay: --cluster inside a cluster run\n");
     return kExitUsage;
@@ -149,6 +157,7 @@ int main(int argc, char** argv) {
   relay::cli::add_bench_overlap(*bench, exit_code);
   relay::cli::add_bench_symm(*bench, exit_code);
   relay::cli::add_bench_solve(*bench, exit_code);
+  relay::cli::add_bench_eager(*bench, exit_code);
   relay::cli::add_algorithms(app, exit_code);
   relay::cli::add_model(app, exit_code);
   relay::cli::add_tune(app, exit_code);

@@ -8,6 +8,7 @@ also a script the relay command runs for ``--plot``. Needs matplotlib.
 KINDS = {
     "relay.bench.bcast": "bcast",
     "relay.bench.coll": "bcast",
+    "relay.bench.eager": "eager",
     "relay.bench.gemm": "gemm",
     "relay.bench.overlap": "overlap",
     "relay.bench.solve": "solve",
