@@ -32,7 +32,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct ProfileArgs {
-  std::string forward = "relay";
+  std::string forward = "auto";
   std::string dir;
   std::string json_path;
   double wait_s = 120;
@@ -135,8 +135,10 @@ nlohmann::json report(const ProfileArgs& a, const nlohmann::json& processes) {
   std::map<std::string, nlohmann::json> shapes;
   std::printf("# relay profile: %s on %zu processes; p?gemm_ served by %s\n",
               fmt::format("{}", fmt::join(a.command, " ")).c_str(), processes.size(),
-              a.forward == "relay" ? "relay (librelay_scalapack preloaded)"
-                                   : "ScaLAPACK (forwarded by librelay_scalapack)");
+              a.forward == "relay"  ? "relay (librelay_scalapack preloaded)"
+              : a.forward == "auto" ? "relay's drop-in (librelay_scalapack preloaded: relay, "
+                                      "except one panel step on one node; see each shape)"
+                                    : "ScaLAPACK (forwarded by librelay_scalapack)");
   std::printf("%-9s %10s %12s %8s %8s %6s\n", "# Process", "Run(s)", "p?gemm_(s)", "Share", "Calls",
               "Exit");
   for (const auto& p : processes) {
@@ -254,9 +256,11 @@ void add_profile(CLI::App& app, int& exit_code) {
       "Run an unchanged MPI program with relay's ScaLAPACK library and report the time and calls "
       "in p?gemm_ (launch it as the program: mpirun -np 4 relay profile -- ./app)");
   cmd->add_option("--forward", args->forward,
-                  "who serves p?gemm_: relay (relay's GEMM) or scalapack (ScaLAPACK's own, "
-                  "measured the same way)")
-      ->check(CLI::IsMember({"relay", "scalapack"}));
+                  "who serves p?gemm_: auto (the drop-in as an application gets it: relay's "
+                  "GEMM, except one panel step on a grid within one node), relay (relay's GEMM "
+                  "always) or scalapack (ScaLAPACK's own, measured the same way)")
+      ->check(CLI::IsMember({"auto", "relay", "scalapack"}))
+      ->capture_default_str();
   cmd->add_option("--dir", args->dir,
                   "directory where the ranks leave their records (default: one per launch under "
                   "$TMPDIR; give a shared one when ranks run on several nodes)");

@@ -86,9 +86,11 @@ constexpr std::array kSettings{
     Setting{Knob::scalapack_on_error, "RELAY_SCALAPACK_ON_ERROR", "return", "abort",
             "return: p?gemm_ prints PBLAS's message and returns instead of aborting", R::library,
             A::free},
-    Setting{Knob::scalapack_forward, "RELAY_SCALAPACK_FORWARD", "relay or scalapack", "relay",
-            "who serves the drop-in's p?gemm_: relay, or ScaLAPACK's own p?gemm_ (found after "
-            "librelay_scalapack in the link order), as relay profile --forward sets it",
+    Setting{Knob::scalapack_forward, "RELAY_SCALAPACK_FORWARD", "auto, relay or scalapack", "auto",
+            "who serves the drop-in's p?gemm_: auto = relay, except one panel step (k within "
+            "a block) on a grid within one node, which ScaLAPACK's own serves; relay = always "
+            "relay; scalapack = always ScaLAPACK's own p?gemm_ (found after librelay_scalapack "
+            "in the link order); relay profile --forward sets it",
             R::library, A::free},
     Setting{Knob::profile_dir, "RELAY_PROFILE_DIR", "path", "unset",
             "set by relay profile: the drop-in records every p?gemm_ call (shape, time, who "

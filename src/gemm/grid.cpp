@@ -1,5 +1,6 @@
 #include "gemm/grid.hpp"
 
+#include <algorithm>
 #include <vector>
 
 #include "core/status.hpp"
@@ -64,6 +65,21 @@ int create_from_group(MPI_Comm comm, const std::vector<int>& members, int tag, M
   if (part != MPI_GROUP_NULL) MPI_Group_free(&part);
   if (all != MPI_GROUP_NULL) MPI_Group_free(&all);
   return rc;
+}
+
+int grid_nodes(relay_grid& grid) {
+  if (grid.nodes > 0) return grid.nodes;
+  MPI_Comm node = MPI_COMM_NULL;
+  int node_rank = 0, leaders = 1;
+  if (MPI_Comm_split_type(grid.comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
+      MPI_SUCCESS) {
+    MPI_Comm_rank(node, &node_rank);
+    MPI_Comm_free(&node);
+    int leader = node_rank == 0 ? 1 : 0;
+    MPI_Allreduce(&leader, &leaders, 1, MPI_INT, MPI_SUM, grid.comm);
+  }
+  grid.nodes = std::max(1, leaders);
+  return grid.nodes;
 }
 
 void free_grid(relay_grid* grid) {

@@ -29,6 +29,8 @@ struct relay_grid {
   std::vector<std::unique_ptr<relay::gemm::LayerView>> layer_views;
   /// What the automatic choice costs calls with (gemm/cost.hpp), measured or read once.
   std::unique_ptr<relay::gemm::CostInputs> cost_inputs;
+  /// The nodes (MPI_COMM_TYPE_SHARED) the grid spans, counted on first need (grid_nodes).
+  int nodes = 0;
 };
 
 namespace relay::gemm {
@@ -42,6 +44,10 @@ relay_status_t create_grid(MPI_Comm comm, int rows, int cols, layout::GridOrder 
 /// by its members alone (MPI_Comm_create_group with `tag`): MPI_Comm_split would be collective
 /// over all of `comm`. Collective over the members.
 int create_from_group(MPI_Comm comm, const std::vector<int>& members, int tag, MPI_Comm* out);
+
+/// The nodes the grid's processes run on (shared-memory domains), counted once and kept.
+/// Collective over the grid on its first call.
+int grid_nodes(relay_grid& grid);
 
 /// Frees the grid's communicators and the grid. Collective.
 void free_grid(relay_grid* grid);

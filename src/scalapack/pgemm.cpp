@@ -14,9 +14,11 @@
 // call returns without touching C instead (the processes agree on the error first, so none
 // hangs in a broadcast the others skipped).
 //
-// For relay profile (docs/profile.md): RELAY_SCALAPACK_FORWARD=scalapack hands every call to
-// ScaLAPACK's own p?gemm_ (the next definition in the link order, dlsym RTLD_NEXT), and with
-// RELAY_PROFILE_DIR set every call is timed and recorded (scalapack/profile.hpp).
+// RELAY_SCALAPACK_FORWARD=scalapack hands every call to ScaLAPACK's own p?gemm_ (the next
+// definition in the link order, dlsym RTLD_NEXT), =relay keeps every call on relay's GEMM, and
+// the default (auto) hands ScaLAPACK the calls relay cannot speed up: one panel step on a grid
+// within one node (pgemm below). With RELAY_PROFILE_DIR set every call is timed and recorded
+// (scalapack/profile.hpp; relay profile).
 #include <dlfcn.h>
 #include <mpi.h>
 
@@ -68,17 +70,20 @@ void report(int ctxt, const char* routine, int info) {
   PB_Cabort(ctxt, name.data(), info);
 }
 
-void pgemm(const char* routine, MPI_Datatype type, const char* transa, const char* transb,
+// Serves one call with relay's GEMM and returns true; or, when `fallback` (ScaLAPACK's own
+// p?gemm_, given when the drop-in chooses by shape) is given and the call is one panel step on a
+// grid within one node, hands it to ScaLAPACK and returns false. Errors are PBLAS's (report).
+bool pgemm(const char* routine, MPI_Datatype type, const char* transa, const char* transb,
            const int* m, const int* n, const int* k, const void* alpha, const void* a,
            const int* ia, const int* ja, const int* desca, const void* b, const int* ib,
            const int* jb, const int* descb, const void* beta, void* c, const int* ic, const int* jc,
-           const int* descc, std::string* config) {
+           const int* descc, relay_pgemm_fn fallback, std::string* config) {
   const int ctxt = desca[1];
   int nprow = -1, npcol = -1, myrow = -1, mycol = -1;
   Cblacs_gridinfo(ctxt, &nprow, &npcol, &myrow, &mycol);
   if (nprow == -1) {  // not a context of this process: PBLAS's -(100 * DESCA + CTXT_)
     report(ctxt, routine, -(1000 + 2));
-    return;
+    return true;
   }
   int handle = 0;
   Cblacs_get(ctxt, kBlacsGetContextComm, &handle);
@@ -90,7 +95,7 @@ void pgemm(const char* routine, MPI_Datatype type, const char* transa, const cha
     std::fprintf(stderr, "relay %s: cannot map BLACS context %d to a grid: %s\n", routine, ctxt,
                  error.empty() ? "grid coordinates differ from BLACS's" : error.c_str());
     MPI_Abort(comm, 1);
-    return;
+    return true;
   }
   relay::gemm::Problem p;
   p.transa = transa[0];
@@ -121,17 +126,13 @@ void pgemm(const char* routine, MPI_Datatype type, const char* transa, const cha
   info = relay::gemm::agree_on_info(info, *grid);
   if (info != 0) {
     report(ctxt, routine, info);
-    return;
+    return true;
   }
   relay::gemm::Options options;
   if (relay::gemm::resolve_options(nullptr, options, error) != RELAY_SUCCESS) {
     std::fprintf(stderr, "relay %s: %s\n", routine, error.c_str());
     MPI_Abort(comm, 1);
-    return;
-  }
-  if (relay::core::log_enabled()) {
-    relay::core::log_line(fmt::format("relay {}: {}x{}x{} trans={}{} grid {}x{} (relay's p?gemm)",
-                                      routine, *m, *n, *k, p.transa, p.transb, nprow, npcol));
+    return true;
   }
   // PBLAS's INFO agreement cannot see arguments that are valid on each process but differ
   // between them (TRANSA, a descriptor): ScaLAPACK's own pdgemm_ then hangs; relay stops.
@@ -141,9 +142,31 @@ void pgemm(const char* routine, MPI_Datatype type, const char* transa, const cha
                  "(TRANSA, TRANSB, M, N, K, ALPHA, BETA, offsets or a descriptor other than "
                  "LLD_), each valid on its own\n",
                  routine);
-    if (return_on_error()) return;
+    if (return_on_error()) return true;
     MPI_Abort(comm, 1);
-    return;
+    return true;
+  }
+  // One panel step (k within op(A)'s block along k: the trailing updates of LU, k = NB) on a
+  // grid within one node: relay's gain is its panel broadcasts over links (both panels at once,
+  // pipelined); on shared memory there are none, and relay bench solve measured its pdgemm_
+  // 3-8% slower than ScaLAPACK's in pdgesv there (docs/solve.md). The arguments are agreed
+  // above, so every process takes the same path.
+  const std::int64_t k_block = p.opa == relay::gemm::Op::none ? p.desca.nb : p.desca.mb;
+  if (fallback != nullptr && p.k <= k_block && relay::gemm::grid_nodes(*grid) == 1) {
+    fallback(transa, transb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb, beta, c, ic, jc,
+             descc);
+    if (config != nullptr) *config = "ScaLAPACK's own: one panel step on one node";
+    if (relay::core::log_enabled()) {
+      relay::core::log_line(fmt::format(
+          "relay {}: {}x{}x{} trans={}{} grid {}x{}: k within one block (NB {}) on one node: "
+          "ScaLAPACK's own p?gemm_ (RELAY_SCALAPACK_FORWARD=relay: relay's always)",
+          routine, *m, *n, *k, p.transa, p.transb, nprow, npcol, k_block));
+    }
+    return false;
+  }
+  if (relay::core::log_enabled()) {
+    relay::core::log_line(fmt::format("relay {}: {}x{}x{} trans={}{} grid {}x{} (relay's p?gemm)",
+                                      routine, *m, *n, *k, p.transa, p.transb, nprow, npcol));
   }
   relay_gemm_stats_t stats;
   relay_gemm_report_t report;
@@ -163,6 +186,7 @@ void pgemm(const char* routine, MPI_Datatype type, const char* transa, const cha
         report.layers > 1 ? fmt::format(" c={}", report.layers) : "",
         bcast != nullptr ? bcast : "?", policy != nullptr ? policy : "?", options.lookahead);
   }
+  return true;
 }
 
 // relay bench solve switches between calls, on one thread; atomics all the same, since an
@@ -171,20 +195,26 @@ std::atomic<int> g_server{static_cast<int>(relay::scalapack::Server::settings)};
 std::mutex g_totals_mutex;
 relay::scalapack::CallTotals g_totals;
 
-bool forward_to_scalapack() {
-  static const bool forward = [] {
+// Who serves a call: relay bench solve's switch, else RELAY_SCALAPACK_FORWARD: relay (always
+// relay's GEMM), scalapack (always ScaLAPACK's own), auto or unset (relay's, except one panel
+// step on one node: pgemm above).
+enum class Path { relay, scalapack, automatic };
+Path requested_path() {
+  static const Path from_settings = [] {
     const char* v = relay::core::read_setting(relay::core::Knob::scalapack_forward);
-    return v != nullptr && std::strcmp(v, "scalapack") == 0;
+    if (v != nullptr && std::strcmp(v, "scalapack") == 0) return Path::scalapack;
+    if (v != nullptr && std::strcmp(v, "relay") == 0) return Path::relay;
+    return Path::automatic;
   }();
   switch (static_cast<relay::scalapack::Server>(g_server.load(std::memory_order_relaxed))) {
     case relay::scalapack::Server::relay:
-      return false;
+      return Path::relay;
     case relay::scalapack::Server::scalapack:
-      return true;
+      return Path::scalapack;
     case relay::scalapack::Server::settings:
       break;
   }
-  return forward;
+  return from_settings;
 }
 
 // Serves one call: relay's pgemm, or ScaLAPACK's own when forwarding; timed and recorded when
@@ -194,27 +224,39 @@ void serve(const char* routine, const char* symbol, relay_pgemm_fn* scalapack, M
            const void* alpha, const void* a, const int* ia, const int* ja, const int* desca,
            const void* b, const int* ib, const int* jb, const int* descb, const void* beta, void* c,
            const int* ic, const int* jc, const int* descc) {
-  const bool forward = forward_to_scalapack();
-  if (forward && *scalapack == nullptr) *scalapack = relay::scalapack::scalapack_pgemm(symbol);
+  const Path path = requested_path();
+  // ScaLAPACK's own, looked up once per precision: required when forwarding, optional for the
+  // automatic path (without it relay serves every call).
+  static bool looked_up[4] = {};
+  const int slot = type == MPI_FLOAT             ? 0
+                   : type == MPI_DOUBLE          ? 1
+                   : type == MPI_C_FLOAT_COMPLEX ? 2
+                                                 : 3;
+  if (path == Path::scalapack && *scalapack == nullptr) {
+    *scalapack = relay::scalapack::scalapack_pgemm(symbol);
+  } else if (path == Path::automatic && !looked_up[slot]) {
+    *scalapack = reinterpret_cast<relay_pgemm_fn>(dlsym(RTLD_NEXT, symbol));
+    looked_up[slot] = true;
+  }
   const bool profile = relay::scalapack::profiling();
   const double start = MPI_Wtime();
   std::string config;
+  bool forward = path == Path::scalapack;
   if (forward) {
     (*scalapack)(transa, transb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb, beta, c, ic,
                  jc, descc);
   } else {
-    pgemm(routine, type, transa, transb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb, beta,
-          c, ic, jc, descc, &config);
+    forward =
+        !pgemm(routine, type, transa, transb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb,
+               beta, c, ic, jc, descc, path == Path::automatic ? *scalapack : nullptr, &config);
   }
   const double seconds = MPI_Wtime() - start;
   {
     std::lock_guard<std::mutex> lock(g_totals_mutex);
     ++g_totals.calls;
     g_totals.seconds += seconds;
-    if (!forward) {
-      ++g_totals.by_relay;
-      g_totals.last_config = config;
-    }
+    if (!forward) ++g_totals.by_relay;
+    if (!config.empty()) g_totals.last_config = config;
   }
   if (!profile) return;
   relay::scalapack::CallShape shape;

@@ -12,8 +12,8 @@
 
 namespace relay::scalapack {
 
-/// Who serves later calls: what RELAY_SCALAPACK_FORWARD says (the default), relay, or
-/// ScaLAPACK's own p?gemm_.
+/// Who serves later calls: what RELAY_SCALAPACK_FORWARD says (the default: relay, except one
+/// panel step on one node), relay's GEMM always, or ScaLAPACK's own p?gemm_ always.
 enum class Server { settings, relay, scalapack };
 void serve_with(Server server);
 
@@ -22,7 +22,9 @@ struct CallTotals {
   long long calls = 0;
   long long by_relay = 0;  ///< of which relay's GEMM served
   double seconds = 0;
-  std::string last_config;  ///< what relay ran for the last call it served ("" if none)
+  /// The drop-in's configuration for its last call: what relay ran, or why it handed the call
+  /// to ScaLAPACK ("" if every call was forwarded by request)
+  std::string last_config;
 };
 void reset_call_totals();
 CallTotals call_totals();

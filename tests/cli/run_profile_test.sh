@@ -47,6 +47,15 @@ if sys.argv[2] == "relay":
 PY
 done
 
+# The default (auto): on one node the drop-in hands the solver's one-panel-step updates (k = NB)
+# to ScaLAPACK's own pdgemm_ and says so per shape.
+run 4 "$@" "$relay" profile --dir "$work/records_auto" --json "$work/profile_auto.json" \
+  -- "$program" || fail "relay profile (auto) exited $?"
+grep -q "pdgesv_only: solution correct" "$out" || fail "the program's solution is wrong (auto)"
+grep -Eq "^PDGEMM +N[NT] +[0-9]+ +[0-9]+ +8 +8x8 +8 +1x4 +scalapack .*one panel step on one node" "$out" ||
+  fail "auto: the k = NB updates are not served by ScaLAPACK with the reason"
+echo "auto: one panel step on one node served by ScaLAPACK's own, said per shape"
+
 # A program that cannot run: its status (127), and a message.
 run 2 "$@" "$relay" profile --dir "$work/records_missing" -- "$work/no-such-program"
 rc=$?

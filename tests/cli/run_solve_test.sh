@@ -17,8 +17,8 @@ run() {  # ranks, relay arguments...
 }
 flags=("$@")
 
-check_json() {  # file, grid
-  python3 - "$1" "$2" "$schemas/relay-bench-solve.schema.json" <<'PY'
+check_json() {  # file, grid, relay's path: forced (every call) or auto (one node: none of LU's)
+  python3 - "$1" "$2" "$schemas/relay-bench-solve.schema.json" "$3" <<'PY'
 import json, sys
 import jsonschema
 doc = json.load(open(sys.argv[1]))
@@ -33,39 +33,54 @@ for r in rows:
     assert r["residual"] < 16, r
     if r["pgemm_by"] == "scalapack":
         assert r["pgemm_calls_by_relay"] == 0 and r["vs_scalapack"] == 1.0, r
-    else:
+    elif sys.argv[4] == "forced":
         assert r["pgemm_calls_by_relay"] == r["pgemm_calls"], r
+    else:  # pdgesv's pdgemm_ calls are one panel step (k = NB) and the grid is on one node
+        assert r["pgemm_calls_by_relay"] == 0, r
 pair = {(r["solver"], r["pgemm_by"]): r for r in rows}
 lu_relay, lu_scalapack = pair[("lu", "relay")], pair[("lu", "scalapack")]
 # pdgesv updates the trailing matrix with pdgemm_: relay served those calls.
 assert lu_relay["pgemm_calls"] > 0 and lu_relay["pgemm_calls"] == lu_scalapack["pgemm_calls"], rows
-assert lu_relay["relay_config"].startswith(("2d", "2.5d", "3d")), lu_relay
+if sys.argv[4] == "forced":
+    assert lu_relay["relay_config"].startswith(("2d", "2.5d", "3d")), lu_relay
+else:
+    assert lu_relay["relay_config"] == "ScaLAPACK's own: one panel step on one node", lu_relay
 ratio = lu_relay["residual"] / lu_scalapack["residual"]
 assert 0.1 <= ratio <= 10, (lu_relay["residual"], lu_scalapack["residual"])
 PY
 }
 
-run 4 bench solve --n 301 --block 32 --reps 2 --json "$work/solve.json" ||
-  fail "relay bench solve at 4 ranks exited $?"
+RELAY_SCALAPACK_FORWARD=relay run 4 bench solve --n 301 --block 32 --reps 2 \
+  --json "$work/solve.json" || fail "relay bench solve at 4 ranks exited $?"
 grep -q "^# relay bench solve: .*grid 2x2, block 32" "$out" || fail "no header"
-grep -Eq "^lu +301 relay .* nb=32 " "$out" || fail "no LU row served by relay"
-grep -Eq "^cholesky +301 scalapack " "$out" || fail "no Cholesky row served by ScaLAPACK"
+grep -Eq "^lu +301 relay .* 9/9 .* nb=32 " "$out" || fail "no LU row served by relay"
+grep -Eq "^cholesky +301 scalapack .* 0/0 " "$out" || fail "no Cholesky row served by ScaLAPACK"
 grep -q "Pkg(J)" "$out" || fail "no energy columns"
-grep -q "^# relay served lu n=301: " "$out" || fail "relay's configuration not said"
-check_json "$work/solve.json" 2x2 || fail "JSON (2x2)"
-echo "1. 4 ranks, 2x2, n = 301, block 32: every solver with ScaLAPACK's and relay's pdgemm_"
+grep -q "^# relay's drop-in, lu n=301, its last call: 2d" "$out" || fail "relay's configuration not said"
+check_json "$work/solve.json" 2x2 forced || fail "JSON (2x2)"
+echo "1. 4 ranks, 2x2, n = 301, block 32: every solver with ScaLAPACK's and relay's pdgemm_ (forced)"
+
+run 4 bench solve --n 301 --block 32 --reps 2 --solvers lu,cholesky,qr --json "$work/auto.json" ||
+  fail "relay bench solve (auto) exited $?"
+grep -Eq "^lu +301 relay .* 0/9 " "$out" || fail "auto: LU's calls not handed to ScaLAPACK"
+grep -q "^# relay's drop-in, lu n=301, its last call: ScaLAPACK's own: one panel step on one node" \
+  "$out" || fail "auto: the reason is not said"
+check_json "$work/auto.json" 2x2 auto || fail "JSON (2x2, auto)"
+echo "1b. the default: one panel step on one node served by ScaLAPACK's own, said"
 
 plot=()
 if python3 -c "import matplotlib" 2>/dev/null; then plot=(--plot "$work/solve.png"); fi
-run 4 bench solve --n 257 --block 16 --grid 1x4 --reps 2 --warmup 0 --quiet \
-  --json "$work/solve14.json" "${plot[@]}" || fail "relay bench solve on 1x4 exited $?"
-check_json "$work/solve14.json" 1x4 || fail "JSON (1x4)"
+RELAY_SCALAPACK_FORWARD=relay run 4 bench solve --n 257 --block 16 --grid 1x4 --reps 2 \
+  --warmup 0 --quiet --json "$work/solve14.json" "${plot[@]}" ||
+  fail "relay bench solve on 1x4 exited $?"
+check_json "$work/solve14.json" 1x4 forced || fail "JSON (1x4)"
 if [ ${#plot[@]} -gt 0 ]; then
   [ -s "$work/solve.png" ] || fail "no plot"
 fi
 echo "2. 1x4, n = 257, block 16, no warm-up: the same, plot drawn"
 
-run 1 bench solve --n 100 --block 8 --solvers lu --reps 1 --quiet || fail "one rank exited $?"
+RELAY_SCALAPACK_FORWARD=relay run 1 bench solve --n 100 --block 8 --solvers lu --reps 1 --quiet ||
+  fail "one rank exited $?"
 grep -Eq "^lu +100 relay " "$out" || fail "no row at one rank"
 echo "3. one rank"
 

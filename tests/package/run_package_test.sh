@@ -122,11 +122,12 @@ ran_logged() {  # label program marker [env...]
     "($(cat "$logged_dir"/err.* | grep -c "relay.*$marker") lines)"
 }
 
-# The Fortran pdgesv program: its solution right, and relay's pdgemm_ on every rank.
+# The Fortran pdgesv program: its solution right, and relay's pdgemm_ on every rank (forced: on
+# one node the drop-in hands pdgesv's one-panel-step updates to ScaLAPACK's own by default).
 ran_relay() {  # label program [env...]
   local label=$1 program=$2
   shift 2
-  ran_logged "$label" "$program" "PDGEMM" "$@"
+  ran_logged "$label" "$program" "PDGEMM: .*relay's p?gemm" RELAY_SCALAPACK_FORWARD=relay "$@"
   grep -q "pdgesv_only: solution correct" "$logged_dir/out" ||
     { cat "$logged_dir/out"; echo "$label: wrong solution" >&2; exit 1; }
 }
