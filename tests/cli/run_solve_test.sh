@@ -56,6 +56,8 @@ grep -q "^# relay bench solve: .*grid 2x2, block 32" "$out" || fail "no header"
 grep -Eq "^lu +301 relay .* 9/9 .* nb=32 " "$out" || fail "no LU row served by relay"
 grep -Eq "^cholesky +301 scalapack .* 0/0 " "$out" || fail "no Cholesky row served by ScaLAPACK"
 grep -q "Pkg(J)" "$out" || fail "no energy columns"
+grep -q "^# cholesky n=301: pdposv made no p?gemm_ call; both rows ran the same code" "$out" ||
+  fail "no note that Cholesky does not reach p?gemm_"
 grep -q "^# relay's drop-in, lu n=301, its last call: 2d" "$out" || fail "relay's configuration not said"
 check_json "$work/solve.json" 2x2 forced || fail "JSON (2x2)"
 echo "1. 4 ranks, 2x2, n = 301, block 32: every solver with ScaLAPACK's and relay's pdgemm_ (forced)"
