@@ -210,6 +210,7 @@ void Bench::run_size(int n, nlohmann::json& rows) {
       work.assign(static_cast<std::size_t>(size) + 1, 0.0);
     }
     struct Series {
+      Series(const char* name, scalapack::Server who) : by(name), server(who) {}
       const char* by;
       scalapack::Server server;
       std::vector<double> time, gemm, share, resid;
@@ -217,8 +218,9 @@ void Bench::run_size(int n, nlohmann::json& rows) {
       std::string config;
       measure::EnergyTotal energy;
     };
-    Series series[2] = {{"scalapack", scalapack::Server::scalapack, {}, {}, {}, {}, 0, 0, {}, {}},
-                        {"relay", scalapack::Server::settings, {}, {}, {}, {}, 0, 0, {}, {}}};
+    // relay's row is the drop-in as an application gets it (RELAY_SCALAPACK_FORWARD decides).
+    Series series[2] = {{"scalapack", scalapack::Server::scalapack},
+                        {"relay", scalapack::Server::settings}};
     std::vector<double> ratio;  // per repetition: ScaLAPACK's time / relay's
     auto once = [&](Series& r, bool timed) {
       A.data = A0.data;

@@ -149,8 +149,8 @@ bool pgemm(const char* routine, MPI_Datatype type, const char* transa, const cha
   // One panel step (k within op(A)'s block along k: the trailing updates of LU, k = NB) on a
   // grid within one node: relay's gain is its panel broadcasts over links (both panels at once,
   // pipelined); on shared memory there are none, and relay bench solve measured its pdgemm_
-  // 3-8% slower than ScaLAPACK's in pdgesv there (docs/solve.md). The arguments are agreed
-  // above, so every process takes the same path.
+  // 5-6% slower than ScaLAPACK's in pdgesv there (docs/applications.md). The arguments are
+  // agreed above, so every process takes the same path.
   const std::int64_t k_block = p.opa == relay::gemm::Op::none ? p.desca.nb : p.desca.mb;
   if (fallback != nullptr && p.k <= k_block && relay::gemm::grid_nodes(*grid) == 1) {
     fallback(transa, transb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb, beta, c, ic, jc,
@@ -219,36 +219,27 @@ Path requested_path() {
 
 // Serves one call: relay's pgemm, or ScaLAPACK's own when forwarding; timed and recorded when
 // relay profile asks (RELAY_PROFILE_DIR).
-void serve(const char* routine, const char* symbol, relay_pgemm_fn* scalapack, MPI_Datatype type,
+// `scalapack`: ScaLAPACK's own definition of `symbol` (null if none follows relay's).
+void serve(const char* routine, const char* symbol, relay_pgemm_fn scalapack, MPI_Datatype type,
            const char* transa, const char* transb, const int* m, const int* n, const int* k,
            const void* alpha, const void* a, const int* ia, const int* ja, const int* desca,
            const void* b, const int* ib, const int* jb, const int* descb, const void* beta, void* c,
            const int* ic, const int* jc, const int* descc) {
   const Path path = requested_path();
-  // ScaLAPACK's own, looked up once per precision: required when forwarding, optional for the
+  // Required when forwarding (stops the launch, saying why, when missing); optional for the
   // automatic path (without it relay serves every call).
-  static bool looked_up[4] = {};
-  const int slot = type == MPI_FLOAT             ? 0
-                   : type == MPI_DOUBLE          ? 1
-                   : type == MPI_C_FLOAT_COMPLEX ? 2
-                                                 : 3;
-  if (path == Path::scalapack && *scalapack == nullptr) {
-    *scalapack = relay::scalapack::scalapack_pgemm(symbol);
-  } else if (path == Path::automatic && !looked_up[slot]) {
-    *scalapack = reinterpret_cast<relay_pgemm_fn>(dlsym(RTLD_NEXT, symbol));
-    looked_up[slot] = true;
-  }
+  if (path == Path::scalapack && scalapack == nullptr) relay::scalapack::scalapack_pgemm(symbol);
   const bool profile = relay::scalapack::profiling();
   const double start = MPI_Wtime();
   std::string config;
   bool forward = path == Path::scalapack;
   if (forward) {
-    (*scalapack)(transa, transb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb, beta, c, ic,
-                 jc, descc);
+    scalapack(transa, transb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb, beta, c, ic, jc,
+              descc);
   } else {
     forward =
         !pgemm(routine, type, transa, transb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb,
-               beta, c, ic, jc, descc, path == Path::automatic ? *scalapack : nullptr, &config);
+               beta, c, ic, jc, descc, path == Path::automatic ? scalapack : nullptr, &config);
   }
   const double seconds = MPI_Wtime() - start;
   {
@@ -314,11 +305,11 @@ relay_pgemm_fn scalapack_pgemm(const char* symbol) {
       const void *alpha, const void *a, const int *ia, const int *ja, const int *desca,         \
       const void *b, const int *ib, const int *jb, const int *descb, const void *beta, void *c, \
       const int *ic, const int *jc, const int *descc
-#define RELAY_DEFINE_PGEMM(symbol, routine, mpi_type)                                        \
-  extern "C" RELAY_SCALAPACK_API void symbol(RELAY_PGEMM_PARAMETERS) {                       \
-    static relay_pgemm_fn scalapack = nullptr;                                               \
-    serve(routine, #symbol, &scalapack, mpi_type, transa, transb, m, n, k, alpha, a, ia, ja, \
-          desca, b, ib, jb, descb, beta, c, ic, jc, descc);                                  \
+#define RELAY_DEFINE_PGEMM(symbol, routine, mpi_type)                                              \
+  extern "C" RELAY_SCALAPACK_API void symbol(RELAY_PGEMM_PARAMETERS) {                             \
+    static const auto scalapack = reinterpret_cast<relay_pgemm_fn>(dlsym(RTLD_NEXT, #symbol));     \
+    serve(routine, #symbol, scalapack, mpi_type, transa, transb, m, n, k, alpha, a, ia, ja, desca, \
+          b, ib, jb, descb, beta, c, ic, jc, descc);                                               \
   }
 
 RELAY_DEFINE_PGEMM(psgemm_, "PSGEMM", MPI_FLOAT)
