@@ -78,6 +78,17 @@ static inline void relay_gemm_report_init(relay_gemm_report_t* report) {
   report->struct_size = sizeof *report;
 }
 
+/** How a panel step's pieces are broadcast. A panel spans several k blocks; in a block-cyclic
+ *  layout a process owns every P-th of them. */
+typedef enum relay_gemm_panel_broadcasts {
+  RELAY_GEMM_PANELS_DEFAULT = 0,   /**< per owner */
+  RELAY_GEMM_PANELS_PER_OWNER = 1, /**< one broadcast per owning process, carrying all of its
+                                        blocks of the panel: fewer, longer messages, which a
+                                        pipeline needs (tan2014: its fill costs P - 1 segments
+                                        per broadcast) */
+  RELAY_GEMM_PANELS_PER_BLOCK = 2  /**< one broadcast per k block (as before 2026-11-27) */
+} relay_gemm_panel_broadcasts_t;
+
 /** Options of relay_gemm. Initialise with relay_gemm_options_init; NULL means defaults.
  *  RELAY_GEMM_PANEL_WIDTH, RELAY_GEMM_LOOKAHEAD and RELAY_GEMM_PIECES override the fields
  *  below when set; the panel broadcasts also honour the RELAY_BCAST_* variables. Grows as
@@ -108,6 +119,8 @@ typedef struct relay_gemm_options {
                                            node's available memory over its ranks. Over it, the
                                            call fails on every process with RELAY_ERR_NOMEM and
                                            C is untouched */
+  int panel_broadcasts;               /**< a relay_gemm_panel_broadcasts_t;
+                                           RELAY_GEMM_PANEL_BROADCASTS overrides */
 } relay_gemm_options_t;
 
 /** Where the time of one relay_gemm call went on this process, for benchmarks. Never grows
@@ -124,7 +137,9 @@ typedef struct relay_gemm_stats {
   int aligned_b;             /**< the same for op(B) */
   long long workspace_bytes; /**< buffers allocated beyond the matrices: (lookahead + 1)
                                   panels of op(A) rows and op(B) columns local to this
-                                  process, plus redistribution buffers (docs/gemm.md) */
+                                  process, their staging buffers (one broadcast per owner:
+                                  at most as large again) and redistribution buffers
+                                  (docs/gemm.md) */
 } relay_gemm_stats_t;
 
 /** Fills the first struct_size bytes of *options with the defaults and sets

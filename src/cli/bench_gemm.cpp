@@ -90,6 +90,7 @@ struct Scheme {
   relay_bcast_algorithm_t algorithm = RELAY_BCAST_BINOMIAL;
   relay_policy_t policy = RELAY_POLICY_DEFAULT;
   long long segment = 0;
+  relay_gemm_panel_broadcasts_t panels = RELAY_GEMM_PANELS_DEFAULT;
 };
 
 // tan2014 Table IV's three schemes plus MPI's own broadcast; any other "algorithm:policy"
@@ -116,10 +117,21 @@ std::vector<Scheme> parse_schemes(const std::string& text, long long segment) {
     Scheme s;
     s.name = name;
     std::string algo = name, policy;
-    const auto sep = name.find_first_of(":-");
-    if (sep != std::string::npos) {
-      algo = name.substr(0, sep);
-      policy = name.substr(sep + 1);
+    if (const auto slash = name.find('/'); slash != std::string::npos) {
+      const std::string panels = name.substr(slash + 1);
+      if (panels == "per_owner") {
+        s.panels = RELAY_GEMM_PANELS_PER_OWNER;
+      } else if (panels == "per_block") {
+        s.panels = RELAY_GEMM_PANELS_PER_BLOCK;
+      } else {
+        throw std::invalid_argument("--schemes: '" + name + "': after '/' comes per_owner or " +
+                                    "per_block (one broadcast per owner or per k block)");
+      }
+      algo = name.substr(0, slash);
+    }
+    if (const auto sep = algo.find_first_of(":-"); sep != std::string::npos) {
+      policy = algo.substr(sep + 1);
+      algo = algo.substr(0, sep);
     }
     if (relay_bcast_algorithm_from_name(algo.c_str(), &s.algorithm) != RELAY_SUCCESS) {
       throw std::invalid_argument("--schemes: unknown broadcast algorithm '" + algo +
@@ -440,6 +452,7 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
         o.panel_width = a_.panel;
         o.lookahead = L;
         o.pieces = a_.pieces;
+        o.panel_broadcasts = s.panels;
         o.algorithm = row.algorithm->algorithm;
         o.layers = row.algorithm->layers;
         relay_gemm_report_t report;
@@ -540,6 +553,7 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
     r["layered_bytes"] = layered;
     if (link_bytes_per_s_ > 0 && bounded) r["bound_links_s"] = lim.links_s;  // absent: unknown
     r["bound_blas_s"] = lim.blas_s;
+    r["bound_ranks_per_core"] = lim.ranks_per_core;
     if (link_bytes_per_s_ > 0 && bound_max > 0 && bounded) {
       r["time_over_bound"] = t / bound_max;
       r["time_over_bound_sum"] = t / bound_sum;
@@ -552,7 +566,7 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
       };
       const std::string label = ran.empty() ? algorithm : algorithm + ":" + ran;
       std::printf(
-          "%-12s %-24s %3d %10.3f %8s %9.2f %7.1f%% %8.3f %9.3f %9.3f %9.3f %8.3f %8.1f %12s %8s "
+          "%-12s %-30s %3d %10.3f %8s %9.2f %7.1f%% %8.3f %9.3f %9.3f %9.3f %8.3f %8.1f %12s %8s "
           "%8s%s\n",
           label.c_str(), scheme.c_str(), L, t,
           model > 0 ? fmt::format("{:.3f}", model).c_str() : "-", flops / t / 1e9,
@@ -572,18 +586,24 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
         a_.precision.c_str(), a_.reps,
         jitter_us_ > 0 ? fmt::format(", ranks start within {:g} us", jitter_us_).c_str() : "",
         peak_core_, cores_, peak_total);
+    const std::string sharing =
+        lim.ranks_per_core > 1
+            ? fmt::format("; {:g} ranks per core: ranks of one machine share its cores",
+                          lim.ranks_per_core)
+            : std::string();
     if (link_bytes_per_s_ > 0) {
       std::printf(
           "# bound: links %.3f s (the busiest node receives %s and sends %s at least once, at "
-          "%s/s each way, from %s), BLAS %.3f s (at %.2f GFLOP/s per core); x_bound = time / "
+          "%s/s each way, from %s), BLAS %.3f s (at %.2f GFLOP/s per core%s); x_bound = time / "
           "max(links, BLAS), x_sum = time / (links + BLAS)\n",
           lim.links_s, human_bytes(lim.in_bytes).c_str(), human_bytes(lim.out_bytes).c_str(),
-          human_bytes(link_bytes_per_s_).c_str(), link_from_.c_str(), lim.blas_s, peak_core_);
+          human_bytes(link_bytes_per_s_).c_str(), link_from_.c_str(), lim.blas_s, peak_core_,
+          sharing.c_str());
     } else {
       std::printf(
-          "# bound: BLAS %.3f s (at %.2f GFLOP/s per core); links unknown (--link-gbits or "
+          "# bound: BLAS %.3f s (at %.2f GFLOP/s per core%s); links unknown (--link-gbits or "
           "RELAY_LINK_BITS_PER_S give the rate)\n",
-          lim.blas_s, peak_core_);
+          lim.blas_s, peak_core_, sharing.c_str());
     }
     std::printf("%s\n", energy_note(*energy_, "per multiplication (mean over the reps)").c_str());
     for (const auto& a : algorithms_) {
@@ -591,7 +611,7 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
       std::printf("# %s: %d layers of %dx%d\n", a.name.c_str(), a.layers, a.layer_rows,
                   a.layer_cols);
     }
-    std::printf("%-12s %-24s %3s %10s %8s %9s %8s %8s %9s %9s %9s %8s %8s %12s %8s %8s%s\n",
+    std::printf("%-12s %-30s %3s %10s %8s %9s %8s %8s %9s %9s %9s %8s %8s %12s %8s %8s%s\n",
                 "algorithm", "scheme", "L", "time_s", "model_s", "GFLOP/s", "%peak", "repl_s",
                 "bcast_s", "gemm_s", "wait_s", "reduce_s", "mem_MiB", "vs_scalapack", "x_bound",
                 "x_sum", energy_titles().c_str());
@@ -618,7 +638,8 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
 // What this rank will allocate, said on rank 0 before anything is allocated and checked
 // against the node's available memory (require_memory: every rank refuses together): the four
 // local matrices (A, B, C and ScaLAPACK's copy of C, 4 n^2 / P elements), the panels in flight
-// ((lookahead + 1) x panel width x (local rows + local columns)) and, on rank 0, the three
+// ((lookahead + 1) x panel width x (local rows + local columns), twice: one broadcast per owner
+// stages them) and, on rank 0, the three
 // matrices of the one-core peak measurement. n = 100000 on one rank wanted 298 GiB and ended
 // in a bare std::bad_alloc, or, just below what the kernel refuses at once, in its OOM killer.
 void Bench::check_memory(const std::vector<long long>& sizes) {
@@ -653,10 +674,10 @@ void Bench::check_memory(const std::vector<long long>& sizes) {
                                 ? std::ceil(static_cast<double>(n) / a.layers)
                                 : std::min(width * (max_lookahead + 1), static_cast<double>(n));
       layered = std::max(layered, (2 + a.layers) * std::max(1.0, mloc) * std::max(1.0, nloc) +
-                                      lwidth * (lrows + lcols));
+                                      2 * lwidth * (lrows + lcols));
     }
     const double bytes = (4 * std::max(1.0, mloc) * std::max(1.0, nloc) +
-                          std::max((max_lookahead + 1) * width * (mloc + nloc), layered)) *
+                          std::max(2 * (max_lookahead + 1) * width * (mloc + nloc), layered)) *
                          elem;
     if (bytes > need) {
       need = bytes;
@@ -795,7 +816,8 @@ void add_bench_gemm(CLI::App& bench, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--schemes", args->schemes,
                   "panel broadcasts: binomial, pipeline-blocking, pipeline-nonblocking, mpi, any "
-                  "algorithm[:policy]; 'all' = the first four")
+                  "algorithm[:policy], each optionally /per_owner (the default: one broadcast "
+                  "per owner per panel) or /per_block (one per k block); 'all' = the first four")
       ->capture_default_str();
   cmd->add_option("--segment", args->segment, "pipeline segment size")->capture_default_str();
   cmd->add_option("--lookahead", args->lookaheads,

@@ -65,6 +65,11 @@ constexpr std::array kSettings{
             "pieces each local multiplication is cut into for progress, over options->pieces "
             "(0: 4 with lookahead, else 1)",
             R::library, A::value},
+    Setting{Knob::gemm_panel_broadcasts, "RELAY_GEMM_PANEL_BROADCASTS", "per_owner or per_block",
+            "per_owner",
+            "how a panel step's pieces are broadcast, over options->panel_broadcasts: one "
+            "broadcast per owning process (all its k blocks of the panel) or one per k block",
+            R::library, A::value},
     Setting{Knob::gemm_algorithm, "RELAY_GEMM_ALGORITHM", "auto, default, 2d, 2.5d or 3d",
             "default",
             "GEMM algorithm, over options->algorithm (default: auto, the model's choice; one "

@@ -26,6 +26,7 @@ enum class Knob {
   gemm_panel_width,
   gemm_lookahead,
   gemm_pieces,
+  gemm_panel_broadcasts,
   gemm_algorithm,
   gemm_layers,
   gemm_memory_limit,

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <new>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -39,6 +40,12 @@ double charged_gflops();
 
 /// Cores of the host this rank runs on: the simulated host's under SMPI.
 int host_cores();
+
+/// Names the machine whose cores this rank shares: equal on two ranks exactly when they
+/// compete for the same host_cores(). The kernel's boot id, not the host name or MPI's node:
+/// the emulated cluster's nodes are network namespaces of one kernel, distinct nodes to MPI
+/// that share this machine's cores. Under SMPI, the simulated host's name.
+std::string machine_id();
 
 /// Bytes per second, each direction, of the route from this rank's node to another node: the
 /// platform's under SMPI (its slowest link); 0 in a real run (not known here).

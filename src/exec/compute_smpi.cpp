@@ -64,6 +64,8 @@ double charged_gflops() {
 
 int host_cores() { return sg_host_core_count(sg_host_self()); }
 
+std::string machine_id() { return sg_host_get_name(sg_host_self()); }
+
 double link_bytes_per_s() {
   const sg_host_t self = sg_host_self();
   const size_t count = sg_host_count();

@@ -3,6 +3,7 @@
 #include <climits>
 #include <cstddef>
 #include <cstdlib>
+#include <cstring>
 
 #include "coll/options.hpp"
 #include "core/fingerprint.hpp"
@@ -149,7 +150,8 @@ std::uint64_t problem_fingerprint(const Problem& p, const Options& o) {
        {o.panel_width, static_cast<std::int64_t>(o.lookahead), static_cast<std::int64_t>(o.pieces),
         static_cast<std::int64_t>(o.bcast.algorithm),
         static_cast<std::int64_t>(o.bcast.segment_bytes), static_cast<std::int64_t>(o.bcast.fanout),
-        static_cast<std::int64_t>(o.algorithm), static_cast<std::int64_t>(o.layers)}) {
+        static_cast<std::int64_t>(o.algorithm), static_cast<std::int64_t>(o.layers),
+        static_cast<std::int64_t>(o.panels_per_owner)}) {
     f.add(v);
   }
   return f.value();
@@ -177,6 +179,7 @@ relay_gemm_options_t default_options() {
   o.layers = 0;
   o.report = nullptr;
   o.memory_limit_bytes = 0;
+  o.panel_broadcasts = RELAY_GEMM_PANELS_DEFAULT;
   return o;
 }
 
@@ -285,6 +288,25 @@ relay_status_t resolve_options(const relay_gemm_options_t* given, Options& out,
     return RELAY_ERR_OPTIONS;
   }
   out.memory_limit_bytes = memory_limit;
+  int panel_broadcasts = o.panel_broadcasts;
+  if (panel_broadcasts < RELAY_GEMM_PANELS_DEFAULT ||
+      panel_broadcasts > RELAY_GEMM_PANELS_PER_BLOCK) {
+    error = fmt::format("options->panel_broadcasts = {} is not a relay_gemm_panel_broadcasts_t",
+                        panel_broadcasts);
+    return RELAY_ERR_OPTIONS;
+  }
+  if (const char* v = core::read_setting(core::Knob::gemm_panel_broadcasts)) {
+    if (std::strcmp(v, "per_owner") == 0) {
+      panel_broadcasts = RELAY_GEMM_PANELS_PER_OWNER;
+    } else if (std::strcmp(v, "per_block") == 0) {
+      panel_broadcasts = RELAY_GEMM_PANELS_PER_BLOCK;
+    } else {
+      error = fmt::format("environment variable {}='{}' is not per_owner or per_block",
+                          core::setting(core::Knob::gemm_panel_broadcasts).name, v);
+      return RELAY_ERR_OPTIONS;
+    }
+  }
+  out.panels_per_owner = panel_broadcasts != RELAY_GEMM_PANELS_PER_BLOCK;
   out.panel_width = width;
   out.lookahead = static_cast<int>(lookahead);
   out.pieces = pieces > 0 ? static_cast<int>(pieces) : (lookahead > 0 ? 4 : 1);

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <complex>
+#include <cstring>
 #include <set>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <utility>
 
@@ -67,17 +69,39 @@ double measure_core_gflops(char precision, std::int64_t size, MPI_Comm comm) {
   return gflops;
 }
 
+MPI_Comm machine_comm(MPI_Comm comm) {
+  // Every rank's machine id, fixed width: a rank's color is the first rank with the same id.
+  constexpr int kIdBytes = 64;
+  std::string id = exec::machine_id();
+  id.resize(kIdBytes, '\0');
+  int size = 1, rank = 0;
+  MPI_Comm_size(comm, &size);
+  MPI_Comm_rank(comm, &rank);
+  std::vector<char> all(static_cast<std::size_t>(size) * kIdBytes);
+  MPI_Allgather(id.data(), kIdBytes, MPI_CHAR, all.data(), kIdBytes, MPI_CHAR, comm);
+  int color = rank;
+  for (int r = 0; r < size; ++r) {
+    if (std::memcmp(all.data() + static_cast<std::size_t>(r) * kIdBytes, id.data(), kIdBytes) ==
+        0) {
+      color = r;
+      break;
+    }
+  }
+  MPI_Comm machine = MPI_COMM_NULL;
+  MPI_Comm_split(comm, color, rank, &machine);
+  return machine;
+}
+
 int usable_cores(MPI_Comm comm) {
-  MPI_Comm node;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int node_rank = 0, node_size = 0;
-  MPI_Comm_rank(node, &node_rank);
-  MPI_Comm_size(node, &node_size);
+  MPI_Comm machine = machine_comm(comm);
+  int machine_rank = 0, machine_size = 0;
+  MPI_Comm_rank(machine, &machine_rank);
+  MPI_Comm_size(machine, &machine_size);
   const long cores = exec::host_cores();
-  int mine = node_rank == 0 ? static_cast<int>(std::min<long>(node_size, cores)) : 0;
+  int mine = machine_rank == 0 ? static_cast<int>(std::min<long>(machine_size, cores)) : 0;
   int total = 0;
   MPI_Allreduce(&mine, &total, 1, MPI_INT, MPI_SUM, comm);
-  MPI_Comm_free(&node);
+  MPI_Comm_free(&machine);
   return total;
 }
 
@@ -117,12 +141,25 @@ Bound multiplication_bound(const BoundInputs& in, MPI_Comm comm) {
               static_cast<double>(in.col_cols[static_cast<std::size_t>(mycol)]) *
               static_cast<double>(in.n) / (in.core_gflops * 1e9);
   }
-  double most[3] = {0, 0, 0};
-  MPI_Allreduce(mine, most, 3, MPI_DOUBLE, MPI_MAX, comm);
+  // Ranks of one machine share its cores: their multiplications take at least their sum over
+  // min(ranks, cores) cores (8 emulated nodes on 2 cores: 4x one rank's share).
+  MPI_Comm machine = machine_comm(comm);
+  int machine_size = 1;
+  MPI_Comm_size(machine, &machine_size);
+  double machine_s = 0;
+  MPI_Allreduce(&mine[2], &machine_s, 1, MPI_DOUBLE, MPI_SUM, machine);
+  MPI_Comm_free(&machine);
+  const int cores = std::max(1, std::min(machine_size, exec::host_cores()));
+  mine[2] = std::max(mine[2], machine_s / cores);
+  double most[4] = {0, 0, 0, 0};
+  const double sharing[4] = {mine[0], mine[1], mine[2],
+                             machine_size > cores ? static_cast<double>(machine_size) / cores : 1};
+  MPI_Allreduce(sharing, most, 4, MPI_DOUBLE, MPI_MAX, comm);
   Bound b;
   b.in_bytes = most[0];
   b.out_bytes = most[1];
   b.blas_s = most[2];
+  b.ranks_per_core = most[3];
   if (in.link_bytes_per_s > 0) b.links_s = std::max(most[0], most[1]) / in.link_bytes_per_s;
   return b;
 }

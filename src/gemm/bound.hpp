@@ -20,8 +20,12 @@ double flops_per_fma(char precision);
 /// rate. GFLOP/s, the same on every rank. Collective over comm.
 double measure_core_gflops(char precision, std::int64_t n, MPI_Comm comm);
 
-/// Cores this launch can use: per node, min(ranks on the node, cores of the node), summed.
-/// Collective over comm.
+/// The ranks of comm that share this rank's machine (exec::machine_id: one kernel, whatever MPI
+/// calls a node). Collective over comm; the caller frees it.
+MPI_Comm machine_comm(MPI_Comm comm);
+
+/// Cores this launch can use: per machine, min(ranks on it, its cores), summed. Collective over
+/// comm.
 int usable_cores(MPI_Comm comm);
 
 /// A multiplication on a rows x cols grid (row-major: world rank r * cols + c).
@@ -40,7 +44,9 @@ struct BoundInputs {
 /// The bounds, the slowest node's (max over ranks).
 struct Bound {
   double links_s = 0;  ///< max(in, out) / the link rate (0 when it is unknown)
-  double blas_s = 0;   ///< the busiest rank's multiply-adds at the core rate
+  double blas_s = 0;   ///< the busiest rank's multiply-adds at the core rate, or its machine's
+                       ///< over the machine's cores when its ranks outnumber them
+  double ranks_per_core = 1;  ///< the most crowded machine's ranks per core (1 if none shares)
   double in_bytes = 0, out_bytes = 0;
 };
 

@@ -196,8 +196,8 @@ struct SummaCost {
 
 // SUMMA over `k` on a rows x cols grid (a layer), panels `width` wide (0: the default),
 // with `lookahead` and the multiply cut into `pieces`.
-SummaCost summa_cost(Coster& coster, const Problem& p, int rows, int cols, std::int64_t k,
-                     std::int64_t width, int lookahead, int pieces) {
+SummaCost summa_cost(Coster& coster, const Problem& p, const Options& options, int rows, int cols,
+                     std::int64_t k, std::int64_t width, int lookahead, int pieces) {
   SummaCost out;
   if (k <= 0) return out;
   const std::int64_t m_loc = busiest(p.m, p.descc.mb, rows);
@@ -213,10 +213,19 @@ SummaCost summa_cost(Coster& coster, const Problem& p, int rows, int cols, std::
   };
   auto step = [&](std::int64_t w) {
     Step st;
-    const int pieces_a = static_cast<int>((w + ka - 1) / ka);
-    const int pieces_b = static_cast<int>((w + kb - 1) / kb);
-    const auto a = coster.panel_bcast(cols, m_loc * std::min(w, ka) * coster.elem(), pieces_a);
-    const auto b = coster.panel_bcast(rows, n_loc * std::min(w, kb) * coster.elem(), pieces_b);
+    // Per owner: as many broadcasts as owners, each of the busiest owner's blocks together.
+    auto operand = [&](int ranks, std::int64_t free_local, std::int64_t block) {
+      const std::int64_t blocks = (w + block - 1) / block;
+      std::int64_t broadcasts = blocks, per = 1;
+      if (options.panels_per_owner && ranks > 1) {
+        broadcasts = std::min<std::int64_t>(blocks, ranks);
+        per = (blocks + ranks - 1) / ranks;
+      }
+      return coster.panel_bcast(ranks, free_local * std::min(w, block * per) * coster.elem(),
+                                static_cast<int>(broadcasts));
+    };
+    const auto a = operand(cols, m_loc, ka);
+    const auto b = operand(rows, n_loc, kb);
     // A process row's and a process column's broadcasts share each process's port.
     st.comm = a.s + b.s + coster.copy_s(static_cast<double>((m_loc + n_loc) * w));
     st.compute = coster.flops_s(static_cast<double>(m_loc) * static_cast<double>(n_loc) *
@@ -252,8 +261,8 @@ CostBreakdown predict(const Problem& p, const layout::ProcessGrid& grid, const C
   CostBreakdown out;
   Coster coster(p, options, inputs);
   if (cand.algorithm != RELAY_GEMM_25D && cand.algorithm != RELAY_GEMM_3D) {
-    const SummaCost s = summa_cost(coster, p, grid.rows, grid.cols, p.k, options.panel_width,
-                                   options.lookahead, options.pieces);
+    const SummaCost s = summa_cost(coster, p, options, grid.rows, grid.cols, p.k,
+                                   options.panel_width, options.lookahead, options.pieces);
     out.panels_s = s.panels_s;
     out.compute_s = s.compute_s;
   } else {
@@ -273,8 +282,9 @@ CostBreakdown predict(const Problem& p, const layout::ProcessGrid& grid, const C
         coster.exchange_s(c, b_pair * coster.elem()) +
         coster.copy_s(2.0 * static_cast<double>(c) * static_cast<double>(a_pair + b_pair));
     const bool one_step = cand.algorithm == RELAY_GEMM_3D;
-    const SummaCost s = summa_cost(coster, p, qx, qy, slab, one_step ? slab : options.panel_width,
-                                   one_step ? 0 : options.lookahead, options.pieces);
+    const SummaCost s =
+        summa_cost(coster, p, options, qx, qy, slab, one_step ? slab : options.panel_width,
+                   one_step ? 0 : options.lookahead, options.pieces);
     out.panels_s = s.panels_s;
     out.compute_s = s.compute_s;
     // The sum: each member's share of C from every layer.

@@ -3,12 +3,12 @@
 // The same pieces the call runs, costed by the same replay the collectives' model uses
 // (model/replay.hpp) on the schedules the library would build (coll/predict.hpp):
 //   - a panel step of SUMMA broadcasts, on each process row (column), the panel's pieces of
-//     op(A) (op(B)): one broadcast per k block, each from the process column (row) owning the
-//     block, all started together. They are replayed together as one schedule (each piece's
-//     steps appended to every rank's program), with the configuration relay_ibcast resolves
-//     for a piece (options, RELAY_BCAST_*, a tuning table, the closed form); `mpi` is costed
-//     as binomial. The row and the column broadcasts share each process's network port, so a
-//     step's communication is their sum (a one-port node);
+//     op(A) (op(B)): one broadcast per owning process column (row) carrying its blocks of the
+//     panel (per k block with RELAY_GEMM_PANEL_BROADCASTS=per_block), all started together. They
+//     are replayed together as one schedule (each piece's steps appended to every rank's program),
+//     with the configuration relay_ibcast resolves for a piece (options, RELAY_BCAST_*, a tuning
+//     table, the closed form); `mpi` is costed as binomial. The row and the column broadcasts share
+//     each process's network port, so a step's communication is their sum (a one-port node);
 //   - the local multiply runs at the measured rate (flops_per_s; complex: 4 real flops per
 //     multiply-add);
 //   - without look-ahead a step is its broadcasts then its multiply; with look-ahead the next

@@ -63,6 +63,9 @@ struct Options {
   int layers = 0;                         ///< c of 2.5D; 0 = default
   relay_gemm_report_t* report = nullptr;  ///< the caller's (output only)
   long long memory_limit_bytes = 0;       ///< 0 = the node's available memory over its ranks
+  /// One broadcast per owner per panel step (its k blocks of the panel together), else one per
+  /// k block.
+  bool panels_per_owner = true;
 };
 
 /// "2d", "2.5d", "3d", "default"; nullptr for a value that is none of them.

@@ -351,7 +351,9 @@ double Layered<T>::peak_bytes() {
     const BlockCyclic& k_dim = p_.opa == Op::none ? a.colsL : a.rowsL;
     width = static_cast<double>(default_panel_width(std::max<std::int64_t>(1, k_dim.block)));
   }
-  const double slots = one_step_ ? 1.0 : options_.lookahead + 1.0;
+  // Per owner, a panel is also staged (summa.cpp): at most its size again.
+  const double slots =
+      (one_step_ ? 1.0 : options_.lookahead + 1.0) * (options_.panels_per_owner ? 2.0 : 1.0);
   const double panels =
       slots * std::min(width, kz) *
       static_cast<double>(c_rect.layer_rows(layer_row) + c_rect.layer_cols(layer_col));

@@ -16,6 +16,7 @@
 #include <complex>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "core/status.hpp"
@@ -132,10 +133,22 @@ struct Gather {
   MPI_Request request = MPI_REQUEST_NULL;
 };
 
+// A panel's pieces grouped by owner for one broadcast each (Options::panels_per_owner), and
+// where each piece goes in the panel.
+template <class T>
+struct Staging {
+  struct Copy {
+    std::int64_t from, to, count;  // elements: staging offset, panel offset, length
+  };
+  exec::DataVector<T> data;  // shared pages in a simulation (exec/compute.hpp)
+  std::vector<Copy> unpack;
+};
+
 template <class T>
 struct Slot {
   std::int64_t k0 = 0, w = 0;
   exec::DataVector<T> a, b;  // shared pages in a simulation (exec/compute.hpp)
+  Staging<T> stage_a, stage_b;
   std::vector<relay_request_t> bcasts;
   Gather<T> ga, gb;
   bool active = false;
@@ -154,7 +167,9 @@ class Summa {
   void build_classes(const Operand<T>& x, const BlockCyclic& c_free, int nclasses,
                      std::vector<std::vector<std::int64_t>>& classes);
   relay_status_t start(Slot<T>& slot, std::int64_t k0, std::int64_t w);
-  relay_status_t start_aligned(const Operand<T>& x, Slot<T>& slot, exec::DataVector<T>& panel);
+  void pack(const Operand<T>& x, std::int64_t g, std::int64_t count, T* out) const;
+  relay_status_t start_aligned(const Operand<T>& x, Slot<T>& slot, Staging<T>& staging,
+                               exec::DataVector<T>& panel);
   relay_status_t start_gather(const Operand<T>& x,
                               const std::vector<std::vector<std::int64_t>>& classes, Slot<T>& slot,
                               Gather<T>& g);
@@ -247,48 +262,105 @@ void Summa<T>::build_classes(const Operand<T>& x, const BlockCyclic& c_free, int
 }
 
 template <class T>
-relay_status_t Summa<T>::start_aligned(const Operand<T>& x, Slot<T>& slot,
+void Summa<T>::pack(const Operand<T>& x, std::int64_t g, std::int64_t count, T* out) const {
+  const BlockCyclic& kd = x.k_dist();
+  const std::int64_t nf = x.nfree_local;
+  for (std::int64_t u = 0; u < count; ++u) {
+    const std::int64_t lk = layout::to_local(kd, g + u);
+    T* to = out + u * nf;
+    if (x.free_is_row) {
+      std::memcpy(to, x.data + x.free_local0 + lk * x.ld, sizeof(T) * static_cast<std::size_t>(nf));
+    } else {
+      for (std::int64_t f = 0; f < nf; ++f) to[f] = x.data[lk + (x.free_local0 + f) * x.ld];
+    }
+  }
+}
+
+template <class T>
+relay_status_t Summa<T>::start_aligned(const Operand<T>& x, Slot<T>& slot, Staging<T>& staging,
                                        exec::DataVector<T>& panel) {
   const BlockCyclic& kd = x.k_dist();
   const std::int64_t nf = x.nfree_local;
   int comm_size = 1;
   MPI_Comm_size(x.comm, &comm_size);
-  std::int64_t t = 0;
-  while (t < slot.w) {
+  // The panel's pieces: a k block each (or the part of one the panel covers), with its owner
+  // along the communicator (-1: replicated, every process holds it).
+  struct Piece {
+    std::int64_t t, count;
+    int owner;
+  };
+  std::vector<Piece> pieces;
+  for (std::int64_t t = 0; t < slot.w;) {
     const std::int64_t g = x.k_offset() + slot.k0 + t;
-    const std::int64_t piece = std::min(slot.w - t, layout::block_end(kd, g) - g);
-    const int owner = layout::owner(kd, g);
-    const bool mine = owner < 0 || owner == x.k_coord;
-    // Charged (a simulation): no value is read, and the copy would touch shared pages.
-    if (mine && nf > 0 && !charged_) {
-      for (std::int64_t u = 0; u < piece; ++u) {
-        const std::int64_t lk = layout::to_local(kd, g + u);
-        T* out = panel.data() + (t + u) * nf;
-        if (x.free_is_row) {
-          std::memcpy(out, x.data + x.free_local0 + lk * x.ld,
-                      sizeof(T) * static_cast<std::size_t>(nf));
-        } else {
-          for (std::int64_t f = 0; f < nf; ++f) out[f] = x.data[lk + (x.free_local0 + f) * x.ld];
-        }
+    const std::int64_t count = std::min(slot.w - t, layout::block_end(kd, g) - g);
+    pieces.push_back({t, count, layout::owner(kd, g)});
+    t += count;
+  }
+  // Per owner, the order in which its pieces appear; an owner of one piece broadcasts straight
+  // into the panel, one of several packs them back to back in the staging buffer and
+  // broadcasts them as one message, unpacked into k order once the panel has arrived.
+  std::vector<int> owners;  // in order of first appearance
+  for (const Piece& pc : pieces) {
+    if (std::find(owners.begin(), owners.end(), pc.owner) == owners.end()) {
+      owners.push_back(pc.owner);
+    }
+  }
+  const bool broadcasts = comm_size > 1 && nf > 0;
+  const bool group = options_.panels_per_owner && broadcasts;
+  staging.unpack.clear();
+  std::int64_t staged = 0;
+  if (group) {
+    for (int owner : owners) {
+      const auto n = std::count_if(pieces.begin(), pieces.end(),
+                                   [&](const Piece& pc) { return pc.owner == owner; });
+      if (owner >= 0 && n > 1) {
+        for (const Piece& pc : pieces) staged += pc.owner == owner ? pc.count * nf : 0;
       }
     }
-    if (owner >= 0 && comm_size > 1 && nf > 0) {
-      const std::int64_t count = nf * piece;
-      if (count > INT_MAX) {
-        error_ = fmt::format("a panel piece of {} elements exceeds MPI's int count", count);
-        return RELAY_ERR_COUNT;
+  }
+  staging.data.resize(static_cast<std::size_t>(staged));
+  auto bcast = [&](T* buffer, std::int64_t count, int owner) {
+    if (count > INT_MAX) {
+      error_ = fmt::format("a panel broadcast of {} elements exceeds MPI's int count", count);
+      return RELAY_ERR_COUNT;
+    }
+    relay_request_t req = RELAY_REQUEST_NULL;
+    relay_status_t st = relay_ibcast(buffer, static_cast<int>(count), p_.type, owner, x.comm,
+                                     &bcast_options_, &req);
+    if (st != RELAY_SUCCESS) {
+      error_ = fmt::format("panel broadcast: {}", relay_last_error());
+      return st;
+    }
+    slot.bcasts.push_back(req);
+    stats_.panel_bytes += count * static_cast<long long>(sizeof(T));
+    return RELAY_SUCCESS;
+  };
+  std::int64_t at = 0;  // next free element of the staging buffer
+  for (int owner : owners) {
+    const bool mine = owner < 0 || owner == x.k_coord;
+    const auto n = std::count_if(pieces.begin(), pieces.end(),
+                                 [&](const Piece& pc) { return pc.owner == owner; });
+    const bool staged_here = group && owner >= 0 && n > 1;
+    const std::int64_t first = at;
+    for (const Piece& pc : pieces) {
+      if (pc.owner != owner) continue;
+      const std::int64_t g = x.k_offset() + slot.k0 + pc.t;
+      T* to = staged_here ? staging.data.data() + at : panel.data() + pc.t * nf;
+      // Charged (a simulation): no value is read, and the copy would touch shared pages.
+      if (mine && nf > 0 && !charged_) pack(x, g, pc.count, to);
+      if (staged_here) {
+        staging.unpack.push_back({at, pc.t * nf, pc.count * nf});
+        at += pc.count * nf;
+      } else if (owner >= 0 && broadcasts) {
+        if (relay_status_t st = bcast(to, pc.count * nf, owner); st != RELAY_SUCCESS) return st;
       }
-      relay_request_t req = RELAY_REQUEST_NULL;
-      relay_status_t st = relay_ibcast(panel.data() + t * nf, static_cast<int>(count), p_.type,
-                                       owner, x.comm, &bcast_options_, &req);
-      if (st != RELAY_SUCCESS) {
-        error_ = fmt::format("panel broadcast: {}", relay_last_error());
+    }
+    if (staged_here) {
+      if (relay_status_t st = bcast(staging.data.data() + first, at - first, owner);
+          st != RELAY_SUCCESS) {
         return st;
       }
-      slot.bcasts.push_back(req);
-      stats_.panel_bytes += count * static_cast<long long>(sizeof(T));
     }
-    t += piece;
   }
   return RELAY_SUCCESS;
 }
@@ -363,10 +435,11 @@ relay_status_t Summa<T>::start(Slot<T>& slot, std::int64_t k0, std::int64_t w) {
   slot.active = true;
   slot.a.resize(static_cast<std::size_t>(w * m_loc_));
   slot.b.resize(static_cast<std::size_t>(w * n_loc_));
-  relay_status_t st =
-      a_.aligned ? start_aligned(a_, slot, slot.a) : start_gather(a_, classes_a_, slot, slot.ga);
+  relay_status_t st = a_.aligned ? start_aligned(a_, slot, slot.stage_a, slot.a)
+                                 : start_gather(a_, classes_a_, slot, slot.ga);
   if (st == RELAY_SUCCESS) {
-    st = b_.aligned ? start_aligned(b_, slot, slot.b) : start_gather(b_, classes_b_, slot, slot.gb);
+    st = b_.aligned ? start_aligned(b_, slot, slot.stage_b, slot.b)
+                    : start_gather(b_, classes_b_, slot, slot.gb);
   }
   stats_.bcast_s += MPI_Wtime() - t0;
   return st;
@@ -420,6 +493,14 @@ relay_status_t Summa<T>::wait(Slot<T>& slot) {
   stats_.wait_s += t1 - t0;
   if (!a_.aligned) finish_gather(a_, classes_a_, slot, slot.ga, slot.a);
   if (!b_.aligned) finish_gather(b_, classes_b_, slot, slot.gb, slot.b);
+  if (!charged_) {  // a simulation reads no value
+    for (auto [staging, panel] : {std::pair{&slot.stage_a, &slot.a}, {&slot.stage_b, &slot.b}}) {
+      for (const auto& c : staging->unpack) {
+        std::memcpy(panel->data() + c.to, staging->data.data() + c.from,
+                    sizeof(T) * static_cast<std::size_t>(c.count));
+      }
+    }
+  }
   stats_.bcast_s += MPI_Wtime() - t1;
   slot.active = false;
   return result;
@@ -538,10 +619,11 @@ relay_status_t Summa<T>::run(std::string& error) {
   }
   long long workspace = 0;
   for (const Slot<T>& slot : slots) {
-    workspace += static_cast<long long>((slot.a.capacity() + slot.b.capacity() +
-                                         slot.ga.send.capacity() + slot.ga.recv.capacity() +
-                                         slot.gb.send.capacity() + slot.gb.recv.capacity()) *
-                                        sizeof(T));
+    workspace += static_cast<long long>(
+        (slot.a.capacity() + slot.b.capacity() + slot.stage_a.data.capacity() +
+         slot.stage_b.data.capacity() + slot.ga.send.capacity() + slot.ga.recv.capacity() +
+         slot.gb.send.capacity() + slot.gb.recv.capacity()) *
+        sizeof(T));
   }
   stats_.workspace_bytes = workspace;
   stats_.total_s = MPI_Wtime() - t_start;

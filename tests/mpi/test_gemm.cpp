@@ -173,6 +173,7 @@ struct Case {
   int lookahead = 0;
   i64 panel_width = 0;
   int pieces = 0;
+  relay_gemm_panel_broadcasts_t panel_broadcasts = RELAY_GEMM_PANELS_DEFAULT;
   relay_gemm_algorithm_t gemm_algorithm = RELAY_GEMM_DEFAULT;
   int layers = 0;
   // What report->algorithm and ->layers must say (gemm_algorithm set): the algorithm asked
@@ -193,7 +194,8 @@ struct Case {
            ") alpha" + std::to_string(alpha_kind) + " beta" + std::to_string(beta_kind) + " " +
            relay_bcast_algorithm_name(algorithm) + "/" + relay_policy_name(policy) +
            " seg=" + std::to_string(segment) + " L=" + std::to_string(lookahead) +
-           " w=" + std::to_string(panel_width) + " pieces=" + std::to_string(pieces) + " gemm " +
+           " w=" + std::to_string(panel_width) + " pieces=" + std::to_string(pieces) +
+           " panels=" + std::to_string(panel_broadcasts) + " gemm " +
            std::to_string(gemm_algorithm) + " c=" + std::to_string(layers);
   }
 };
@@ -253,6 +255,7 @@ Case random_case(std::mt19937_64& rng, int nprow, int npcol, bool dtype1_only) {
   c.lookahead = static_cast<int>(pick({0, 0, 1, 2}));
   c.panel_width = pick({0, 0, 1, 5, 32, 64});
   c.pieces = static_cast<int>(pick({0, 0, 3}));
+  c.panel_broadcasts = static_cast<relay_gemm_panel_broadcasts_t>(pick({0, 1, 2}));
   return c;
 }
 
@@ -303,6 +306,7 @@ void run_case(const Case& c, relay_grid_t grid, int ctxt, std::uint64_t seed) {
   options.lookahead = c.lookahead;
   options.panel_width = c.panel_width;
   options.pieces = c.pieces;
+  options.panel_broadcasts = c.panel_broadcasts;
   options.algorithm = c.gemm_algorithm;
   options.layers = c.layers;
   relay_gemm_report_t report;
@@ -745,10 +749,70 @@ TEST(Gemm, ModelParamsFromTheEnvironment) {
   // 8 pieces of 32 x 8 doubles on each process row and column, 3 ms a message (shared memory
   // would cost microseconds).
   EXPECT_GT(r.predicted_s, 0.01);
+  // Per owner, each process row and column broadcasts 2 messages per panel step instead of 8:
+  // on a network of 1 ms per message the model must see the 6 ms saved per operand and step.
+  options.panel_broadcasts = RELAY_GEMM_PANELS_PER_BLOCK;
+  const relay_gemm_report_t per_block = multiply_ones(grid, 64, 8, options);
+  EXPECT_LT(r.predicted_s + 0.005, per_block.predicted_s)
+      << "per owner " << r.predicted_s << " s, per block " << per_block.predicted_s << " s";
   unsetenv("RELAY_MODEL_PARAMS");
   relay_grid_free(&grid);
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) std::remove(path.c_str());
+}
+
+// One broadcast per owner and one per block fill the same panels in the same k order: C is
+// identical to the bit. RELAY_GEMM_PANEL_BROADCASTS overrides the option; a bad value fails on
+// every process.
+TEST(Gemm, PanelBroadcastsPerOwnerAndPerBlockAgree) {
+  auto grids = make_grids();
+  for (auto& g : grids) {
+    if (g.comm == MPI_COMM_NULL) continue;
+    int rows = 0, cols = 0, myrow = 0, mycol = 0;
+    ASSERT_EQ(relay_grid_info(g.grid, &rows, &cols, &myrow, &mycol), RELAY_SUCCESS);
+    std::mt19937_64 rng(7);
+    const i64 m = 41, n = 37, k = 150, nb = 3;  // 50 blocks of k, panels of 60 (20 blocks)
+    Matrix<double> A =
+        make_matrix<double>(rng, m, k, nb, nb, nb, nb, 0, 0, rows, cols, myrow, mycol, 0, false);
+    Matrix<double> B =
+        make_matrix<double>(rng, k, n, nb, nb, nb, nb, 0, 0, rows, cols, myrow, mycol, 0, false);
+    Matrix<double> C =
+        make_matrix<double>(rng, m, n, nb, nb, nb, nb, 0, 0, rows, cols, myrow, mycol, 0, false);
+    const double alpha = 0.75, beta = -0.5;
+    auto run = [&](relay_gemm_panel_broadcasts_t how, int lookahead, relay_status_t expect) {
+      relay_gemm_options_t options;
+      relay_gemm_options_init(&options);
+      options.panel_width = 60;
+      options.lookahead = lookahead;
+      options.panel_broadcasts = how;
+      options.algorithm = RELAY_GEMM_2D;
+      std::vector<double> c = C.local;
+      const relay_status_t st = relay_gemm(
+          'N', 'N', m, n, k, MPI_DOUBLE, &alpha, A.local.data(), 0, 0, &A.desc, B.local.data(), 0,
+          0, &B.desc, &beta, c.data(), 0, 0, &C.desc, g.grid, &options, nullptr, nullptr);
+      EXPECT_EQ(st, expect) << relay_last_error();
+      return c;
+    };
+    for (int lookahead : {0, 1}) {
+      const std::vector<double> per_block =
+          run(RELAY_GEMM_PANELS_PER_BLOCK, lookahead, RELAY_SUCCESS);
+      const std::vector<double> per_owner =
+          run(RELAY_GEMM_PANELS_PER_OWNER, lookahead, RELAY_SUCCESS);
+      EXPECT_EQ(per_owner, per_block) << rows << "x" << cols << " L=" << lookahead;
+      EXPECT_NE(per_owner, C.local);
+    }
+    setenv("RELAY_GEMM_PANEL_BROADCASTS", "per_block", 1);
+    EXPECT_EQ(run(RELAY_GEMM_PANELS_PER_OWNER, 1, RELAY_SUCCESS),
+              run(RELAY_GEMM_PANELS_DEFAULT, 0, RELAY_SUCCESS));
+    setenv("RELAY_GEMM_PANEL_BROADCASTS", "sideways", 1);
+    EXPECT_EQ(run(RELAY_GEMM_PANELS_DEFAULT, 0, RELAY_ERR_OPTIONS), C.local);
+    EXPECT_NE(std::string(relay_last_error()).find("RELAY_GEMM_PANEL_BROADCASTS"),
+              std::string::npos)
+        << relay_last_error();
+    unsetenv("RELAY_GEMM_PANEL_BROADCASTS");
+    EXPECT_EQ(run(static_cast<relay_gemm_panel_broadcasts_t>(7), 0, RELAY_ERR_OPTIONS), C.local);
+  }
+  free_grids(grids);
 }
 
 // Every broadcast scheme of tan2014 Table IV (and the rest) with look-ahead on and off, on a
@@ -766,6 +830,11 @@ TEST(Gemm, EverySchemeAndLookahead) {
       for (auto policy : {RELAY_POLICY_BLOCKING, RELAY_POLICY_NONBLOCKING}) {
         for (int lookahead : {0, 2}) {
           Case c;
+          // Blocks of 4 in one 256-wide panel: every process of a row or column owns several
+          // of its pieces, broadcast as one message per owner without look-ahead, per block
+          // with it.
+          c.panel_broadcasts =
+              lookahead == 0 ? RELAY_GEMM_PANELS_PER_OWNER : RELAY_GEMM_PANELS_PER_BLOCK;
           c.type = 1;
           c.m = 45;
           c.n = 38;
