@@ -142,6 +142,11 @@ constexpr std::array kSettings{
             "bits per second of a node's network link, each direction: the link bound `relay "
             "bench gemm` prints (relay cluster run sets it to the cluster's rate)",
             R::command, A::free},
+    Setting{Knob::machine_id, "RELAY_MACHINE_ID", "text", "boot id",
+            "the machine whose cores this rank shares: ranks with the same value compete for "
+            "its cores in the BLAS bound relay bench gemm prints (default: the kernel's boot "
+            "id; relay cluster run sets the host's, which its nodes share)",
+            R::command, A::free},
     Setting{Knob::powercap_root, "RELAY_POWERCAP_ROOT", "path", "/sys/class/powercap",
             "the powercap tree whose intel-rapl zones (package, dram) the benchmarks' energy "
             "columns read, one process per node (docs/energy.md)",

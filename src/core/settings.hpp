@@ -48,6 +48,7 @@ enum class Knob {
   simulate_compute,
   simulate_gflops,
   link_bits_per_s,
+  machine_id,
   powercap_root,
   cluster_test_program,
   test_max_bytes,

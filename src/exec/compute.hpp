@@ -42,9 +42,10 @@ double charged_gflops();
 int host_cores();
 
 /// Names the machine whose cores this rank shares: equal on two ranks exactly when they
-/// compete for the same host_cores(). The kernel's boot id, not the host name or MPI's node:
-/// the emulated cluster's nodes are network namespaces of one kernel, distinct nodes to MPI
-/// that share this machine's cores. Under SMPI, the simulated host's name.
+/// compete for the same host_cores(). RELAY_MACHINE_ID, else the kernel's boot id; not MPI's
+/// node, since the emulated cluster's nodes are distinct nodes to MPI (and have boot ids of
+/// their own, for UCX) that share this machine's cores: relay cluster run sets the variable.
+/// Under SMPI, the simulated host's name.
 std::string machine_id();
 
 /// Bytes per second, each direction, of the route from this rank's node to another node: the

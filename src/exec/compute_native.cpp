@@ -1,6 +1,8 @@
 // Real MPI: every computation executes (exec/compute.hpp).
 #include "exec/compute.hpp"
 
+#include "core/settings.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +17,7 @@ double charged_gflops() { return 0.0; }
 int host_cores() { return static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN))); }
 double link_bytes_per_s() { return 0.0; }
 std::string machine_id() {
+  if (const char* given = core::read_setting(core::Knob::machine_id)) return given;
   std::ifstream in("/proc/sys/kernel/random/boot_id");
   std::string id;
   if (in >> id && !id.empty()) return id;
