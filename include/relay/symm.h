@@ -21,6 +21,14 @@
  *   each forwarding step (the row broadcast of what the fiber broadcast delivered, the
  *   broadcast of a reduced D^2, the return of a reduced D^3) started part by part as soon as
  *   its part arrived.
+ * - RELAY_SYMM_CANNON: Algorithm 6, 2.5D with Cannon steps, on a q x q x c mesh
+ *   (relay_mesh_create_layered; c divides q): D broadcast down the fibers; on each layer
+ *   q / c steps of Cannon's algorithm (local multiply, then A shifted along the mesh column
+ *   and B along the mesh row by point-to-point messages) from a starting skew of layer k
+ *   times q / c; D^2 allreduced along the fibers and used as the next B; q / c more steps;
+ *   D^3 reduced to the k = 0 plane. With n_dup > 1 each of the three fiber collectives is cut
+ *   into n_dup parts on duplicated communicators, all in flight at once (huang2018's
+ *   nonblocking overlap); n_dup = 1 is its blocking reference.
  * The collectives are relay's with the options given (bcast_options, reduce_options), or,
  * with algorithm "mpi", the MPI library's (MPI_Bcast / MPI_Ibcast, MPI_Reduce / MPI_Ireduce):
  * the paper's reference.
@@ -43,6 +51,15 @@ typedef struct relay_mesh* relay_mesh_t;
  *  must then be a cube). Collective over comm; every rank fails alike on a bad size
  *  (RELAY_ERR_COUNT, naming the size). */
 RELAY_API relay_status_t relay_mesh_create(MPI_Comm comm, int p, relay_mesh_t* mesh);
+/** Creates a q x q x c mesh over comm, whose size must be q^2 c (q >= 1, c >= 1): c layers of
+ *  q x q processes, rank i + q j + q^2 k, with the same row, column and fiber communicators;
+ *  matrices are cut into q x q blocks held by the k = 0 plane. relay_mesh_create(comm, p) is
+ *  relay_mesh_create_layered(comm, p, p). Only RELAY_SYMM_CANNON runs on a mesh that is not a
+ *  cube, and it needs c to divide q (huang2018 Algorithm 6: q / c Cannon steps per layer).
+ *  Collective over comm; every rank fails alike on a bad size (RELAY_ERR_COUNT). */
+RELAY_API relay_status_t relay_mesh_create_layered(MPI_Comm comm, int q, int c, relay_mesh_t* mesh);
+/** The number of layers c of the mesh (p for a p x p x p mesh). Not collective. */
+RELAY_API relay_status_t relay_mesh_layers(relay_mesh_t mesh, int* c);
 /** Frees the mesh and its communicators; sets *mesh to RELAY_MESH_NULL. Collective. */
 RELAY_API relay_status_t relay_mesh_free(relay_mesh_t* mesh);
 /** This process's place: p, and its coordinates (i, j, k). Not collective. */
@@ -55,31 +72,35 @@ RELAY_API relay_status_t relay_mesh_block(long long n, int p, int index, long lo
 typedef enum relay_symm_algorithm {
   RELAY_SYMM_DEFAULT = 0,  /**< "default": RELAY_SYMM_OVERLAP */
   RELAY_SYMM_BASELINE = 1, /**< "baseline": huang2018 Algorithm 4, blocking collectives */
-  RELAY_SYMM_OVERLAP = 2   /**< "overlap": Algorithm 5, n_dup parts pipelined and overlapped */
+  RELAY_SYMM_OVERLAP = 2,  /**< "overlap": Algorithm 5, n_dup parts pipelined and overlapped */
+  RELAY_SYMM_CANNON = 3    /**< "cannon": Algorithm 6, 2.5D with Cannon steps (q x q x c mesh) */
 } relay_symm_algorithm_t;
 
 /** Options of relay_symm_square_cube. Initialise with relay_symm_options_init (NULL means the
  *  defaults). Grows as relay.h's options structs do. */
 typedef struct relay_symm_options {
-  size_t struct_size;                 /**< sizeof(relay_symm_options_t) as compiled */
-  int algorithm;                      /**< a relay_symm_algorithm_t */
-  int n_dup;                          /**< parts of the overlapped algorithm, 1 ..
-                                           RELAY_OVERLAP_MAX_DUP (relay/overlap.h); 0 = 4,
-                                           huang2018's choice. Ignored by the baseline */
-  const relay_bcast_options_t* bcast; /**< the broadcasts (NULL: relay's defaults) */
-  const relay_coll_options_t* reduce; /**< the reductions (NULL: relay's defaults) */
-  int check_symmetry;                 /**< 1 (the default): D must be symmetric to rounding
-                                           (checked on a random projection of every block pair,
-                                           O(n^2 / p^2) work) or every process fails with
-                                           RELAY_ERR_ARGUMENT and nothing is written; 0: D's
-                                           lower triangle of blocks is taken as the matrix */
-  int parts_in_flight;                /**< overlap: how many of a stage's parts a process
-                                           sends at once, the next started as one completes
-                                           (0 = 2; n_dup or more = all at once, as huang2018
-                                           posts them). Parts sharing one link share its
-                                           bandwidth and complete together; two in flight
-                                           let them complete in order, so that forwarding
-                                           part c overlaps part c + 1 (docs/symm.md) */
+  size_t struct_size;                    /**< sizeof(relay_symm_options_t) as compiled */
+  int algorithm;                         /**< a relay_symm_algorithm_t */
+  int n_dup;                             /**< parts of the overlapped algorithm, 1 ..
+                                              RELAY_OVERLAP_MAX_DUP (relay/overlap.h); 0 = 4,
+                                              huang2018's choice. Ignored by the baseline */
+  const relay_bcast_options_t* bcast;    /**< the broadcasts (NULL: relay's defaults) */
+  const relay_coll_options_t* reduce;    /**< the reductions (NULL: relay's defaults) */
+  int check_symmetry;                    /**< 1 (the default): D must be symmetric to rounding
+                                              (checked on a random projection of every block pair,
+                                              O(n^2 / p^2) work) or every process fails with
+                                              RELAY_ERR_ARGUMENT and nothing is written; 0: D's
+                                              lower triangle of blocks is taken as the matrix */
+  int parts_in_flight;                   /**< overlap: how many of a stage's parts a process
+                                              sends at once, the next started as one completes
+                                              (0 = 2; n_dup or more = all at once, as huang2018
+                                              posts them). Parts sharing one link share its
+                                              bandwidth and complete together; two in flight
+                                              let them complete in order, so that forwarding
+                                              part c overlaps part c + 1 (docs/symm.md) */
+  const relay_coll_options_t* allreduce; /**< cannon: the allreduce of D^2 down the fibers
+                                              (NULL: relay's defaults; an algorithm id is
+                                              per collective, so it is not `reduce`) */
 } relay_symm_options_t;
 
 /** Where one call's time went on this process (seconds, MPI_Wtime). The three communication
@@ -92,8 +113,8 @@ typedef struct relay_symm_stats {
   double square_s;       /**< steps 4-5 (5: 10-17) */
   double cube_s;         /**< steps 7-9 (5: 19-27) */
   double compute_s;      /**< the two local multiplications, and packing */
-  long long bytes_moved; /**< bytes this process sent or received in those phases (as a
-                              collective's root or member, counted once per block it holds) */
+  long long bytes_moved; /**< reserved: always 0 in this version (the collectives' own
+                              traffic per member is not counted yet) */
 } relay_symm_stats_t;
 
 /** Fills the first struct_size bytes of *options with the defaults. Not collective. */

@@ -11,11 +11,18 @@
 
 namespace relay {
 
-/// A p x p x p process mesh over a communicator of p^3 processes (p = 0: its cube root), with
-/// its row, column and fiber communicators. Collective to create and to destroy.
+/// A p x p x p process mesh over a communicator of p^3 processes (p = 0: its cube root), or a
+/// q x q x c one (layered()), with its row, column and fiber communicators. Collective to
+/// create and to destroy.
 class Mesh {
  public:
   explicit Mesh(MPI_Comm comm, int p = 0) { detail::check(relay_mesh_create(comm, p, &mesh_)); }
+  /// A q x q x c mesh over a communicator of q^2 c processes (RELAY_SYMM_CANNON's).
+  static Mesh layered(MPI_Comm comm, int q, int c) {
+    Mesh m;
+    detail::check(relay_mesh_create_layered(comm, q, c, &m.mesh_));
+    return m;
+  }
   Mesh(const Mesh&) = delete;
   Mesh& operator=(const Mesh&) = delete;
   Mesh(Mesh&& other) noexcept : mesh_(std::exchange(other.mesh_, RELAY_MESH_NULL)) {}
@@ -44,9 +51,16 @@ class Mesh {
     detail::check(relay_mesh_block(n, place().p, index, &first, &size));
     return {first, size};
   }
+  /// The number of layers c (p for the cube).
+  int layers() const {
+    int c = 0;
+    detail::check(relay_mesh_layers(mesh_, &c));
+    return c;
+  }
   relay_mesh_t handle() const { return mesh_; }
 
  private:
+  Mesh() = default;
   relay_mesh_t mesh_ = RELAY_MESH_NULL;
 };
 
@@ -58,6 +72,7 @@ struct SymmOptions {
   bool check_symmetry = true;
   const relay_bcast_options_t* bcast = nullptr;
   const relay_coll_options_t* reduce = nullptr;
+  const relay_coll_options_t* allreduce = nullptr;  ///< cannon's D^2
   relay_symm_options_t c() const {
     relay_symm_options_t o;
     relay_symm_options_init(&o);
@@ -67,6 +82,7 @@ struct SymmOptions {
     o.check_symmetry = check_symmetry ? 1 : 0;
     o.bcast = bcast;
     o.reduce = reduce;
+    o.allreduce = allreduce;
     return o;
   }
 };

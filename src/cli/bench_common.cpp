@@ -59,9 +59,11 @@ SymmCollectives symm_collectives(const std::string& parts) {
   SymmCollectives c;
   relay_bcast_options_init(&c.bcast);
   relay_coll_options_init(&c.reduce);
+  relay_coll_options_init(&c.allreduce);
   if (parts == "mpi") {
     relay_bcast_algorithm_from_name("mpi", &c.bcast.algorithm);
     relay_coll_algorithm_from_name(RELAY_COLL_REDUCE, "mpi", &c.reduce.algorithm);
+    relay_coll_algorithm_from_name(RELAY_COLL_ALLREDUCE, "mpi", &c.allreduce.algorithm);
   }
   return c;
 }

@@ -67,6 +67,7 @@ void add_iteration_options(CLI::App* cmd, measure::IterationArgs& t);
 struct SymmCollectives {
   relay_bcast_options_t bcast;
   relay_coll_options_t reduce;
+  relay_coll_options_t allreduce;  ///< Algorithm 6's D^2
 };
 SymmCollectives symm_collectives(const std::string& parts);
 

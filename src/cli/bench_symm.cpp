@@ -34,26 +34,27 @@ namespace {
 
 struct Args : ResultArgs {
   std::string sizes = "1024";
-  std::string algorithms = "baseline,overlap";
+  std::string algorithms;  // empty: baseline,overlap on a cube, cannon on a layered mesh
   std::string n_dups = "1,2,4,8";
   std::string parts = "mpi,relay";
   std::string in_flight = "2";
   std::string precision = "d";
   int reps = 3;
   int ranks_per_node = 1;
+  int layers = 0;  // c of a q x q x c mesh; 0: the p x p x p cube
 };
 
 struct Config {
-  std::string algorithm;  // baseline, overlap
+  std::string algorithm;  // baseline, overlap, cannon
   std::string parts;      // mpi, relay
   int n_dup = 1;
   int in_flight = 0;  // overlap: parts sent at once (relay_symm_options_t.parts_in_flight)
 };
 
 std::string label(const Config& c) {
-  return c.algorithm == "baseline"
-             ? fmt::format("baseline {}", c.parts)
-             : fmt::format("overlap {} n_dup={} in_flight={}", c.parts, c.n_dup, c.in_flight);
+  if (c.algorithm == "baseline") return fmt::format("baseline {}", c.parts);
+  if (c.algorithm == "cannon") return fmt::format("cannon {} n_dup={}", c.parts, c.n_dup);
+  return fmt::format("overlap {} n_dup={} in_flight={}", c.parts, c.n_dup, c.in_flight);
 }
 
 // D = a I + b u u^T with u a unit vector of varying entries: D^2 = a^2 I + (2ab + b^2) u u^T
@@ -89,12 +90,25 @@ class Bench {
           fmt::format("--ranks-per-node {} does not divide the {} ranks into whole nodes",
                       a.ranks_per_node, size_));
     }
-    if (relay_mesh_create(world_, 0, &mesh_) != RELAY_SUCCESS) {
+    if (a.layers > 0) {
+      int q = 1;
+      while ((q + 1) * (q + 1) * a.layers <= size_) ++q;
+      if (q * q * a.layers != size_) {
+        throw std::invalid_argument(
+            fmt::format("--layers {}: {} ranks are not q x q x {} for any q (q^2 {} ranks)",
+                        a.layers, size_, a.layers, a.layers));
+      }
+      if (relay_mesh_create_layered(world_, q, a.layers, &mesh_) != RELAY_SUCCESS) {
+        throw std::runtime_error(relay_last_error());
+      }
+    } else if (relay_mesh_create(world_, 0, &mesh_) != RELAY_SUCCESS) {
       throw std::invalid_argument(fmt::format(
-          "relay bench symm runs on a p x p x p mesh: {} ranks are not a cube (1, 8, 27, 64, ...)",
+          "relay bench symm runs on a p x p x p mesh: {} ranks are not a cube (1, 8, 27, 64, "
+          "...); --layers C runs Algorithm 6 on a q x q x C mesh",
           size_));
     }
     relay_mesh_info(mesh_, &p_, &i_, &j_, &k_);
+    relay_mesh_layers(mesh_, &c_);
     single_ = a.precision == "s";
   }
   ~Bench() {
@@ -114,7 +128,7 @@ class Bench {
   const Args& a_;
   MPI_Comm world_ = MPI_COMM_NULL;
   relay_mesh_t mesh_ = RELAY_MESH_NULL;
-  int rank_ = 0, size_ = 1, p_ = 1, i_ = 0, j_ = 0, k_ = 0;
+  int rank_ = 0, size_ = 1, p_ = 1, i_ = 0, j_ = 0, k_ = 0, c_ = 1;
   bool single_ = false;
 };
 
@@ -124,11 +138,14 @@ relay_status_t Bench::call(long long n, const Config& c, const T* d, T* d2, T* d
   const SymmCollectives collectives = symm_collectives(c.parts);
   relay_symm_options_t o;
   relay_symm_options_init(&o);
-  o.algorithm = c.algorithm == "baseline" ? RELAY_SYMM_BASELINE : RELAY_SYMM_OVERLAP;
+  o.algorithm = c.algorithm == "baseline" ? RELAY_SYMM_BASELINE
+                : c.algorithm == "cannon" ? RELAY_SYMM_CANNON
+                                          : RELAY_SYMM_OVERLAP;
   o.n_dup = c.n_dup;
   o.parts_in_flight = c.in_flight;
   o.bcast = &collectives.bcast;
   o.reduce = &collectives.reduce;
+  o.allreduce = &collectives.allreduce;
   o.check_symmetry = 0;  // checked once per size, outside the timings
   return relay_symm_square_cube(mesh_, n, single_ ? MPI_FLOAT : MPI_DOUBLE, d, ld, d2, ld, d3, ld,
                                 &o, &stats);
@@ -225,7 +242,7 @@ nlohmann::json Bench::run_size(long long n, const std::vector<Config>& configs,
       4.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
   for (std::size_t x = 0; x < configs.size(); ++x) {
     nlohmann::json row = {{"n", n},
-                          {"mesh", fmt::format("{}x{}x{}", p_, p_, p_)},
+                          {"mesh", fmt::format("{}x{}x{}", p_, p_, c_)},
                           {"ranks", size_},
                           {"ranks_per_node", a_.ranks_per_node},
                           {"nodes", size_ / a_.ranks_per_node},
@@ -271,7 +288,24 @@ nlohmann::json Bench::run_size(long long n, const std::vector<Config>& configs,
 
 int Bench::run() {
   const auto sizes = parse_int_list(a_.sizes, 1, std::numeric_limits<int>::max(), "--n value");
-  const auto algorithms = parse_name_list(a_.algorithms, {"baseline", "overlap"}, "algorithm");
+  const bool cube = c_ == p_;
+  // "all" on a layered mesh is what runs there: cannon.
+  const std::string names = a_.algorithms.empty() ? (cube ? "baseline,overlap" : "cannon")
+                            : (!cube && a_.algorithms == "all") ? "cannon"
+                                                                : a_.algorithms;
+  const auto algorithms = parse_name_list(names, {"baseline", "overlap", "cannon"}, "algorithm");
+  for (const auto& al : algorithms) {
+    if (!cube && al != "cannon") {
+      throw std::invalid_argument(fmt::format(
+          "--algorithms {}: {} needs a p x p x p mesh; this one is {}x{}x{} (only cannon runs on "
+          "it)",
+          names, al, p_, p_, c_));
+    }
+    if (al == "cannon" && p_ % c_ != 0) {
+      throw std::invalid_argument(fmt::format(
+          "cannon needs the layers to divide the layer's side: the mesh is {}x{}x{}", p_, p_, c_));
+    }
+  }
   const auto parts = parse_name_list(a_.parts, {"mpi", "relay"}, "kind of collectives");
   const auto n_dups = parse_int_list(a_.n_dups, 1, RELAY_OVERLAP_MAX_DUP, "--n-dup value");
   const auto in_flights =
@@ -281,6 +315,8 @@ int Bench::run() {
     for (const auto& al : algorithms) {
       if (al == "baseline") {
         configs.push_back({al, pt, 1, 0});
+      } else if (al == "cannon") {
+        for (int d : n_dups) configs.push_back({al, pt, d, 0});
       } else {
         for (int d : n_dups) {
           std::vector<int> seen;  // a window of n_dup or more is "all at once": one row
@@ -295,7 +331,7 @@ int Bench::run() {
     }
   }
   nlohmann::json doc = {{"schema", "relay.bench.symm/1"}, {"machine", machine_description(world_)}};
-  doc["mesh"] = fmt::format("{}x{}x{}", p_, p_, p_);
+  doc["mesh"] = fmt::format("{}x{}x{}", p_, p_, c_);
   doc["ranks_per_node"] = a_.ranks_per_node;
   doc["simulated_compute"] = exec::compute_is_charged();
   doc["rows"] = nlohmann::json::array();
@@ -316,11 +352,14 @@ int Bench::run() {
       "# SymmSquareCube (huang2018): D^2 and D^3 on a %dx%dx%d mesh, %d ranks (%d per node), "
       "precision %s, %d repetitions interleaved, medians; seconds: the call's time is "
       "the slowest process's, its split the mean over processes\n",
-      p_, p_, p_, size_, a_.ranks_per_node, a_.precision.c_str(), a_.reps);
+      p_, p_, c_, size_, a_.ranks_per_node, a_.precision.c_str(), a_.reps);
   std::printf(
       "# distribute = D down the fibers and along the rows; square = D^2 reduced and "
       "broadcast; cube = D^3 reduced, D^2 and D^3 returned; x_base = the baseline with "
-      "the same collectives / this; flight = overlap's parts sent at once\n");
+      "the same collectives / this; flight = overlap's parts sent at once\n"
+      "# cannon (Algorithm 6): distribute = D down the fibers and the skew; square = the "
+      "Cannon steps' waits and D^2's allreduce; cube = the second skew, steps' waits and D^3's "
+      "reduction\n");
   std::printf("%-7s %-9s %-6s %5s %6s %10s %9s %10s %12s %10s %10s %7s\n", "n", "algorithm",
               "parts", "n_dup", "flight", "time_s", "GFLOP/s", "compute_s", "distribute_s",
               "square_s", "cube_s", "x_base");
@@ -336,8 +375,7 @@ int Bench::run() {
         "%-7lld %-9s %-6s %5d %6s %10.4f %9.2f %10.4f %12.4f %10.4f %10.4f %7s\n",
         r["n"].get<long long>(), r["algorithm"].get<std::string>().c_str(),
         r["parts"].get<std::string>().c_str(), r["n_dup"].get<int>(),
-        r["algorithm"] == "baseline" ? "-"
-                                     : std::to_string(r["parts_in_flight"].get<int>()).c_str(),
+        r["algorithm"] != "overlap" ? "-" : std::to_string(r["parts_in_flight"].get<int>()).c_str(),
         r["time_s"].get<double>(), r["gflops"].get<double>(), r["compute_s"].get<double>(),
         r["distribute_s"].get<double>(), r["square_s"].get<double>(), r["cube_s"].get<double>(),
         r.contains("x_baseline") ? fmt::format("{:.3f}", r["x_baseline"].get<double>()).c_str()
@@ -354,7 +392,9 @@ int Bench::run() {
 void add_bench_symm(CLI::App& bench, int& exit_code) {
   auto args = std::make_shared<Args>();
   CLI::App* cmd = bench.add_subcommand(
-      "symm", "SymmSquareCube (huang2018): D^2 and D^3 on a p x p x p mesh, baseline vs overlap");
+      "symm",
+      "SymmSquareCube (huang2018): D^2 and D^3 on a p x p x p mesh (baseline vs overlap) or a "
+      "q x q x c mesh (2.5D with Cannon steps)");
   cmd->footer(
       "Run under mpirun on a cube of ranks (8, 27, 64, ...), one BLAS thread per rank:\n"
       "  mpirun -np 8 relay bench symm --n 2048 --n-dup 1,2,4,8\n"
@@ -363,15 +403,25 @@ void add_bench_symm(CLI::App& bench, int& exit_code) {
       "  relay bench symm --n 4096 --cluster\n"
       "Rows: baseline = huang2018 Algorithm 4 (blocking collectives one after the other);\n"
       "overlap = Algorithm 5 (every block in n_dup parts, each on its own duplicated\n"
-      "communicators, forwarded part by part). parts: mpi = MPI_Bcast/MPI_Reduce and their\n"
+      "communicators, forwarded part by part); cannon = Algorithm 6 (2.5D: q / c Cannon\n"
+      "steps per layer, the fiber collectives in n_dup parts), on the cube or, with\n"
+      "--layers C, on a q x q x C mesh (mpirun -np 18 relay bench symm --layers 2 --n 2048).\n"
+      "parts: mpi = MPI_Bcast/MPI_Reduce/MPI_Allreduce and their\n"
       "nonblocking forms, relay = relay's schedules (auto). GFLOP/s counts 4 n^3 flops.\n"
       "With K ranks per node (relay cluster up --ranks-per-node K) pass --ranks-per-node K:\n"
       "huang2018's multiple-PPN overlap (their Table III) is the same mesh over fewer nodes.\n"
       "Memory per rank: about 9 (n / p)^2 elements on the plane k = 0, 6 elsewhere.");
   cmd->add_option("--n", args->sizes, "matrix sizes n, comma-separated")->capture_default_str();
-  cmd->add_option("--algorithms", args->algorithms, "baseline, overlap, or all")
+  cmd->add_option("--algorithms", args->algorithms,
+                  "baseline, overlap, cannon, or all (default: baseline,overlap on a cube, cannon "
+                  "on a layered mesh)");
+  cmd->add_option("--layers", args->layers,
+                  "C: a q x q x C mesh (q^2 C ranks, C dividing q) for cannon; 0 = the p x p x p "
+                  "cube")
+      ->check(CLI::Range(0, 4096))
       ->capture_default_str();
-  cmd->add_option("--n-dup", args->n_dups, "overlap's part counts (1..64)")->capture_default_str();
+  cmd->add_option("--n-dup", args->n_dups, "overlap's and cannon's part counts (1..64)")
+      ->capture_default_str();
   cmd->add_option("--parts", args->parts, "collectives: mpi, relay, or all")->capture_default_str();
   cmd->add_option("--in-flight", args->in_flight,
                   "overlap: parts a process sends at once, comma-separated (n_dup or more = all "

@@ -4,6 +4,7 @@
 // algorithms (square_cube.cpp).
 #include <mpi.h>
 
+#include <cstddef>
 #include <limits>
 #include <string>
 
@@ -31,8 +32,9 @@ relay_symm_options_t default_options() {
   return o;
 }
 
-// The first layout of relay_symm_options_t (relay 0.1): the least struct_size accepted.
-constexpr std::size_t kFirstOptionsBytes = sizeof(relay_symm_options_t);
+// The first layout of relay_symm_options_t (relay 0.1, up to parts_in_flight): the least
+// struct_size accepted.
+constexpr std::size_t kFirstOptionsBytes = offsetof(relay_symm_options_t, allreduce);
 
 // This process's checks of one call, in argument order; fills `call` as it goes.
 relay_status_t check_local(relay_mesh_t mesh, long long n, MPI_Datatype datatype, const void* d,
@@ -99,10 +101,24 @@ relay_status_t check_local(relay_mesh_t mesh, long long n, MPI_Datatype datatype
     }
   }
   if (o.algorithm == RELAY_SYMM_DEFAULT) o.algorithm = RELAY_SYMM_OVERLAP;
-  if (o.algorithm != RELAY_SYMM_BASELINE && o.algorithm != RELAY_SYMM_OVERLAP) {
+  if (o.algorithm != RELAY_SYMM_BASELINE && o.algorithm != RELAY_SYMM_OVERLAP &&
+      o.algorithm != RELAY_SYMM_CANNON) {
     return fail(RELAY_ERR_ALGORITHM,
                 "{}: argument 10 (options->algorithm = {}) is not a relay_symm_algorithm_t", kFn,
                 o.algorithm);
+  }
+  if (o.algorithm == RELAY_SYMM_CANNON && mesh->p % mesh->layers != 0) {
+    return fail(RELAY_ERR_ALGORITHM,
+                "{}: argument 10 (options->algorithm = cannon) needs the layers c to divide the "
+                "layer's side q (q / c Cannon steps per layer); the mesh is {} x {} x {}",
+                kFn, mesh->p, mesh->p, mesh->layers);
+  }
+  if (o.algorithm != RELAY_SYMM_CANNON && mesh->layers != mesh->p) {
+    return fail(RELAY_ERR_ALGORITHM,
+                "{}: argument 10 (options->algorithm = {}) needs a p x p x p mesh; the mesh is "
+                "{} x {} x {} (relay_mesh_create_layered): use cannon",
+                kFn, o.algorithm == RELAY_SYMM_BASELINE ? "baseline" : "overlap", mesh->p, mesh->p,
+                mesh->layers);
   }
   if (o.n_dup == 0) o.n_dup = 4;
   if (o.n_dup < 1 || o.n_dup > RELAY_OVERLAP_MAX_DUP) {
@@ -125,6 +141,14 @@ relay_status_t check_local(relay_mesh_t mesh, long long n, MPI_Datatype datatype
   const int parts = o.algorithm == RELAY_SYMM_BASELINE ? 1 : o.n_dup;
   for (int part_count : {count / parts + (count % parts != 0 ? 1 : 0), count / parts}) {
     if (part_count == 0) continue;
+    if (o.algorithm == RELAY_SYMM_CANNON) {  // Algorithm 6's D^2: an allreduce down the fibers
+      if (auto st = relay_coll_describe(RELAY_COLL_ALLREDUCE, part_count, datatype, MPI_SUM, 0,
+                                        mesh->fiber, o.allreduce, nullptr, 0);
+          st != RELAY_SUCCESS) {
+        return fail(st, "{}: argument 10 (options->allreduce): {}", kFn,
+                    std::string(relay_last_error()));
+      }
+    }
     if (auto st = relay_bcast_describe(part_count, datatype, 0, mesh->row, o.bcast, nullptr, 0);
         st != RELAY_SUCCESS) {
       return fail(st, "{}: argument 10 (options->bcast): {}", kFn, std::string(relay_last_error()));
@@ -140,6 +164,7 @@ relay_status_t check_local(relay_mesh_t mesh, long long n, MPI_Datatype datatype
   call.n_dup = o.n_dup;
   call.bcast = o.bcast;
   call.reduce = o.reduce;
+  call.allreduce = o.allreduce;
   call.check_symmetry = o.check_symmetry == 1;
   call.parts_in_flight = o.parts_in_flight;  // this process's sends only: not agreed
   return RELAY_SUCCESS;
@@ -171,9 +196,38 @@ relay_status_t relay_mesh_create(MPI_Comm comm, int p, relay_mesh_t* mesh) {
                 fn, p, static_cast<long long>(p) * p * p, size);
   }
   std::string error;
-  if (auto st = relay::symm::create_mesh(comm, side, mesh, error); st != RELAY_SUCCESS) {
+  if (auto st = relay::symm::create_mesh(comm, side, side, mesh, error); st != RELAY_SUCCESS) {
     return fail(st, "{}: {}", fn, error);
   }
+  return RELAY_SUCCESS;
+}
+
+relay_status_t relay_mesh_create_layered(MPI_Comm comm, int q, int c, relay_mesh_t* mesh) {
+  const char* fn = "relay_mesh_create_layered";
+  if (mesh == nullptr) return fail(RELAY_ERR_OPTIONS, "{}: argument 4 (mesh) is NULL", fn);
+  *mesh = RELAY_MESH_NULL;
+  if (auto st = relay::api::check_mpi(fn); st != RELAY_SUCCESS) return st;
+  int size = 0, rank = 0;
+  if (auto st = relay::api::check_comm(fn, 1, comm, size, rank); st != RELAY_SUCCESS) return st;
+  if (q < 1) return fail(RELAY_ERR_COUNT, "{}: argument 2 (q = {}) is not positive", fn, q);
+  if (c < 1) return fail(RELAY_ERR_COUNT, "{}: argument 3 (c = {}) is not positive", fn, c);
+  if (static_cast<long long>(q) * q * c != size) {
+    return fail(RELAY_ERR_COUNT,
+                "{}: a {} x {} x {} mesh needs {} processes, the communicator has {}", fn, q, q, c,
+                static_cast<long long>(q) * q * c, size);
+  }
+  std::string error;
+  if (auto st = relay::symm::create_mesh(comm, q, c, mesh, error); st != RELAY_SUCCESS) {
+    return fail(st, "{}: {}", fn, error);
+  }
+  return RELAY_SUCCESS;
+}
+
+relay_status_t relay_mesh_layers(relay_mesh_t mesh, int* c) {
+  if (mesh == RELAY_MESH_NULL) {
+    return fail(RELAY_ERR_COMM, "relay_mesh_layers: argument 1 (mesh) is NULL");
+  }
+  if (c) *c = mesh->layers;
   return RELAY_SUCCESS;
 }
 
@@ -224,8 +278,10 @@ relay_status_t relay_symm_algorithm_from_name(const char* name, relay_symm_algor
     *algorithm = RELAY_SYMM_BASELINE;
   } else if (s == "overlap") {
     *algorithm = RELAY_SYMM_OVERLAP;
+  } else if (s == "cannon") {
+    *algorithm = RELAY_SYMM_CANNON;
   } else {
-    return fail(RELAY_ERR_ALGORITHM, "{}: '{}' is not default, baseline or overlap", fn, s);
+    return fail(RELAY_ERR_ALGORITHM, "{}: '{}' is not default, baseline, overlap or cannon", fn, s);
   }
   return RELAY_SUCCESS;
 }

@@ -17,9 +17,10 @@ int exact_cube_root(int size) {
   return 0;
 }
 
-relay_status_t create_mesh(MPI_Comm comm, int p, relay_mesh** out, std::string& error) {
+relay_status_t create_mesh(MPI_Comm comm, int p, int layers, relay_mesh** out, std::string& error) {
   auto mesh = std::make_unique<relay_mesh>();
   mesh->p = p;
+  mesh->layers = layers;
   if (MPI_Comm_dup(comm, &mesh->comm) != MPI_SUCCESS) {
     error = "MPI_Comm_dup failed";
     return RELAY_ERR_MPI;

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/status.hpp"
 #include "exec/compute.hpp"
 #include "exec/executor.hpp"
 #include "overlap/dup_comms.hpp"
@@ -30,16 +31,16 @@ template <>
 struct Blas<float> {
   static MPI_Datatype type() { return MPI_FLOAT; }
   static void gemm(CBLAS_TRANSPOSE tb, int m, int n, int k, const float* a, int lda, const float* b,
-                   int ldb, float* c, int ldc) {
-    cblas_sgemm(CblasColMajor, CblasNoTrans, tb, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
+                   int ldb, float* c, int ldc, float beta = 0.0f) {
+    cblas_sgemm(CblasColMajor, CblasNoTrans, tb, m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
   }
 };
 template <>
 struct Blas<double> {
   static MPI_Datatype type() { return MPI_DOUBLE; }
   static void gemm(CBLAS_TRANSPOSE tb, int m, int n, int k, const double* a, int lda,
-                   const double* b, int ldb, double* c, int ldc) {
-    cblas_dgemm(CblasColMajor, CblasNoTrans, tb, m, n, k, 1.0, a, lda, b, ldb, 0.0, c, ldc);
+                   const double* b, int ldb, double* c, int ldc, double beta = 0.0) {
+    cblas_dgemm(CblasColMajor, CblasNoTrans, tb, m, n, k, 1.0, a, lda, b, ldb, beta, c, ldc);
   }
 };
 
@@ -181,6 +182,12 @@ Start isend(const void* buffer, int count, MPI_Datatype type, int to, int tag, M
                                                                                  : RELAY_ERR_MPI;
   };
 }
+Start iallreduce(const void* send, void* recv, int count, MPI_Datatype type, MPI_Comm comm,
+                 const relay_coll_options_t* options) {
+  return [=](Op& op) {
+    return relay_iallreduce(send, recv, count, type, MPI_SUM, comm, options, &op.relay);
+  };
+}
 Start irecv(void* buffer, int count, MPI_Datatype type, int from, int tag, MPI_Comm comm) {
   return [=](Op& op) {
     return MPI_Irecv(buffer, count, type, from, tag, comm, &op.mpi) == MPI_SUCCESS ? RELAY_SUCCESS
@@ -201,10 +208,12 @@ class Runner {
         k_(mesh_.k),
         side_(buffer_side(call.n, p_)),
         count_(static_cast<int>(side_ * side_)),
+        layers_(mesh_.layers),
         n_dup_(call.algorithm == RELAY_SYMM_BASELINE ? 1 : call.n_dup),
         charged_(exec::compute_is_charged()) {}
 
   relay_status_t run(std::string& error) {
+    if (call_.algorithm == RELAY_SYMM_CANNON) return run_cannon(error);
     // A: D(i, j), on every plane. Raw: D(k, j) from the row broadcast (which the row's root
     // sends from A), later D^3(i, k) on the column's reduction root. C: the local products.
     // Square: D^2(i, k) on the column's root of the first reduction (i = j), D^2(j, k) from
@@ -343,12 +352,7 @@ class Runner {
     stats_.cube_s = early_s + (MPI_Wtime() - t);
     if (st != RELAY_SUCCESS) return st;
 
-    t = MPI_Wtime();
-    if (k_ == 0) {
-      unpack(back2.data(), static_cast<T*>(call_.d2), call_.ldd2);
-      unpack(back3.data(), static_cast<T*>(call_.d3), call_.ldd3);
-    }
-    stats_.compute_s += MPI_Wtime() - t;
+    deliver(back2.data(), back3.data());
     return RELAY_SUCCESS;
   }
 
@@ -366,7 +370,10 @@ class Runner {
   // parts in the same order; an empty part (count < n_dup) is posted by nobody.
   template <class Parts, class Blocking>
   relay_status_t phase(Parts parts, Blocking blocking) {
-    if (call_.algorithm == RELAY_SYMM_BASELINE) return blocking();
+    if (call_.algorithm == RELAY_SYMM_BASELINE ||
+        (call_.algorithm == RELAY_SYMM_CANNON && n_dup_ == 1)) {
+      return blocking();
+    }
     InFlight f(window());
     relay_status_t st = RELAY_SUCCESS;
     for (int part = 0; part < n_dup_ && st == RELAY_SUCCESS; ++part) {
@@ -375,6 +382,174 @@ class Runner {
     }
     const relay_status_t w = f.wait();
     return st != RELAY_SUCCESS ? st : w;
+  }
+
+  // huang2018 Algorithm 6 on a q x q x c mesh (q = p_, c = layers_, c divides q): layer k runs
+  // Cannon's steps t = 0 .. q/c - 1 on l = (i + j + k q/c + t) mod q, so that the layers
+  // together cover every l once; the fibers sum what the layers computed. A and B move by
+  // point-to-point messages in the mesh column and row; each shift travels while the current
+  // blocks multiply (the multiply reads the blocks being sent, and receives into spares).
+  relay_status_t run_cannon(std::string& error) {
+    const int q = p_, steps = q / layers_, offset = k_ * steps;
+    exec::DataVector<T> d(n_elems()), a(n_elems()), a0(n_elems()), b(n_elems());
+    exec::DataVector<T> a_next(n_elems()), b_next(n_elems()), c(n_elems()), square(n_elems());
+    exec::DataVector<T> cube(k_ == 0 ? n_elems() : 0);
+    double t = MPI_Wtime();
+    if (k_ == 0) pack(static_cast<const T*>(call_.d), call_.ldd, d.data());
+    stats_.compute_s += MPI_Wtime() - t;
+    if (n_dup_ > 1) {
+      if (auto st = overlap::prepare_dups(mesh_.fiber, n_dup_, error); st != RELAY_SUCCESS) {
+        return st;
+      }
+    }
+    const int l0 = (i_ + j_ + offset) % q;  // the first l of this layer's steps
+    auto mod = [q](int x) { return ((x % q) + q) % q; };
+    // Step 1: D down the fibers (n_dup parts on duplicated fibers, or one blocking call).
+    t = MPI_Wtime();
+    relay_status_t st = phase(
+        [&](InFlight& f, int part, int first, int n) {
+          return f.add(ibcast(d.data() + first, n, type(), 0, fiber(part), call_.bcast));
+        },
+        [&] { return relay_bcast(d.data(), count_, type(), 0, mesh_.fiber, call_.bcast); });
+    // The skew: A = D(i, l0) from P(i, l0, k) in the mesh column; B = D(l0, j) from
+    // P(l0, j, k) in the mesh row.
+    if (st == RELAY_SUCCESS) st = skew(d.data(), a.data(), mesh_.col, mod(j_ - i_ - offset), l0);
+    if (st == RELAY_SUCCESS) st = skew(d.data(), b.data(), mesh_.row, mod(i_ - j_ - offset), l0);
+    if (st == RELAY_SUCCESS && steps > 1) std::copy(a.begin(), a.end(), a0.begin());
+    stats_.distribute_s = MPI_Wtime() - t;
+    if (st != RELAY_SUCCESS) return st;
+
+    // Step 2: C = sum over this layer's l of D(i, l) D(l, j).
+    const double comm0 = stats_.compute_s;
+    t = MPI_Wtime();
+    st = cannon(a, b, a_next, b_next, c, steps, l0);
+    // Step 3: D^2(i, j) on every layer, the next B.
+    if (st == RELAY_SUCCESS) {
+      st = phase(
+          [&](InFlight& f, int part, int first, int n) {
+            return f.add(iallreduce(c.data() + first, square.data() + first, n, type(), fiber(part),
+                                    call_.allreduce));
+          },
+          [&] {
+            return relay_allreduce(c.data(), square.data(), count_, type(), MPI_SUM, mesh_.fiber,
+                                   call_.allreduce);
+          });
+    }
+    stats_.square_s = MPI_Wtime() - t - (stats_.compute_s - comm0);
+    if (st != RELAY_SUCCESS) return st;
+
+    // Step 4: C = sum over this layer's l of D(i, l) D^2(l, j), from the same skew of A.
+    const double comm1 = stats_.compute_s;
+    t = MPI_Wtime();
+    if (steps > 1) std::copy(a0.begin(), a0.end(), a.begin());
+    // (steps == 1: A was not shifted and still holds the skewed D.)
+    st = skew(square.data(), b.data(), mesh_.row, mod(i_ - j_ - offset), l0);
+    if (st == RELAY_SUCCESS) st = cannon(a, b, a_next, b_next, c, steps, l0);
+    // Step 5: D^3(i, j) on the k = 0 plane.
+    if (st == RELAY_SUCCESS) {
+      st = phase(
+          [&](InFlight& f, int part, int first, int n) {
+            return f.add(ireduce(c.data() + first, k_ == 0 ? cube.data() + first : nullptr, n,
+                                 type(), 0, fiber(part), call_.reduce));
+          },
+          [&] {
+            return relay_reduce(c.data(), k_ == 0 ? cube.data() : nullptr, count_, type(), MPI_SUM,
+                                0, mesh_.fiber, call_.reduce);
+          });
+    }
+    stats_.cube_s = MPI_Wtime() - t - (stats_.compute_s - comm1);
+    if (st != RELAY_SUCCESS) return st;
+
+    deliver(square.data(), cube.data());
+    return RELAY_SUCCESS;
+  }
+
+  // D^2 and D^3 into the caller's blocks on the plane k = 0.
+  void deliver(const T* square, const T* cube) {
+    const double t = MPI_Wtime();
+    if (k_ == 0) {
+      unpack(square, static_cast<T*>(call_.d2), call_.ldd2);
+      unpack(cube, static_cast<T*>(call_.d3), call_.ldd3);
+    }
+    stats_.compute_s += MPI_Wtime() - t;
+  }
+
+  // This process's block `from` goes to rank `to` of comm; block `from_rank` arrives in `into`.
+  relay_status_t skew(const T* from, T* into, MPI_Comm comm, int to, int from_rank) {
+    if (MPI_Sendrecv(from, count_, type(), to, kSkewTag, into, count_, type(), from_rank, kSkewTag,
+                     comm, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+      return core::fail(RELAY_ERR_MPI, "relay_symm_square_cube: MPI_Sendrecv of the skew failed");
+    }
+    return RELAY_SUCCESS;
+  }
+
+  // `steps` Cannon steps: c = sum over t of a b, with l = l0 + t; between steps A moves one
+  // process left in the mesh column and B one up in the mesh row, while the step multiplies.
+  relay_status_t cannon(exec::DataVector<T>& a, exec::DataVector<T>& b, exec::DataVector<T>& a_next,
+                        exec::DataVector<T>& b_next, exec::DataVector<T>& c, int steps, int l0) {
+    const int q = p_;
+    for (int t = 0; t < steps; ++t) {
+      const int l = (l0 + t) % q;
+      InFlight shift;
+      relay_status_t st = RELAY_SUCCESS;
+      const bool more = t + 1 < steps;
+      if (more) {
+        st = shift.add(irecv(a_next.data(), count_, type(), (j_ + 1) % q, kShiftTag, mesh_.col));
+        if (st == RELAY_SUCCESS) {
+          st = shift.add(irecv(b_next.data(), count_, type(), (i_ + 1) % q, kShiftTag, mesh_.row));
+        }
+        if (st == RELAY_SUCCESS) {
+          st = shift.add(isend(a.data(), count_, type(), (j_ + q - 1) % q, kShiftTag, mesh_.col));
+        }
+        if (st == RELAY_SUCCESS) {
+          st = shift.add(isend(b.data(), count_, type(), (i_ + q - 1) % q, kShiftTag, mesh_.row));
+        }
+      }
+      if (st == RELAY_SUCCESS) {
+        multiply_block(a.data(), b.data(), c.data(), block(l), t == 0, more ? &shift : nullptr);
+      }
+      const relay_status_t w = shift.wait();  // always: no request outlives the call
+      if (st == RELAY_SUCCESS) st = w;
+      if (st != RELAY_SUCCESS) {
+        return core::fail(st, "relay_symm_square_cube: a Cannon shift failed: {}",
+                          std::string(relay_last_error()));
+      }
+      if (more) {
+        std::swap(a, a_next);
+        std::swap(b, b_next);
+      }
+    }
+    return RELAY_SUCCESS;
+  }
+
+  // c (+)= a b: a is block (i, l), b block (l, j) of inner size `inner`; `first` overwrites c.
+  void multiply_block(const T* a, const T* b, T* c, std::int64_t inner, bool first,
+                      InFlight* during) {
+    const std::int64_t m = block(i_), n = block(j_);
+    const int pieces = during != nullptr ? kPieces : 1;
+    for (int piece = 0; piece < pieces; ++piece) {
+      const std::int64_t j0 = n * piece / pieces, j1 = n * (piece + 1) / pieces;
+      const double t = MPI_Wtime();
+      if (charged_) {
+        if (m > 0 && j1 > j0 && inner > 0) {
+          exec::charge_flops(2.0 * static_cast<double>(m) * static_cast<double>(j1 - j0) *
+                             static_cast<double>(inner));
+        }
+      } else if (m > 0 && j1 > j0) {
+        const int ld = static_cast<int>(side_);
+        if (inner > 0) {
+          Blas<T>::gemm(CblasNoTrans, static_cast<int>(m), static_cast<int>(j1 - j0),
+                        static_cast<int>(inner), a, ld, b + j0 * side_, ld, c + j0 * side_, ld,
+                        first ? T(0) : T(1));
+        } else if (first) {  // an empty block (n < q): nothing to add, but c starts at zero
+          for (std::int64_t col = j0; col < j1; ++col) {
+            std::fill(c + col * side_, c + col * side_ + m, T(0));
+          }
+        }
+      }
+      stats_.compute_s += MPI_Wtime() - t;
+      if (during != nullptr) during->progress();
+    }
   }
 
   // c = a op(b): a is block (i, j), op(b) block (j, k); all with leading dimension side_.
@@ -421,6 +596,9 @@ class Runner {
 
   // Pieces of a multiplication that communication progresses between (as SUMMA's default).
   static constexpr int kPieces = 8;
+  // Tags of Algorithm 6's point-to-point messages (on the mesh's own row and column
+  // communicators, where no other message of relay's travels with a tag).
+  static constexpr int kSkewTag = 61, kShiftTag = 62;
 
   const Call& call_;
   const relay_mesh& mesh_;
@@ -428,6 +606,7 @@ class Runner {
   int p_, i_, j_, k_;
   std::int64_t side_;
   int count_;
+  int layers_;
   int n_dup_;
   bool charged_;
 };

@@ -28,6 +28,7 @@ struct Call {
   int n_dup = 4;
   const relay_bcast_options_t* bcast = nullptr;
   const relay_coll_options_t* reduce = nullptr;
+  const relay_coll_options_t* allreduce = nullptr;  ///< cannon's D^2
   bool check_symmetry = true;
   int parts_in_flight = 2;  ///< see relay_symm_options_t
 };

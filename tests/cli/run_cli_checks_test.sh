@@ -131,6 +131,16 @@ says "2 ranks are not a cube" "bench symm on 2 ranks"
 refused --electrons purify --n 64 --electrons 64
 refused "cannot open" purify --input "$work/missing.mtx"
 refused --n-dup bench symm --n 64 --n-dup 0
+# Algorithm 6 on a layered mesh: 2 ranks as 1 x 1 x 2 cannot run it (c must divide q), 4 as
+# 2 x 2 x 1 can, and the cube's algorithms are refused there.
+run 2 "$relay" bench symm --n 64 --layers 2 --quiet; rc=$?; status_is 2 "bench symm --layers 2 on 2 ranks"
+says "cannon needs the layers to divide" "bench symm --layers 2 on 2 ranks"
+run 4 "$relay" bench symm --n 64 --layers 1 --algorithms baseline --quiet; rc=$?
+status_is 2 "bench symm --layers 1 --algorithms baseline on 4 ranks"
+says "baseline needs a p x p x p mesh" "bench symm --layers 1 --algorithms baseline on 4 ranks"
+run 4 "$relay" bench symm --n 64 --layers 1 --n-dup 1,2 --reps 1 --quiet; rc=$?
+status_is 0 "bench symm --layers 1 on 4 ranks"
+says "cannon    relay      2" "bench symm --layers 1 on 4 ranks"
 solo "$relay" purify --model graphene --n 48 --json "$work/purify.json"; rc=$?
 status_is 0 "relay purify --model graphene --n 48"
 says "# converged in" "relay purify --model graphene --n 48"

@@ -123,19 +123,34 @@ struct Local {
   }
 };
 
+// The MPI library's collectives for every step of the algorithms (the paper's reference).
+struct MpiCollectives {
+  relay_bcast_options_t bcast;
+  relay_coll_options_t reduce, allreduce;
+  MpiCollectives() {
+    relay_bcast_options_init(&bcast);
+    relay_coll_options_init(&reduce);
+    relay_coll_options_init(&allreduce);
+    EXPECT_EQ(relay_bcast_algorithm_from_name("mpi", &bcast.algorithm), RELAY_SUCCESS);
+    EXPECT_EQ(relay_coll_algorithm_from_name(RELAY_COLL_REDUCE, "mpi", &reduce.algorithm),
+              RELAY_SUCCESS);
+    EXPECT_EQ(relay_coll_algorithm_from_name(RELAY_COLL_ALLREDUCE, "mpi", &allreduce.algorithm),
+              RELAY_SUCCESS);
+  }
+  void use(relay_symm_options_t& options) const {
+    options.bcast = &bcast;
+    options.reduce = &reduce;
+    options.allreduce = &allreduce;
+  }
+};
+
 template <class T>
 void check_against_reference(const char* label) {
   Cube cube;
   if (cube.comm == MPI_COMM_NULL) return;
   relay_mesh_t mesh = RELAY_MESH_NULL;
   ASSERT_EQ(relay_mesh_create(cube.comm, 0, &mesh), RELAY_SUCCESS) << relay_last_error();
-  relay_bcast_options_t mpi_bcast;
-  relay_bcast_options_init(&mpi_bcast);
-  ASSERT_EQ(relay_bcast_algorithm_from_name("mpi", &mpi_bcast.algorithm), RELAY_SUCCESS);
-  relay_coll_options_t mpi_reduce;
-  relay_coll_options_init(&mpi_reduce);
-  ASSERT_EQ(relay_coll_algorithm_from_name(RELAY_COLL_REDUCE, "mpi", &mpi_reduce.algorithm),
-            RELAY_SUCCESS);
+  const MpiCollectives mpi_collectives;
   relay::test::Failures failures;
   for (long long n : {1LL, 2LL, 7LL, 13LL, 40LL}) {
     const Reference ref(n);
@@ -154,10 +169,7 @@ void check_against_reference(const char* label) {
       relay_symm_options_init(&options);
       options.algorithm = v.algorithm;
       options.n_dup = v.n_dup;
-      if (v.mpi) {
-        options.bcast = &mpi_bcast;
-        options.reduce = &mpi_reduce;
-      }
+      if (v.mpi) mpi_collectives.use(options);
       relay_symm_stats_t stats{};
       const relay_status_t st = relay_symm_square_cube(mesh, n, Types<T>::mpi(), local.d.data(),
                                                        local.ld, local.d2.data(), local.ld,
@@ -180,6 +192,103 @@ void check_against_reference(const char* label) {
 
 TEST(Symm, SquareAndCubeDouble) { check_against_reference<double>("double"); }
 TEST(Symm, SquareAndCubeFloat) { check_against_reference<float>("float"); }
+
+// huang2018 Algorithm 6 on every q x q x c mesh (c dividing q) the world holds: D^2 and D^3
+// against the serial reference, blocking (n_dup 1) and overlapped, relay's and MPI's
+// collectives, n not divisible by q and n < q.
+template <class T>
+void check_cannon(const char* label) {
+  const int size = relay::test::world_size(), rank = relay::test::world_rank();
+  const MpiCollectives mpi_collectives;
+  for (int q = 1; q * q <= size; ++q) {
+    for (int c = 1; c <= q && q * q * c <= size; ++c) {
+      if (q % c != 0) continue;
+      MPI_Comm comm = MPI_COMM_NULL;
+      MPI_Comm_split(MPI_COMM_WORLD, rank < q * q * c ? 0 : MPI_UNDEFINED, rank, &comm);
+      if (comm == MPI_COMM_NULL) continue;
+      relay_mesh_t mesh = RELAY_MESH_NULL;
+      ASSERT_EQ(relay_mesh_create_layered(comm, q, c, &mesh), RELAY_SUCCESS) << relay_last_error();
+      int layers = 0;
+      ASSERT_EQ(relay_mesh_layers(mesh, &layers), RELAY_SUCCESS);
+      EXPECT_EQ(layers, c);
+      relay::test::Failures failures;
+      for (long long n : {1LL, 2LL, 7LL, 13LL, 40LL}) {
+        const Reference ref(n);
+        for (int n_dup : {1, 3}) {
+          for (bool mpi : {false, true}) {
+            Local<T> local(mesh, ref);
+            relay_symm_options_t options;
+            relay_symm_options_init(&options);
+            options.algorithm = RELAY_SYMM_CANNON;
+            options.n_dup = n_dup;
+            if (mpi) mpi_collectives.use(options);
+            relay_symm_stats_t stats{};
+            const relay_status_t st = relay_symm_square_cube(
+                mesh, n, Types<T>::mpi(), local.d.data(), local.ld, local.d2.data(), local.ld,
+                local.d3.data(), local.ld, &options, &stats);
+            const std::string what = std::string(label) + " " + std::to_string(q) + "x" +
+                                     std::to_string(q) + "x" + std::to_string(c) +
+                                     " n=" + std::to_string(n) + " n_dup=" + std::to_string(n_dup) +
+                                     (mpi ? " mpi" : " relay");
+            if (st != RELAY_SUCCESS) {
+              failures.add(what + ": " + relay_last_error());
+              continue;
+            }
+            const double err = local.error(ref);
+            if (!(err <= Types<T>::tolerance))
+              failures.add(what + ": error " + std::to_string(err));
+            if (stats.total_s <= 0) failures.add(what + ": stats not filled");
+          }
+        }
+      }
+      failures.report(comm);
+      relay_mesh_free(&mesh);
+      MPI_Comm_free(&comm);
+    }
+  }
+}
+
+TEST(Symm, CannonSquareAndCubeDouble) { check_cannon<double>("double"); }
+TEST(Symm, CannonSquareAndCubeFloat) { check_cannon<float>("float"); }
+
+// A layered mesh: its size is checked; Algorithm 6 needs c to divide q, the others a cube.
+TEST(Symm, LayeredMeshRulesFailEverywhere) {
+  const int size = relay::test::world_size();
+  relay_mesh_t mesh = RELAY_MESH_NULL;
+  EXPECT_EQ(relay_mesh_create_layered(MPI_COMM_WORLD, 1, size + 1, &mesh), RELAY_ERR_COUNT);
+  EXPECT_NE(std::string(relay_last_error()).find("needs " + std::to_string(size + 1)),
+            std::string::npos)
+      << relay_last_error();
+  EXPECT_EQ(mesh, RELAY_MESH_NULL);
+  EXPECT_EQ(relay_mesh_create_layered(MPI_COMM_WORLD, 0, 1, &mesh), RELAY_ERR_COUNT);
+  EXPECT_EQ(relay_mesh_create_layered(MPI_COMM_WORLD, 1, 0, &mesh), RELAY_ERR_COUNT);
+  // 1 x 1 x size: c does not divide q (size > 1); and not a cube for the baseline either.
+  ASSERT_EQ(relay_mesh_create_layered(MPI_COMM_WORLD, 1, size, &mesh), RELAY_SUCCESS)
+      << relay_last_error();
+  const Reference ref(5);
+  Local<double> local(mesh, ref);
+  for (relay_symm_algorithm_t algorithm : {RELAY_SYMM_CANNON, RELAY_SYMM_BASELINE}) {
+    relay_symm_options_t options;
+    relay_symm_options_init(&options);
+    options.algorithm = algorithm;
+    const relay_status_t st =
+        relay_symm_square_cube(mesh, 5, MPI_DOUBLE, local.d.data(), local.ld, local.d2.data(),
+                               local.ld, local.d3.data(), local.ld, &options, nullptr);
+    if (size == 1) {
+      EXPECT_EQ(st, RELAY_SUCCESS) << relay_last_error();
+      continue;
+    }
+    EXPECT_EQ(st, RELAY_ERR_ALGORITHM);
+    const std::string expected = algorithm == RELAY_SYMM_CANNON ? "divide" : "p x p x p";
+    EXPECT_NE(std::string(relay_last_error()).find(expected), std::string::npos)
+        << relay_last_error();
+    EXPECT_TRUE(local.untouched());
+  }
+  relay_symm_algorithm_t parsed = RELAY_SYMM_DEFAULT;
+  EXPECT_EQ(relay_symm_algorithm_from_name("cannon", &parsed), RELAY_SUCCESS);
+  EXPECT_EQ(parsed, RELAY_SYMM_CANNON);
+  relay_mesh_free(&mesh);
+}
 
 TEST(Symm, MeshOfANonCubeIsRefusedEverywhere) {
   const int size = relay::test::world_size();
@@ -496,6 +605,16 @@ TEST(Symm, CppInterface) {
   }
   EXPECT_TRUE(threw);
   EXPECT_THROW(relay::Mesh(MPI_COMM_SELF, 2), relay::Error);
+  // Algorithm 6 on the same processes as a p x p x p mesh made by layered().
+  relay::Mesh layered = relay::Mesh::layered(cube.comm, cube.p, cube.p);
+  EXPECT_EQ(layered.layers(), cube.p);
+  Local<double> again(layered.handle(), ref);
+  relay::SymmOptions options;
+  options.algorithm = RELAY_SYMM_CANNON;
+  relay::square_cube(layered, n, again.d.data(), again.ld, again.d2.data(), again.ld,
+                     again.d3.data(), again.ld, options);
+  EXPECT_TRUE(all_ranks(again.error(ref) <= 1e-12, cube.comm));
+  EXPECT_THROW(relay::Mesh::layered(MPI_COMM_SELF, 1, 2), relay::Error);
 }
 
 }  // namespace

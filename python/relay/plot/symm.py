@@ -23,6 +23,8 @@ PHASES = (("compute_s", "local multiplications"), ("distribute_s", "distribute D
 def label(row):
     if row["algorithm"] == "baseline":
         return f"baseline\n{row['parts']}"
+    if row["algorithm"] == "cannon":
+        return f"cannon\nn_dup={row['n_dup']}\n{row['parts']}"
     return f"n_dup={row['n_dup']}\n{row['parts']}"
 
 
