@@ -50,6 +50,7 @@ struct Args {
   std::string check = "auto";
   std::string output;
   std::string json_path, plot_path;
+  bool quiet = false;
 };
 
 // A Hamiltonian's entry (r, c), 0-based.
@@ -293,6 +294,7 @@ std::vector<double> Purify::gather(const std::vector<double>& block) {
 struct Progress {
   int rank = 0;
   nlohmann::json* rows = nullptr;
+  bool quiet = false;  ///< no line per iteration (the JSON rows are kept)
 };
 
 void on_iteration(const relay_purify_iteration_t* it, void* user) {
@@ -309,6 +311,7 @@ void on_iteration(const relay_purify_iteration_t* it, void* user) {
                       {"distribute_s", it->stats.distribute_s},
                       {"square_s", it->stats.square_s},
                       {"cube_s", it->stats.cube_s}});
+  if (p->quiet) return;
   std::printf("%9d %14.6e %14.6e %8.5f %10.4f %10.4f %10.4f\n", it->iteration, it->idempotency,
               it->trace_error, it->c, it->square_cube_s, it->stats.compute_s, it->update_s);
   std::fflush(stdout);
@@ -380,8 +383,9 @@ int Purify::run() {
   symm.n_dup = a_.n_dup;
   symm.bcast = &collectives.bcast;
   symm.reduce = &collectives.reduce;
+  symm.allreduce = &collectives.allreduce;
   nlohmann::json iterations_json = nlohmann::json::array();
-  Progress progress{rank_, &iterations_json};
+  Progress progress{rank_, &iterations_json, a_.quiet};
   relay_purify_options_t options;
   relay_purify_options_init(&options);
   options.tolerance = a_.tolerance;
@@ -395,8 +399,10 @@ int Purify::run() {
         "n_dup %d, %s collectives; tolerance %g\n",
         description.c_str(), electrons, p_, p_, p_, size_, a_.algorithm.c_str(), a_.n_dup,
         a_.parts.c_str(), a_.tolerance);
-    std::printf("%9s %14s %14s %8s %10s %10s %10s\n", "iteration", "||D^2-D||_F", "|trD-Ne|", "c",
-                "sq+cube_s", "multiply_s", "update_s");
+    if (!a_.quiet) {
+      std::printf("%9s %14s %14s %8s %10s %10s %10s\n", "iteration", "||D^2-D||_F", "|trD-Ne|", "c",
+                  "sq+cube_s", "multiply_s", "update_s");
+    }
     std::fflush(stdout);
   }
   const double t0 = MPI_Wtime();
@@ -525,8 +531,9 @@ void add_purify(CLI::App& app, int& exit_code) {
   cmd->add_option("--max-iterations", args->max_iterations, "give up after this many")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
-  cmd->add_option("--algorithm", args->algorithm, "SymmSquareCube: baseline or overlap")
-      ->check(CLI::IsMember({"baseline", "overlap"}))
+  cmd->add_option("--algorithm", args->algorithm,
+                  "SymmSquareCube: baseline, overlap or cannon (huang2018 Algorithms 4, 5, 6)")
+      ->check(CLI::IsMember({"baseline", "overlap", "cannon"}))
       ->capture_default_str();
   cmd->add_option("--n-dup", args->n_dup, "overlap's parts (1..64)")
       ->check(CLI::Range(1, RELAY_OVERLAP_MAX_DUP))
@@ -541,6 +548,8 @@ void add_purify(CLI::App& app, int& exit_code) {
   cmd->add_option("--json", args->json_path, "write the iterations as JSON here (atomically)");
   cmd->add_option("--plot", args->plot_path,
                   "draw convergence and time per iteration (needs --json)");
+  cmd->add_flag("--quiet", args->quiet,
+                "no line per iteration (the summary, --json and --plot are unchanged)");
   cmd->callback([args, cmd, &exit_code] {
     if (!args->plot_path.empty() && args->json_path.empty()) {
       throw CLI::ValidationError("--plot", "needs --json");

@@ -145,6 +145,12 @@ solo "$relay" purify --model graphene --n 48 --json "$work/purify.json"; rc=$?
 status_is 0 "relay purify --model graphene --n 48"
 says "# converged in" "relay purify --model graphene --n 48"
 says "# check: max |D - D_eig|" "relay purify --model graphene --n 48"
+# --quiet drops the line per iteration, not the summary; Algorithm 6 purifies as well.
+solo "$relay" purify --model graphene --n 48 --algorithm cannon --quiet; rc=$?
+status_is 0 "relay purify --algorithm cannon --quiet"
+says "# converged in" "relay purify --algorithm cannon --quiet"
+says "SymmSquareCube cannon" "relay purify --algorithm cannon --quiet"
+! grep -q "^iteration\|^ *iteration" "$out" || fail "relay purify --quiet printed the iteration table"
 echo "3. out-of-range values refused, naming the option"
 
 # 4. Sizes: KB, MB, GB decimal; KiB, MiB, GiB and K, M, G binary.
