@@ -299,25 +299,26 @@ relay_status_t Summa<T>::start_aligned(const Operand<T>& x, Slot<T>& slot, Stagi
   // Per owner, the order in which its pieces appear; an owner of one piece broadcasts straight
   // into the panel, one of several packs them back to back in the staging buffer and
   // broadcasts them as one message, unpacked into k order once the panel has arrived.
-  std::vector<int> owners;  // in order of first appearance
+  std::vector<int> owners;     // in order of first appearance
+  std::vector<int> pieces_of;  // per owner: its pieces in this panel
+  std::vector<std::int64_t> elements_of;
   for (const Piece& pc : pieces) {
-    if (std::find(owners.begin(), owners.end(), pc.owner) == owners.end()) {
+    const auto at_owner = std::find(owners.begin(), owners.end(), pc.owner);
+    const auto o = static_cast<std::size_t>(at_owner - owners.begin());
+    if (at_owner == owners.end()) {
       owners.push_back(pc.owner);
+      pieces_of.push_back(0);
+      elements_of.push_back(0);
     }
+    ++pieces_of[o];
+    elements_of[o] += pc.count * nf;
   }
   const bool broadcasts = comm_size > 1 && nf > 0;
   const bool group = options_.panels_per_owner && broadcasts;
+  auto staged_for = [&](std::size_t o) { return group && owners[o] >= 0 && pieces_of[o] > 1; };
   staging.unpack.clear();
   std::int64_t staged = 0;
-  if (group) {
-    for (int owner : owners) {
-      const auto n = std::count_if(pieces.begin(), pieces.end(),
-                                   [&](const Piece& pc) { return pc.owner == owner; });
-      if (owner >= 0 && n > 1) {
-        for (const Piece& pc : pieces) staged += pc.owner == owner ? pc.count * nf : 0;
-      }
-    }
-  }
+  for (std::size_t o = 0; o < owners.size(); ++o) staged += staged_for(o) ? elements_of[o] : 0;
   staging.data.resize(static_cast<std::size_t>(staged));
   auto bcast = [&](T* buffer, std::int64_t count, int owner) {
     if (count > INT_MAX) {
@@ -336,11 +337,10 @@ relay_status_t Summa<T>::start_aligned(const Operand<T>& x, Slot<T>& slot, Stagi
     return RELAY_SUCCESS;
   };
   std::int64_t at = 0;  // next free element of the staging buffer
-  for (int owner : owners) {
+  for (std::size_t o = 0; o < owners.size(); ++o) {
+    const int owner = owners[o];
     const bool mine = owner < 0 || owner == x.k_coord;
-    const auto n = std::count_if(pieces.begin(), pieces.end(),
-                                 [&](const Piece& pc) { return pc.owner == owner; });
-    const bool staged_here = group && owner >= 0 && n > 1;
+    const bool staged_here = staged_for(o);
     const std::int64_t first = at;
     for (const Piece& pc : pieces) {
       if (pc.owner != owner) continue;
