@@ -59,18 +59,32 @@ typedef enum relay_gemm_algorithm {
  *  options->report is not NULL. Grows as the options structs do: set struct_size (or call
  *  relay_gemm_report_init); relay writes only the fields that fit in it. */
 typedef struct relay_gemm_report {
-  size_t struct_size;         /**< sizeof(relay_gemm_report_t) as the caller was compiled */
-  int algorithm;              /**< what ran: RELAY_GEMM_2D, _25D or _3D */
-  int layers;                 /**< c: 1 for 2D */
-  int layer_rows, layer_cols; /**< the grid of one layer (the whole grid for 2D) */
-  double replicate_s;         /**< moving A's and B's k-slabs into the layers (packing, the
-                                   all-to-all inside each fiber, unpacking) */
-  double reduce_s;            /**< summing C's partial results over the layers (reduce-scatter
-                                   inside each fiber) and adding them into C */
-  long long layered_bytes;    /**< the layered buffers on this process: A's and B's slabs and
-                                   C's partial sums (0 for 2D); panels are in workspace_bytes */
-  double predicted_s;         /**< the model's time for what ran, seconds (0 for an empty
-                                   product or a configuration the model cannot cost) */
+  size_t struct_size;             /**< sizeof(relay_gemm_report_t) as the caller was compiled */
+  int algorithm;                  /**< what ran: RELAY_GEMM_2D, _25D or _3D */
+  int layers;                     /**< c: 1 for 2D */
+  int layer_rows, layer_cols;     /**< the grid of one layer (the whole grid for 2D) */
+  double replicate_s;             /**< moving A's and B's k-slabs into the layers (packing, the
+                                       all-to-all inside each fiber, unpacking) */
+  double reduce_s;                /**< summing C's partial results over the layers (reduce-scatter
+                                       inside each fiber) and adding them into C */
+  long long layered_bytes;        /**< the layered buffers on this process: A's and B's slabs and
+                                       C's partial sums (0 for 2D); panels are in workspace_bytes */
+  double predicted_s;             /**< the model's time for what ran, seconds (0 for an empty
+                                       product or a configuration the model cannot cost) */
+  int panel_bcast_ranks[2];       /**< processes of op(A)'s panel broadcasts [0] (a process row of
+                                       the grid, or of a layer) and of op(B)'s [1] (a column) */
+  long long panel_bcast_bytes[2]; /**< the largest panel broadcast of op(A) [0] and of op(B)
+                                       [1] this process took part in, bytes; 0 when it took
+                                       part in none (a redistributed operand moves by
+                                       all-to-all): the sizes relay tune --for-gemm tunes */
+  int panel_bcast_algorithm;      /**< the panels' broadcast: the relay_bcast_algorithm_t the
+                                       caller or the model chose, or RELAY_BCAST_AUTO when
+                                       relay_ibcast resolves each (a tuning table's rule; the closed
+                                       form: RELAY_LOG=1 shows each) */
+  long long panel_bcast_segment_bytes; /**< its segment size as requested (0: unsegmented,
+                                            RELAY_SEGMENT_DEFAULT: relay_ibcast's) */
+  int panel_bcast_by_model;            /**< 1 when the model chose it: the options left the panels'
+                                            broadcast to auto and no tuning table rule covered them */
 } relay_gemm_report_t;
 
 /** Sets report->struct_size; the rest is written by relay_gemm. Not collective. */

@@ -235,6 +235,11 @@ nb::dict gemm(const std::string& transa, const std::string& transb, long long m,
   d["reduce_s"] = report.reduce_s;
   d["layered_bytes"] = report.layered_bytes;
   d["predicted_s"] = report.predicted_s;
+  d["panel_bcast_ranks"] = nb::make_tuple(report.panel_bcast_ranks[0], report.panel_bcast_ranks[1]);
+  d["panel_bcast_bytes"] = nb::make_tuple(report.panel_bcast_bytes[0], report.panel_bcast_bytes[1]);
+  d["panel_bcast_algorithm"] = report.panel_bcast_algorithm;
+  d["panel_bcast_segment_bytes"] = report.panel_bcast_segment_bytes;
+  d["panel_bcast_by_model"] = report.panel_bcast_by_model != 0;
   return d;
 }
 

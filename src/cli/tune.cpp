@@ -15,6 +15,7 @@
 #include <string>
 #include "cli/cli11.hpp"
 
+#include "cli/bench_common.hpp"
 #include "cli/checks.hpp"
 #include "cli/commands.hpp"
 #include "cli/model_tools.hpp"
@@ -22,8 +23,11 @@
 #include "cli/sweep.hpp"
 #include "coll/table.hpp"
 #include "core/units.hpp"
+#include "measure/progress.hpp"
 #include "model/params.hpp"
+#include "relay/gemm.h"
 #include "tune/export.hpp"
+#include "tune/gemm_panels.hpp"
 #include "tune/session.hpp"
 
 namespace relay::cli {
@@ -55,7 +59,27 @@ struct TuneArgs {
   int confirm_rounds = 7;
   bool smgd_gradient = false;
   bool quiet = false;
+  // --for-gemm
+  bool for_gemm = false;
+  std::string gemm_sizes = "4096";
+  std::string grid;  // "RxC"; default: the squarest grid of the launch
+  long long block = 64;
+  int lookahead = 1;
+  long long panel = 0;
+  int pieces = 0;
+  int reps = 3;
+  std::string precision = "d";
 };
+
+// The options of the collective tuning session that --for-gemm does not use, and the GEMM's
+// that only it does: given with the other mode, refused (not silently ignored).
+const char* const kSessionOnly[] = {
+    "--operation",     "--policies",       "--methods",       "--table-method", "--params",
+    "--predict-ranks", "--plot",           "--min-time",      "--max-requests", "--root",
+    "--top-k",         "--threshold",      "--noise",         "--variant-top",  "--variant-within",
+    "--confirm",       "--confirm-rounds", "--smgd-gradient", "--patience"};
+const char* const kGemmOnly[] = {"--n",     "--grid",   "--block", "--lookahead",
+                                 "--panel", "--pieces", "--reps",  "--precision"};
 
 // The session's options from the command line's (the lists parsed, the parameter file read
 // where the session needs the model).
@@ -206,6 +230,108 @@ int run_tune(const TuneArgs& a) {
   return write_results(result.results, a.json_path, a.plot_path, "tune.py", "relay tune");
 }
 
+// relay tune --for-gemm: the GEMM run with each candidate panel broadcast (tune/gemm_panels).
+int run_tune_gemm(const TuneArgs& a, bool segments_given) {
+  MPI_Comm comm = MPI_COMM_WORLD;
+  int rank = 0, size = 1, rows = 1, cols = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  grid_shape(a.grid, size, rows, cols);
+  tune::GemmTuneOptions o;
+  for (auto n : parse_size_list(a.gemm_sizes)) {
+    if (n < 1 || n > std::numeric_limits<int>::max())
+      throw std::invalid_argument("--n: a matrix size is out of range");
+    o.sizes.push_back(n);
+  }
+  if (a.precision != "s" && a.precision != "d" && a.precision != "c" && a.precision != "z")
+    throw std::invalid_argument("--precision must be s, d, c or z");
+  o.type = a.precision == "s"   ? MPI_FLOAT
+           : a.precision == "d" ? MPI_DOUBLE
+           : a.precision == "c" ? MPI_C_FLOAT_COMPLEX
+                                : MPI_C_DOUBLE_COMPLEX;
+  o.block = a.block;
+  o.lookahead = a.lookahead;
+  o.panel_width = a.panel;
+  o.pieces = a.pieces;
+  o.reps = a.reps;
+  // "all": tan2014's broadcasts, the trees and MPI's own (the GEMM's broadcasts are many and
+  // concurrent: every algorithm of the registry but chain and kary, whose fanout is a second
+  // axis, by default).
+  const std::vector<std::string> algorithms =
+      a.algorithms == "all"
+          ? std::vector<std::string>{"mpi",     "linear", "binomial", "binary", "scatter_allgather",
+                                     "pipeline"}
+          : parse_name_list(a.algorithms, coll::table_algorithms("bcast"), "broadcast algorithm");
+  std::vector<long long> segments;
+  for (auto s : parse_size_list(segments_given ? a.segments : std::string("32KiB,128KiB,512KiB")))
+    segments.push_back(s);
+  o.candidates = tune::panel_candidates(algorithms, segments);
+  o.check_memory = [comm](double bytes, const std::string& what) {
+    require_memory(comm, bytes, what);
+  };
+  relay_grid_t grid = RELAY_GRID_NULL;
+  if (relay_grid_create(comm, rows, cols, 'R', &grid) != RELAY_SUCCESS)
+    throw std::runtime_error(relay_last_error());
+  measure::Progress progress(
+      rank == 0 && !a.quiet, "",
+      o.sizes.size() * static_cast<std::size_t>(a.reps) * o.candidates.size());
+  tune::GemmTuneEvents events;
+  events.measured = [&](long long n, const tune::PanelCandidate& c, int, double seconds) {
+    progress.step(fmt::format("n={} {} {:.3f} s", n, c.name, seconds));
+  };
+  events.size_done = [&](const nlohmann::json& doc) {
+    if (rank != 0) return;
+    progress.end_line();
+    std::printf(
+        "\n# n=%lld grid %s block %lld L=%d precision %s: the multiplication with each panel "
+        "broadcast, %d reps interleaved (medians of the slowest process's time)\n",
+        doc["n"].get<long long>(), doc["grid"].get<std::string>().c_str(), a.block, a.lookahead,
+        a.precision.c_str(), a.reps);
+    std::printf("%-24s %10s %8s\n", "# broadcast", "time_s", "x_best");
+    for (const auto& c : doc["candidates"]) {
+      const bool chosen = c["name"] == doc["choice"];
+      std::printf("%-24s %10.3f %8.3f%s\n", c["name"].get<std::string>().c_str(),
+                  c["median_s"].get<double>(), c["x_best"].get<double>(),
+                  chosen ? "  <- the table's" : "");
+    }
+    for (const auto& pb : doc["panel_broadcasts"]) {
+      const auto bytes = pb["largest_bytes"].get<long long>();
+      const std::string operand = pb["operand"].get<std::string>();
+      const char* along = operand == "A" ? "rows" : "columns";
+      const int ranks = pb["ranks"].get<int>();
+      if (bytes > 0) {
+        std::printf("# %s's panels: broadcast along process %s of %d ranks, the largest %s\n",
+                    operand.c_str(), along, ranks, core::format_bytes(bytes).c_str());
+      } else if (ranks > 0) {
+        std::printf("# %s's panels: not broadcast (process %s of %d rank)\n", operand.c_str(),
+                    along, ranks);
+      } else {
+        std::printf("# %s's panels: not broadcast (redistributed by all-to-all)\n",
+                    operand.c_str());
+      }
+    }
+    std::fflush(stdout);
+  };
+  tune::GemmTuneResult result;
+  try {
+    result = tune::tune_gemm_panels(comm, grid, o, events);
+  } catch (...) {
+    relay_grid_free(&grid);
+    throw;
+  }
+  relay_grid_free(&grid);
+  result.table.machine = machine_description(comm);  // collective
+  result.results["machine"] = result.table.machine;
+  if (rank != 0) return 0;
+  coll::Table::from_json(result.table.to_json());  // what relay_tuning_load will accept
+  result.table.save(a.output);
+  std::printf(
+      "# wrote %s (%zu rules for the GEMM's panel broadcasts; with RELAY_TUNING_FILE=%s, "
+      "relay_gemm's and pdgemm_'s auto follows them: RELAY_LOG=1 shows the rule)\n",
+      a.output.c_str(), result.table.rules.size(), a.output.c_str());
+  return write_results(result.results, a.json_path, "", "", "relay tune --for-gemm");
+}
+
 struct TableArgs {
   std::string file;
   std::string openmpi;
@@ -297,11 +423,45 @@ void add_tune(CLI::App& app, int& exit_code) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_flag("--quiet", a->quiet, "no progress on stderr");
-  cmd->callback([a, &exit_code] {
+  cmd->add_flag("--for-gemm", a->for_gemm,
+                "choose the GEMM's panel broadcast by running the GEMM (square n x n x n on "
+                "--grid, --block, --lookahead) with each of --algorithms (pipeline once per "
+                "--segments size, default 32KiB,128KiB,512KiB) and write the fastest as the rules "
+                "of the broadcasts it made (docs/tuning.md)");
+  cmd->add_option("--n", a->gemm_sizes, "--for-gemm: matrix sizes (comma list)")
+      ->capture_default_str();
+  cmd->add_option("--grid", a->grid, "--for-gemm: process grid RxC (default: the squarest)");
+  cmd->add_option("--block", a->block, "--for-gemm: block size of A, B and C")
+      ->check(CLI::Range(1LL, 1LL << 30))
+      ->capture_default_str();
+  cmd->add_option("--lookahead", a->lookahead, "--for-gemm: panels broadcast ahead")
+      ->check(CLI::Range(0, 64))
+      ->capture_default_str();
+  cmd->add_option("--panel", a->panel, "--for-gemm: panel width (0: the GEMM's default)")
+      ->check(CLI::Range(0LL, 1LL << 30))
+      ->capture_default_str();
+  cmd->add_option("--pieces", a->pieces,
+                  "--for-gemm: pieces of the local multiply (0: the GEMM's default)")
+      ->check(CLI::Range(0, 4096))
+      ->capture_default_str();
+  cmd->add_option("--reps", a->reps, "--for-gemm: repetitions of each candidate, interleaved")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  cmd->add_option("--precision", a->precision, "--for-gemm: s, d, c or z")->capture_default_str();
+  cmd->callback([a, cmd, &exit_code] {
+    if (a->for_gemm) {
+      for (const char* name : kSessionOnly) {
+        if (cmd->count(name) > 0) throw CLI::ValidationError(name, "does not apply to --for-gemm");
+      }
+    } else {
+      for (const char* name : kGemmOnly) {
+        if (cmd->count(name) > 0) throw CLI::ValidationError(name, "applies to --for-gemm only");
+      }
+    }
     if (!a->plot_path.empty() && a->json_path.empty())
       throw CLI::ValidationError("--plot", "needs --json");
     ensure_mpi();
-    exit_code = run_tune(*a);
+    exit_code = a->for_gemm ? run_tune_gemm(*a, cmd->count("--segments") > 0) : run_tune(*a);
   });
 
   auto t = std::make_shared<TableArgs>();

@@ -13,11 +13,13 @@
 
 #include <fmt/format.h>
 
+#include "coll/active_table.hpp"
 #include "coll/predict.hpp"
 #include "coll/select.hpp"
 #include "core/environment.hpp"
 #include "core/settings.hpp"
 #include "exec/compute.hpp"
+#include "gemm/grid.hpp"
 #include "model/replay.hpp"
 
 namespace relay::gemm {
@@ -107,6 +109,9 @@ class Coster {
     coll::Config config;
     Bcast t{kInfinity, 1};
     if (coll::resolve(env_, &options_.bcast, call, "relay_gemm", 22, config) == RELAY_SUCCESS) {
+      if (config.automatic) {
+        (config.table_rule.rule != nullptr ? by_table_ : by_closed_form_) = true;
+      }
       // `mpi` has no schedule of relay's: costed as the binomial tree MPI libraries use for
       // such messages.
       const bool own = config.algorithm->build != nullptr;
@@ -174,6 +179,8 @@ class Coster {
   }
 
   int elem() const { return elem_; }
+  bool by_table() const { return by_table_; }
+  bool by_closed_form() const { return by_closed_form_; }
 
  private:
   const Problem& p_;
@@ -183,6 +190,7 @@ class Coster {
   int elem_ = 8;
   bool complex_ = false;
   bool ok_ = true;
+  bool by_table_ = false, by_closed_form_ = false;
   std::map<std::tuple<int, std::int64_t, int>, Bcast> bcast_cache_;
 };
 
@@ -295,7 +303,87 @@ CostBreakdown predict(const Problem& p, const layout::ProcessGrid& grid, const C
   }
   out.total_s = out.replicate_s + out.panels_s + out.compute_s + out.reduce_s;
   out.ok = coster.ok() && std::isfinite(out.total_s);
+  out.panels_by_table = coster.by_table();
+  out.panels_by_closed_form = coster.by_closed_form();
   return out;
+}
+
+PanelChoice choose_panel_bcast(const Problem& p, const layout::ProcessGrid& grid,
+                               const Candidate& candidate, const Options& options,
+                               const CostInputs& inputs) {
+  PanelChoice out;
+  out.bcast = options.bcast;
+  out.cost = predict(p, grid, candidate, options, inputs);
+  // A table rule (for some of them) or the caller's own choice stands; so does a call the
+  // model cannot cost.
+  if (!out.cost.ok || out.cost.panels_by_table || !out.cost.panels_by_closed_form) return out;
+  struct Try {
+    relay_bcast_algorithm_t algorithm;
+    long long segment_bytes;  // 0: unsegmented
+  };
+  static constexpr Try kTries[] = {
+      {RELAY_BCAST_LINEAR, 0},           {RELAY_BCAST_BINOMIAL, 0},
+      {RELAY_BCAST_BINARY, 0},           {RELAY_BCAST_SCATTER_ALLGATHER, 0},
+      {RELAY_BCAST_PIPELINE, 16 << 10},  {RELAY_BCAST_PIPELINE, 64 << 10},
+      {RELAY_BCAST_PIPELINE, 256 << 10}, {RELAY_BCAST_PIPELINE, 1 << 20}};
+  auto name = [](relay_bcast_algorithm_t a, long long segment) {
+    const coll::Algorithm* row = coll::find_algorithm(coll::Collective::bcast, a);
+    const std::string text = row != nullptr ? std::string(row->name) : "?";
+    return segment > 0 ? fmt::format("{} {} KiB", text, segment >> 10) : text;
+  };
+  out.considered = fmt::format("the closed form's {:.3g} s", out.cost.total_s);
+  for (const Try& t : kTries) {
+    Options o = options;
+    o.bcast.algorithm = t.algorithm;
+    o.bcast.segment_bytes = t.segment_bytes;
+    const CostBreakdown c = predict(p, grid, candidate, o, inputs);
+    out.considered +=
+        c.ok ? fmt::format(", {} {:.3g} s", name(t.algorithm, t.segment_bytes), c.total_s)
+             : fmt::format(", {} not costed", name(t.algorithm, t.segment_bytes));
+    // Strictly faster: on a tie the closed form's (what auto ran before) stays.
+    if (c.ok && c.total_s < out.cost.total_s) {
+      out.cost = c;
+      out.bcast = o.bcast;
+      out.by_model = true;
+    }
+  }
+  return out;
+}
+
+PanelChoice cached_panel_bcast(relay_grid& grid, const Problem& p, const Candidate& candidate,
+                               const Options& options, const CostInputs& inputs) {
+  coll::ActiveTable table;
+  // A table that cannot be read: nothing cached (the call's broadcasts report the error).
+  if (coll::active_table(table) != RELAY_SUCCESS) {
+    return choose_panel_bcast(p, grid.shape, candidate, options, inputs);
+  }
+  int type_size = 0;
+  MPI_Type_size(p.type, &type_size);
+  const relay_bcast_options_t& b = options.bcast;
+  const std::string key = fmt::format(
+      "{} {} {} {}{} {} | {} {} {} {} {} {} | {} {} {} {} | {} {} {} {} {} {} {} {} {}", p.m, p.n,
+      p.k, static_cast<int>(p.opa), static_cast<int>(p.opb),
+      p.type == MPI_C_FLOAT_COMPLEX || p.type == MPI_C_DOUBLE_COMPLEX ? -type_size : type_size,
+      p.desca.mb, p.desca.nb, p.descb.mb, p.descb.nb, p.descc.mb, p.descc.nb,
+      static_cast<int>(candidate.algorithm), candidate.layers, candidate.cx, candidate.cy,
+      options.panel_width, options.lookahead, options.pieces, options.panels_per_owner,
+      static_cast<int>(b.algorithm), static_cast<int>(b.policy), b.segment_bytes, b.fanout,
+      b.max_requests);
+  if (!grid.panel_choices) grid.panel_choices = std::make_unique<PanelChoices>();
+  PanelChoices& choices = *grid.panel_choices;
+  auto& cache = choices.by_key;
+  // Another table (relay_tuning_load) covers other broadcasts: what was chosen without it goes.
+  if (choices.table != table) {
+    cache.clear();
+    choices.table = table;
+  }
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
+  // Bounded: a program that multiplies ever new shapes must not grow without end.
+  constexpr std::size_t kMaxEntries = 1024;
+  if (cache.size() >= kMaxEntries) cache.clear();
+  PanelChoice choice = choose_panel_bcast(p, grid.shape, candidate, options, inputs);
+  cache.emplace(key, choice);
+  return choice;
 }
 
 namespace {

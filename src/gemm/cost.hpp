@@ -7,7 +7,8 @@
 //     panel (per k block with RELAY_GEMM_PANEL_BROADCASTS=per_block), all started together. They
 //     are replayed together as one schedule (each piece's steps appended to every rank's program),
 //     with the configuration relay_ibcast resolves for a piece (options, RELAY_BCAST_*, a tuning
-//     table, the closed form); `mpi` is costed as binomial. The row and the column broadcasts share
+//     table, the closed form; for `auto` without a table, the model's own pick:
+//     choose_panel_bcast); `mpi` is costed as binomial. The row and the column broadcasts share
 //     each process's network port, so a step's communication is their sum (a one-port node);
 //   - the local multiply runs at the measured rate (flops_per_s; complex: 4 real flops per
 //     multiply-add);
@@ -23,10 +24,12 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "coll/active_table.hpp"
 #include "gemm/gemm.hpp"
 #include "model/params.hpp"
 
@@ -61,11 +64,48 @@ struct CostBreakdown {
   double reduce_s = 0;     ///< the fibers' reduce-scatter of C, with packing and the sum
   double total_s = 0;
   bool ok = false;  ///< false when a broadcast or reduction configuration does not resolve
+  /// How `auto` resolved the panel broadcasts (relay_ibcast's resolution): by a tuning table's
+  /// rule for some of them, by the closed form (no rule) for some of them.
+  bool panels_by_table = false, panels_by_closed_form = false;
 };
 
 /// The model's time of `p` run as `candidate` on `grid` with `options`. Not collective.
 CostBreakdown predict(const Problem& p, const layout::ProcessGrid& grid, const Candidate& candidate,
                       const Options& options, const CostInputs& inputs);
+
+/// The panel broadcasts of a call run as `candidate`: what runs them and the model's time.
+struct PanelChoice {
+  relay_bcast_options_t bcast{};  ///< the broadcast options to run the call with
+  CostBreakdown cost;             ///< the model's time of the call with them
+  bool by_model = false;          ///< chosen here (else the caller's options, unchanged)
+  std::string considered;         ///< by_model: each configuration's predicted time (RELAY_LOG)
+};
+
+/// `auto` for the panel broadcasts when no tuning table covers them (issue 26: from the
+/// network, not from shared-memory constants): where the caller's options leave them to `auto`
+/// and relay_ibcast would take the closed form (no table rule) for every one of them, the
+/// configuration the model predicts fastest for the whole call with the grid's measured network
+/// (`inputs`) -- linear, binomial, binary, scatter_allgather, the pipeline at 16 KiB to 1 MiB
+/// segments, or the closed form's own on a tie. Otherwise the caller's options, costed. MPI's own
+/// broadcast is not a candidate: the model has no schedule of it (a tuning table, relay tune
+/// --for-gemm, chooses it where it is faster). Not collective: every process computes the same.
+PanelChoice choose_panel_bcast(const Problem& p, const layout::ProcessGrid& grid,
+                               const Candidate& candidate, const Options& options,
+                               const CostInputs& inputs);
+
+/// choose_panel_bcast's answers on one grid, kept for later calls of the same shape: weighing
+/// nine configurations costs about half a millisecond, which a ScaLAPACK solver's hundreds of
+/// small updates would pay on every call. Keyed by everything the choice reads: the problem's
+/// shape, types and blocks, the options and the candidate; emptied when the active tuning
+/// table changes.
+struct PanelChoices {
+  std::map<std::string, PanelChoice> by_key;
+  coll::ActiveTable table;  ///< the table they were chosen under (held: its address stays unique)
+};
+
+/// choose_panel_bcast through `grid`'s PanelChoices.
+PanelChoice cached_panel_bcast(relay_grid& grid, const Problem& p, const Candidate& candidate,
+                               const Options& options, const CostInputs& inputs);
 
 /// The grid's cost inputs, made on first use and kept with the grid: the network from
 /// RELAY_MODEL_PARAMS (a relay model measure file: alpha from its smallest ping-pong, beta

@@ -140,9 +140,17 @@ inline std::int64_t default_panel_width(std::int64_t k_block) {
   return k_block * ((kDefaultPanelDepth + k_block - 1) / k_block);
 }
 
-/// 2D SUMMA on the whole grid (summa.cpp).
+/// The panel broadcasts a SUMMA run took part in (relay_gemm_report_t's panel_bcast_*): what a
+/// tuning table for the GEMM must cover (relay tune --for-gemm).
+struct PanelBroadcasts {
+  int ranks[2] = {0, 0};                ///< op(A)'s (along a process row) and op(B)'s (a column)
+  long long largest_bytes[2] = {0, 0};  ///< the largest of each this process took part in
+};
+
+/// 2D SUMMA on the whole grid (summa.cpp). Records its panel broadcasts in `panels` if given.
 relay_status_t summa(const Problem& p, const relay_grid& grid, const Options& options,
-                     relay_gemm_stats_t& stats, std::string& error);
+                     relay_gemm_stats_t& stats, std::string& error,
+                     PanelBroadcasts* panels = nullptr);
 
 struct LayerView;
 
@@ -150,6 +158,7 @@ struct LayerView;
 struct LayeredStats {
   double replicate_s = 0, reduce_s = 0;
   long long layered_bytes = 0;
+  PanelBroadcasts panels;  ///< the layer's SUMMA
 };
 
 /// 2.5D (one_step = false: each layer runs SUMMA over its k-slab) or 3D (one_step: each layer

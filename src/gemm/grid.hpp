@@ -15,6 +15,7 @@
 namespace relay::gemm {
 struct LayerView;
 struct CostInputs;
+struct PanelChoices;
 }  // namespace relay::gemm
 
 struct relay_grid {
@@ -29,6 +30,8 @@ struct relay_grid {
   std::vector<std::unique_ptr<relay::gemm::LayerView>> layer_views;
   /// What the automatic choice costs calls with (gemm/cost.hpp), measured or read once.
   std::unique_ptr<relay::gemm::CostInputs> cost_inputs;
+  /// The panel broadcasts the model chose for earlier calls (gemm/cost.hpp), made on first use.
+  std::unique_ptr<relay::gemm::PanelChoices> panel_choices;
   /// The nodes (MPI_COMM_TYPE_SHARED) the grid spans, counted on first need (grid_nodes).
   int nodes = 0;
 };

@@ -26,6 +26,7 @@
 #include <cstring>
 #include <vector>
 
+#include "coll/registry.hpp"
 #include "core/status.hpp"
 #include "core/units.hpp"
 #include "exec/compute.hpp"
@@ -407,7 +408,7 @@ relay_status_t Layered<T>::run(std::string& error) {
     layer_options.lookahead = 0;
     layer_options.pieces = 1;
   }
-  st = summa(q, *view_.layer, layer_options, stats_, error);
+  st = summa(q, *view_.layer, layer_options, stats_, error, &extra_.panels);
   if (st != RELAY_SUCCESS) return st;
 
   t0 = MPI_Wtime();
@@ -568,6 +569,10 @@ Fit run_layered(const Problem& p, relay_grid& grid, const Candidate& cand, const
   report.replicate_s = extra.replicate_s;
   report.reduce_s = extra.reduce_s;
   report.layered_bytes = extra.layered_bytes;
+  for (int x = 0; x < 2; ++x) {
+    report.panel_bcast_ranks[x] = extra.panels.ranks[x];
+    report.panel_bcast_bytes[x] = extra.panels.largest_bytes[x];
+  }
   return Fit::runs;
 }
 
@@ -603,16 +608,19 @@ relay_status_t multiply(const Problem& p, relay_grid& grid, const Options& optio
     order.push_back(Candidate{});
   }
   std::vector<CostBreakdown> costs(order.size());
-  // The cost inputs are made on a grid's first non-empty call whatever it runs (collective:
-  // the report pointer, which may differ between processes, decides only whether a cost is
-  // computed from them).
+  // Per candidate, its panel broadcasts: the caller's options, or auto's configuration chosen
+  // by the model where no tuning table covers them (choose_panel_bcast).
+  std::vector<PanelChoice> panels(order.size());
+  for (PanelChoice& c : panels) c.bcast = options.bcast;
+  // The cost inputs are made on a grid's first non-empty call whatever it runs (collective).
   const CostInputs* inputs = nullptr;
   if (!empty) {
     if (auto st = cost_inputs(grid, &inputs, error); st != RELAY_SUCCESS) return st;
   }
-  if (inputs != nullptr && (order.size() > 1 || options.report != nullptr)) {
+  if (inputs != nullptr) {
     for (std::size_t i = 0; i < order.size(); ++i) {
-      costs[i] = predict(p, grid.shape, order[i], options, *inputs);
+      panels[i] = cached_panel_bcast(grid, p, order[i], options, *inputs);
+      costs[i] = panels[i].cost;
     }
     if (order.size() > 1) {
       std::vector<std::size_t> rank(order.size());
@@ -639,21 +647,41 @@ relay_status_t multiply(const Problem& p, relay_grid& grid, const Options& optio
       }
       std::vector<Candidate> sorted;
       std::vector<CostBreakdown> sorted_costs;
+      std::vector<PanelChoice> sorted_panels;
       for (std::size_t i : rank) {
         sorted.push_back(order[i]);
         sorted_costs.push_back(costs[i]);
+        sorted_panels.push_back(std::move(panels[i]));
       }
       order = std::move(sorted);
       costs = std::move(sorted_costs);
+      panels = std::move(sorted_panels);
     }
   }
 
+  Options run_options = options;
   for (std::size_t i = 0; i < order.size(); ++i) {
     const Candidate& cand = order[i];
     report.predicted_s = costs[i].ok ? costs[i].total_s : 0.0;
+    run_options.bcast = panels[i].bcast;
+    report.panel_bcast_algorithm = static_cast<int>(run_options.bcast.algorithm);
+    report.panel_bcast_segment_bytes = run_options.bcast.segment_bytes;
+    report.panel_bcast_by_model = panels[i].by_model ? 1 : 0;
+    if (log && panels[i].by_model) {
+      const coll::Algorithm* row =
+          coll::find_algorithm(coll::Collective::bcast, run_options.bcast.algorithm);
+      core::log_line(fmt::format(
+          "gemm: {} panel broadcasts by the model ({}; no tuning table rule): {}{} ({}); "
+          "considered: {}",
+          candidate_name(cand), inputs->source, row != nullptr ? row->name : "?",
+          run_options.bcast.segment_bytes > 0
+              ? fmt::format(" {} KiB segments", run_options.bcast.segment_bytes >> 10)
+              : std::string(),
+          seconds_text(costs[i].total_s), panels[i].considered));
+    }
     if (cand.algorithm == RELAY_GEMM_2D) break;
     relay_status_t st = RELAY_SUCCESS;
-    const Fit fit = run_layered(p, grid, cand, options, stats, report, st, error);
+    const Fit fit = run_layered(p, grid, cand, run_options, stats, report, st, error);
     if (fit == Fit::over_limit && automatic) {
       if (log)
         core::log_line(fmt::format("gemm: auto passes over {}: {}", candidate_name(cand), error));
@@ -676,7 +704,12 @@ relay_status_t multiply(const Problem& p, relay_grid& grid, const Options& optio
     core::log_line(
         fmt::format("gemm: 2d on the {}x{} grid (auto)", grid.shape.rows, grid.shape.cols));
   }
-  relay_status_t st = summa(p, grid, options, stats, error);
+  PanelBroadcasts made;
+  relay_status_t st = summa(p, grid, run_options, stats, error, &made);
+  for (int x = 0; x < 2; ++x) {
+    report.panel_bcast_ranks[x] = made.ranks[x];
+    report.panel_bcast_bytes[x] = made.largest_bytes[x];
+  }
   write_report(options.report, report);
   return st;
 }

@@ -161,6 +161,8 @@ class Summa {
       : p_(p), grid_(grid), options_(options), stats_(stats) {}
 
   relay_status_t run(std::string& error);
+  /// The panel broadcasts run() took part in.
+  const PanelBroadcasts& panels() const { return panels_; }
 
  private:
   void setup_operand(Operand<T>& x, bool is_a);
@@ -207,6 +209,7 @@ class Summa {
   std::int64_t m_loc_ = 0, n_loc_ = 0;
   relay_bcast_options_t bcast_options_{};
   std::string error_;
+  PanelBroadcasts panels_;
 };
 
 template <class T>
@@ -313,6 +316,7 @@ relay_status_t Summa<T>::start_aligned(const Operand<T>& x, Slot<T>& slot, Stagi
     ++pieces_of[o];
     elements_of[o] += pc.count * nf;
   }
+  panels_.ranks[x.class_is_row ? 0 : 1] = comm_size;  // A's classes are process rows
   const bool broadcasts = comm_size > 1 && nf > 0;
   const bool group = options_.panels_per_owner && broadcasts;
   auto staged_for = [&](std::size_t o) { return group && owners[o] >= 0 && pieces_of[o] > 1; };
@@ -333,7 +337,10 @@ relay_status_t Summa<T>::start_aligned(const Operand<T>& x, Slot<T>& slot, Stagi
       return st;
     }
     slot.bcasts.push_back(req);
-    stats_.panel_bytes += count * static_cast<long long>(sizeof(T));
+    const long long bytes = count * static_cast<long long>(sizeof(T));
+    stats_.panel_bytes += bytes;
+    const int operand = x.class_is_row ? 0 : 1;  // A's classes are process rows
+    panels_.largest_bytes[operand] = std::max(panels_.largest_bytes[operand], bytes);
     return RELAY_SUCCESS;
   };
   std::int64_t at = 0;  // next free element of the staging buffer
@@ -634,10 +641,12 @@ relay_status_t Summa<T>::run(std::string& error) {
 }  // namespace
 
 relay_status_t summa(const Problem& p, const relay_grid& grid, const Options& options,
-                     relay_gemm_stats_t& stats, std::string& error) {
+                     relay_gemm_stats_t& stats, std::string& error, PanelBroadcasts* panels) {
   relay_status_t st = RELAY_ERR_DATATYPE;
   if (!with_element_type(p.type, false, [&](auto tag) {
-        st = Summa<decltype(tag)>(p, grid, options, stats).run(error);
+        Summa<decltype(tag)> run(p, grid, options, stats);
+        st = run.run(error);
+        if (panels != nullptr) *panels = run.panels();
         return true;
       })) {
     error = "datatype is not MPI_FLOAT, MPI_DOUBLE, MPI_C_FLOAT_COMPLEX or MPI_C_DOUBLE_COMPLEX";

@@ -761,6 +761,94 @@ TEST(Gemm, ModelParamsFromTheEnvironment) {
   if (rank == 0) std::remove(path.c_str());
 }
 
+// Without a tuning table, auto's panel broadcast is what the model predicts fastest with the
+// grid's network (issue 26): its predicted time is the least of those the model gives the
+// configurations it weighs when forced, and a forced one is run as given.
+TEST(Gemm, PanelBroadcastByTheModelWithoutATable) {
+  int size = 0, rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (size != 4) GTEST_SKIP() << "a 1x4 grid";
+  int first_pid = static_cast<int>(getpid());  // rank 0's: the files every rank reads
+  MPI_Bcast(&first_pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  const std::string pid = std::to_string(first_pid);
+  const std::string params = "relay_test_panel_params_" + pid + ".json";
+  if (rank == 0) {
+    std::FILE* f = std::fopen(params.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    // A network of 50 us per message and 100 MB/s: the configurations cost different times.
+    std::fputs(
+        "{\"schema\": \"relay.model.params/1\", \"hockney\": {\"alpha_s\": 5e-5, "
+        "\"beta_s_per_byte\": 1e-8}}\n",
+        f);
+    std::fclose(f);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  setenv("RELAY_MODEL_PARAMS", params.c_str(), 1);
+  relay_grid_t grid = RELAY_GRID_NULL;
+  ASSERT_EQ(relay_grid_create(MPI_COMM_WORLD, 1, 4, 'R', &grid), RELAY_SUCCESS);
+  relay_gemm_options_t options;
+  relay_gemm_options_init(&options);
+  options.algorithm = RELAY_GEMM_2D;
+  options.lookahead = 1;
+  relay_bcast_options_t bcast;
+  relay_bcast_options_init(&bcast);
+  options.bcast = &bcast;
+  const long long n = 512, nb = 16;  // 64 KiB per owner and panel: segments matter
+  struct Forced {
+    relay_bcast_algorithm_t algorithm;
+    long long segment_bytes;
+    double predicted = 0;
+  };
+  std::vector<Forced> forced = {
+      {RELAY_BCAST_LINEAR, 0},           {RELAY_BCAST_BINOMIAL, 0},
+      {RELAY_BCAST_BINARY, 0},           {RELAY_BCAST_SCATTER_ALLGATHER, 0},
+      {RELAY_BCAST_PIPELINE, 16 << 10},  {RELAY_BCAST_PIPELINE, 64 << 10},
+      {RELAY_BCAST_PIPELINE, 256 << 10}, {RELAY_BCAST_PIPELINE, 1 << 20}};
+  for (Forced& f : forced) {
+    bcast.algorithm = f.algorithm;
+    bcast.segment_bytes = f.segment_bytes;
+    const relay_gemm_report_t r = multiply_ones(grid, n, nb, options);
+    EXPECT_EQ(r.panel_bcast_algorithm, f.algorithm);
+    EXPECT_EQ(r.panel_bcast_segment_bytes, f.segment_bytes);
+    EXPECT_EQ(r.panel_bcast_by_model, 0);
+    EXPECT_EQ(r.panel_bcast_ranks[0], 4);
+    // 512 rows of A by 4 of the 256-wide panel's 16 blocks of 16 columns, 8 bytes each.
+    EXPECT_EQ(r.panel_bcast_bytes[0], 512LL * 64 * 8);
+    EXPECT_GT(r.predicted_s, 0.0);
+    f.predicted = r.predicted_s;
+  }
+  const auto best =
+      std::min_element(forced.begin(), forced.end(),
+                       [](const Forced& a, const Forced& b) { return a.predicted < b.predicted; });
+  bcast.algorithm = RELAY_BCAST_AUTO;
+  bcast.segment_bytes = RELAY_SEGMENT_DEFAULT;
+  const relay_gemm_report_t chosen = multiply_ones(grid, n, nb, options);
+  EXPECT_LE(chosen.predicted_s, best->predicted);
+  if (chosen.panel_bcast_by_model == 1) {
+    EXPECT_EQ(chosen.predicted_s, best->predicted);
+    const bool ran_a_best = std::any_of(forced.begin(), forced.end(), [&](const Forced& f) {
+      return f.predicted == best->predicted && f.algorithm == chosen.panel_bcast_algorithm &&
+             f.segment_bytes == chosen.panel_bcast_segment_bytes;
+    });
+    EXPECT_TRUE(ran_a_best) << "ran " << chosen.panel_bcast_algorithm << " with "
+                            << chosen.panel_bcast_segment_bytes << " B segments";
+  } else {  // the closed form's own configuration was at least as fast: relay_ibcast's auto
+    EXPECT_EQ(chosen.panel_bcast_algorithm, RELAY_BCAST_AUTO);
+  }
+  // The same call again: the same choice (kept with the grid).
+  const relay_gemm_report_t again = multiply_ones(grid, n, nb, options);
+  EXPECT_EQ(again.panel_bcast_algorithm, chosen.panel_bcast_algorithm);
+  EXPECT_EQ(again.predicted_s, chosen.predicted_s);
+  // With a table rule covering the panels the model stays out: tune_table's --for-gemm step
+  // (RELAY_TUNING_FILE; this program's relay_tuning_load would load relay_internal's copy of
+  // the table state, not librelay's that relay_gemm reads).
+  unsetenv("RELAY_MODEL_PARAMS");
+  relay_grid_free(&grid);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) std::remove(params.c_str());
+}
+
 // One broadcast per owner and one per block fill the same panels in the same k order: C is
 // identical to the bit. RELAY_GEMM_PANEL_BROADCASTS overrides the option; a bad value fails on
 // every process.

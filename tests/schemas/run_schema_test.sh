@@ -27,6 +27,8 @@ run1 model predict --params params.json --ranks 4 --sizes 64KiB --algorithms bin
   --policies blocking --segments 0 --json predict.json
 run2 tune --operation bcast --sizes 64KiB --methods model --table-method model --params params.json \
   --output table.json --json tune.json --quiet
+run2 tune --for-gemm --n 64 --block 8 --reps 1 --algorithms binomial,pipeline --segments 1KiB \
+  --output gemm_table.json --json tune_gemm.json --quiet
 python3 - "$source/schemas" "$source/src" <<'PY' || fail "a document does not follow its schema"
 import json, pathlib, re, sys
 import jsonschema
@@ -41,7 +43,8 @@ written = {"bcast.json": "relay.bench.bcast/1", "bcast_osu.json": "relay.bench.b
            "overlap.json": "relay.bench.overlap/1", "symm.json": "relay.bench.symm/1",
            "purify.json": "relay.purify/1", "params.json": "relay.model.params/1",
            "predict.json": "relay.model.predict/1", "tune.json": "relay.tune/1",
-           "table.json": "relay.tuning/1"}
+           "table.json": "relay.tuning/1", "tune_gemm.json": "relay.tune.gemm/1",
+           "gemm_table.json": "relay.tuning/1"}
 for path, name in written.items():
     doc = json.loads(pathlib.Path(path).read_text())
     assert doc.get("schema") == name, f"{path}: schema {doc.get('schema')!r}, expected {name}"

@@ -197,6 +197,67 @@ run_logged env RELAY_TUNING_FILE="$table" RELAY_LOG=1 OPENBLAS_NUM_THREADS=1 "$r
 panels=$(check_auto_log relay_ibcast 2 1 - 2>&1) || fail "the GEMM's panel broadcasts did not follow the table: $panels"
 echo "2b. the GEMM's panel broadcasts (auto) followed the table's 2-rank rules on every rank: $panels"
 
+# relay tune --for-gemm: the 2x2 GEMM run with each candidate broadcast; the fastest is the
+# rule of the broadcasts it made (2-rank rows and columns; n = 96, block 8: a panel of 96 is
+# 12 blocks, 6 per owner, 48 local rows x 48 columns x 8 B = 18432 B per broadcast), and the
+# GEMM's auto then follows that rule on every rank.
+gemm_table=$work/gemm_table.json
+run env OPENBLAS_NUM_THREADS=1 "$relay" tune --for-gemm --n 96,160 --grid 2x2 --block 8 --reps 1 \
+  --algorithms binomial,linear,pipeline --segments 4KiB --output "$gemm_table" --quiet \
+  --json "$work/gemm_tune.json" || fail "relay tune --for-gemm exited $?"
+grep -q "# A's panels: broadcast along process rows of 2 ranks, the largest 18KiB" "$out" ||
+  fail "relay tune --for-gemm did not print the 18432-byte panel broadcasts of n = 96"
+"$relay" table "$gemm_table" >"$work/gemm_table.txt" 2>&1 || fail "relay table rejected what --for-gemm wrote"
+python3 - "$gemm_table" "$work/gemm_tune.json" <<'PY' || fail "the --for-gemm table does not hold each size's fastest"
+import json, sys
+rules = json.load(open(sys.argv[1]))["rules"]
+doc = json.load(open(sys.argv[2]))
+assert doc["schema"] == "relay.tune.gemm/1" and [s["n"] for s in doc["sizes"]] == [96, 160], doc
+assert all(r["operation"] == "bcast" and r["comm_size"] == [2, 2] for r in rules), rules
+assert rules[0]["bytes"][0] == 0 and rules[-1]["bytes"][1] == 2**63 - 1, rules
+for size in doc["sizes"]:
+    names = [c["name"] for c in size["candidates"]]
+    assert names == ["binomial", "linear", "pipeline 4KiB"], names
+    fastest = min(size["candidates"], key=lambda c: c["median_s"])
+    assert size["choice"] == fastest["name"] and fastest["x_best"] == 1.0, size
+    pb = {p["operand"]: p for p in size["panel_broadcasts"]}
+    assert pb["A"]["ranks"] == 2 and pb["B"]["ranks"] == 2, pb
+    assert pb["A"]["largest_bytes"] == pb["B"]["largest_bytes"] > 0, pb
+    point = pb["A"]["largest_bytes"]
+    rule = next(r for r in rules if r["bytes"][0] <= point <= r["bytes"][1])
+    want_seg = fastest["segment_bytes"] if fastest["segment_bytes"] < point else 0
+    assert (rule["algorithm"], rule["policy"], rule["segment_bytes"]) == (
+        fastest["algorithm"], fastest["policy"], want_seg), (rule, fastest)
+    assert rule["source"] == f"gemm n={size['n']} 2x2 block 8 L=1", rule
+assert doc["sizes"][0]["panel_broadcasts"][0]["largest_bytes"] == 18432, doc["sizes"][0]
+PY
+table_saved=$table
+table=$gemm_table
+run_logged env RELAY_TUNING_FILE="$gemm_table" RELAY_LOG=1 OPENBLAS_NUM_THREADS=1 "$relay" bench gemm \
+  --n 96,160 --grid 2x2 --block 8 --schemes auto --lookahead 1 --reps 1 ||
+  fail "relay bench gemm with the --for-gemm table exited $?"
+panels=$(check_auto_log relay_ibcast 2 4 18432 2>&1) ||
+  fail "the GEMM's panel broadcasts did not follow the --for-gemm table: $panels"
+# On a 1x4 grid the model would choose the 4-rank row's broadcasts itself (no table: the GEMM
+# weighs them with its network); with a --for-gemm table covering them, they follow the table.
+run env OPENBLAS_NUM_THREADS=1 "$relay" tune --for-gemm --n 96 --grid 1x4 --block 8 --reps 1 \
+  --algorithms linear,mpi --output "$gemm_table" --quiet || fail "relay tune --for-gemm --grid 1x4 exited $?"
+grep -q "# B's panels: not broadcast (process columns of 1 rank)" "$out" ||
+  fail "relay tune --for-gemm did not say that a 1-rank column broadcasts nothing"
+run_logged env RELAY_TUNING_FILE="$gemm_table" RELAY_LOG=1 OPENBLAS_NUM_THREADS=1 "$relay" bench gemm \
+  --n 96 --grid 1x4 --block 8 --schemes auto --lookahead 1 --reps 1 ||
+  fail "relay bench gemm --grid 1x4 with the --for-gemm table exited $?"
+row_panels=$(check_auto_log relay_ibcast 4 4 18432 2>&1) ||
+  fail "the 1x4 GEMM's panel broadcasts did not follow the --for-gemm table: $row_panels"
+grep -q "panel broadcasts by the model" "$logs"/stderr.* &&
+  fail "the model chose the panel broadcasts although the table covers them"
+table=$table_saved
+for bad in "--for-gemm --operation allreduce" "--n 96" "--for-gemm --algorithms nosuch"; do
+  run "$relay" tune $bad --output "$work/bad.json" && fail "relay tune $bad was accepted"
+  [ -e "$work/bad.json" ] && fail "relay tune $bad wrote a table"
+done
+echo "2c. relay tune --for-gemm chose each size's fastest; the GEMM's auto followed it: 2x2 $panels; 1x4 $row_panels"
+
 echo '{"schema": "relay.tuning/1", "rules": [{"operation": "bcast"' >"$work/truncated.json"
 run env RELAY_TUNING_FILE="$work/truncated.json" "$relay" bench bcast --algorithms auto \
   --baselines none --sizes 4KiB --iterations 1 --warmup 0 --quiet && fail "a truncated table was accepted"
