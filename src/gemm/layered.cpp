@@ -526,6 +526,14 @@ namespace {
 
 enum class Fit { runs, refused, over_limit };
 
+// The report's panel_bcast_ranks and _bytes from what a SUMMA run broadcast.
+void report_panels(const PanelBroadcasts& made, relay_gemm_report_t& report) {
+  for (int x = 0; x < 2; ++x) {
+    report.panel_bcast_ranks[x] = made.ranks[x];
+    report.panel_bcast_bytes[x] = made.largest_bytes[x];
+  }
+}
+
 // Runs `cand` (2.5D or 3D) after the memory check. Over the limit, every process returns
 // over_limit with `error` set and nothing moved.
 Fit run_layered(const Problem& p, relay_grid& grid, const Candidate& cand, const Options& options,
@@ -569,10 +577,7 @@ Fit run_layered(const Problem& p, relay_grid& grid, const Candidate& cand, const
   report.replicate_s = extra.replicate_s;
   report.reduce_s = extra.reduce_s;
   report.layered_bytes = extra.layered_bytes;
-  for (int x = 0; x < 2; ++x) {
-    report.panel_bcast_ranks[x] = extra.panels.ranks[x];
-    report.panel_bcast_bytes[x] = extra.panels.largest_bytes[x];
-  }
+  report_panels(extra.panels, report);
   return Fit::runs;
 }
 
@@ -607,9 +612,8 @@ relay_status_t multiply(const Problem& p, relay_grid& grid, const Options& optio
     if (asked.algorithm != RELAY_GEMM_2D) why_2d = obstacle;
     order.push_back(Candidate{});
   }
-  std::vector<CostBreakdown> costs(order.size());
-  // Per candidate, its panel broadcasts: the caller's options, or auto's configuration chosen
-  // by the model where no tuning table covers them (choose_panel_bcast).
+  // Per candidate, its panel broadcasts (the caller's options, or auto's configuration chosen
+  // by the model where no tuning table covers them: choose_panel_bcast) and the model's time.
   std::vector<PanelChoice> panels(order.size());
   for (PanelChoice& c : panels) c.bcast = options.bcast;
   // The cost inputs are made on a grid's first non-empty call whatever it runs (collective).
@@ -620,15 +624,14 @@ relay_status_t multiply(const Problem& p, relay_grid& grid, const Options& optio
   if (inputs != nullptr) {
     for (std::size_t i = 0; i < order.size(); ++i) {
       panels[i] = cached_panel_bcast(grid, p, order[i], options, *inputs);
-      costs[i] = panels[i].cost;
     }
     if (order.size() > 1) {
       std::vector<std::size_t> rank(order.size());
       for (std::size_t i = 0; i < rank.size(); ++i) rank[i] = i;
       // Stable: on a tie the simpler algorithm (2D first, then fewer layers) wins.
       std::stable_sort(rank.begin(), rank.end(), [&](std::size_t a, std::size_t b) {
-        const double ta = costs[a].ok ? costs[a].total_s : HUGE_VAL;
-        const double tb = costs[b].ok ? costs[b].total_s : HUGE_VAL;
+        const double ta = panels[a].cost.ok ? panels[a].cost.total_s : HUGE_VAL;
+        const double tb = panels[b].cost.ok ? panels[b].cost.total_s : HUGE_VAL;
         return ta < tb;
       });
       if (log) {
@@ -636,7 +639,7 @@ relay_status_t multiply(const Problem& p, relay_grid& grid, const Options& optio
             "gemm: auto, {}x{}x{} on the {}x{} grid ({}, {:.1f} GFLOP/s):", p.m, p.n, p.k,
             grid.shape.rows, grid.shape.cols, inputs->source, inputs->flops_per_s * 1e-9);
         for (std::size_t i : rank) {
-          const CostBreakdown& c = costs[i];
+          const CostBreakdown& c = panels[i].cost;
           line += c.ok ? fmt::format(" {} {} (repl {}, panels {}, multiply {}, reduce {});",
                                      candidate_name(order[i]), seconds_text(c.total_s),
                                      seconds_text(c.replicate_s), seconds_text(c.panels_s),
@@ -646,15 +649,12 @@ relay_status_t multiply(const Problem& p, relay_grid& grid, const Options& optio
         core::log_line(line);
       }
       std::vector<Candidate> sorted;
-      std::vector<CostBreakdown> sorted_costs;
       std::vector<PanelChoice> sorted_panels;
       for (std::size_t i : rank) {
         sorted.push_back(order[i]);
-        sorted_costs.push_back(costs[i]);
         sorted_panels.push_back(std::move(panels[i]));
       }
       order = std::move(sorted);
-      costs = std::move(sorted_costs);
       panels = std::move(sorted_panels);
     }
   }
@@ -662,7 +662,8 @@ relay_status_t multiply(const Problem& p, relay_grid& grid, const Options& optio
   Options run_options = options;
   for (std::size_t i = 0; i < order.size(); ++i) {
     const Candidate& cand = order[i];
-    report.predicted_s = costs[i].ok ? costs[i].total_s : 0.0;
+    const CostBreakdown& cost = panels[i].cost;
+    report.predicted_s = cost.ok ? cost.total_s : 0.0;
     run_options.bcast = panels[i].bcast;
     report.panel_bcast_algorithm = static_cast<int>(run_options.bcast.algorithm);
     report.panel_bcast_segment_bytes = run_options.bcast.segment_bytes;
@@ -677,7 +678,7 @@ relay_status_t multiply(const Problem& p, relay_grid& grid, const Options& optio
           run_options.bcast.segment_bytes > 0
               ? fmt::format(" {} KiB segments", run_options.bcast.segment_bytes >> 10)
               : std::string(),
-          seconds_text(costs[i].total_s), panels[i].considered));
+          seconds_text(cost.total_s), panels[i].considered));
     }
     if (cand.algorithm == RELAY_GEMM_2D) break;
     relay_status_t st = RELAY_SUCCESS;
@@ -706,10 +707,7 @@ relay_status_t multiply(const Problem& p, relay_grid& grid, const Options& optio
   }
   PanelBroadcasts made;
   relay_status_t st = summa(p, grid, run_options, stats, error, &made);
-  for (int x = 0; x < 2; ++x) {
-    report.panel_bcast_ranks[x] = made.ranks[x];
-    report.panel_bcast_bytes[x] = made.largest_bytes[x];
-  }
+  report_panels(made, report);
   write_report(options.report, report);
   return st;
 }
