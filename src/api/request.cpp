@@ -1,4 +1,4 @@
-// Completing nonblocking operations, names of enums, status strings.
+// Completing nonblocking operations, names of enums, status strings, loading a tuning table.
 #include "api/request.hpp"
 
 #include <fmt/format.h>
@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 
+#include "coll/active_table.hpp"
 #include "coll/registry.hpp"
 #include "core/mpi_library.hpp"
 #include "core/status.hpp"
@@ -295,6 +296,12 @@ relay_status_t relay_policy_from_name(const char* name, relay_policy_t* policy) 
   }
   return fail(RELAY_ERR_POLICY, "'{}' is not a policy (blocking, nonblocking, default)", name);
 }
+
+// Here, not in coll: the internals' archive (relay_internal) holds coll's objects too, and a
+// program linking both it and librelay (the command line, test_gemm) bound this symbol to the
+// archive's copy of the table while librelay's relay_gemm read its own. The C API lives only in
+// librelay, so every caller loads the table librelay's calls consult.
+relay_status_t relay_tuning_load(const char* path) { return relay::coll::load_table(path); }
 
 const char* relay_status_string(relay_status_t status) {
   switch (status) {

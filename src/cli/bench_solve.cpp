@@ -1,9 +1,10 @@
 // relay bench solve (issue 31): ScaLAPACK's own LU (pdgesv), Cholesky (pdposv) and QR (pdgels)
-// solvers, unchanged, each run with ScaLAPACK's pdgemm_ and with relay's, interleaved in one
-// process: the drop-in's entry points are linked into this program and exported, so the
-// solvers' calls reach them, and scalapack/serving.hpp says who serves each run. Per run: the
-// solve's time (the slowest process), the time its processes spent in p?gemm_ (tan2014 Table
-// I's share), the residual of the solution, and the energy where the machine has counters.
+// solvers, unchanged, each run with ScaLAPACK's pdgemm_ and pdsyrk_ and with relay's,
+// interleaved in one process: the drop-in's entry points are linked into this program and
+// exported, so the solvers' calls reach them, and scalapack/serving.hpp says who serves each
+// run. Per run: the solve's time (the slowest process), the time its processes spent in
+// p?gemm_ and p?syrk_ (the multiplications: tan2014 Table I's share; Cholesky's are p?syrk_),
+// the residual of the solution, and the energy where the machine has counters.
 //
 // Every repetition runs both servers on the same matrices (restored from a copy, untimed), in
 // alternating order, so drifts of the machine hit both alike; ratios are the medians of the
@@ -346,13 +347,14 @@ int Bench::run() {
 
   if (rank_ == 0) {
     std::printf(
-        "\n# relay bench solve: ScaLAPACK's solvers with ScaLAPACK's pdgemm_ and with relay's, "
+        "\n# relay bench solve: ScaLAPACK's solvers with ScaLAPACK's pdgemm_ and pdsyrk_ and "
+        "with relay's, "
         "grid %dx%d, block %d, %d right-hand side%s, %d reps (medians; vs_scalapack: median of "
         "the paired ratios, > 1 = relay faster)\n",
         rows_, cols_, a_.block, a_.nrhs, a_.nrhs == 1 ? "" : "s", a_.reps);
     std::printf("%s\n", energy_note(*energy_, "per solve (mean over the reps)").c_str());
-    std::printf("%-9s %6s %-9s %9s %8s %9s %7s %9s %13s %9s %12s%s\n", "solver", "n", "pdgemm_by",
-                "time_s", "GFLOP/s", "pgemm_s", "share", "relay/all", "tan2014_share", "residual",
+    std::printf("%-9s %6s %-9s %9s %8s %9s %7s %9s %13s %9s %12s%s\n", "solver", "n", "served_by",
+                "time_s", "GFLOP/s", "mult_s", "share", "relay/all", "tan2014_share", "residual",
                 "vs_scalapack", energy_titles().c_str());
     for (const auto& row : rows) {
       std::printf("%-9s %6d %-9s %9.3f %8.2f %9.3f %6.1f%% %9s %7.1f%% nb=%-3d %9.2e %11.3fx%s\n",
@@ -368,18 +370,19 @@ int Bench::run() {
                   energy_cells(row).c_str());
     }
     std::printf(
-        "share: time in p?gemm_ over the solve's, summed over the processes (tan2014 Table I: "
-        "its cluster and block sizes); relay/all: p?gemm_ calls per process relay's GEMM served "
-        "/ all (relay's drop-in hands one panel step on one node to ScaLAPACK's own unless "
-        "RELAY_SCALAPACK_FORWARD=relay); residual: ||A x - b|| / (||A|| ||x|| n eps), the worst "
-        "rep\n");
+        "served_by: who served the p?gemm_ and p?syrk_ calls (the multiplications); mult_s: "
+        "seconds per process in them; share: their time over the solve's, summed over the "
+        "processes (tan2014 Table I: its cluster and block sizes); relay/all: the calls per "
+        "process relay served / all (relay's drop-in hands one panel step on one node to "
+        "ScaLAPACK's own unless RELAY_SCALAPACK_FORWARD=relay); residual: ||A x - b|| / (||A|| "
+        "||x|| n eps), the worst rep\n");
     for (const auto& row : rows) {
       if (row["pgemm_by"] != "relay") continue;
       if (row["pgemm_calls"].get<long long>() == 0) {
-        // Debian's ScaLAPACK 2.2: pdpotrf updates with PDSYRK, pdgels's PDLARFB with local DGEMM.
+        // Debian's ScaLAPACK 2.2: pdgels's PDLARFB multiplies with local DGEMM.
         std::printf(
-            "# %s n=%d: %s made no p?gemm_ call; both rows ran the same code, and their "
-            "ratio is this run's noise\n",
+            "# %s n=%d: %s made no p?gemm_ or p?syrk_ call; both rows ran the same code, and "
+            "their ratio is this run's noise\n",
             row["solver"].get<std::string>().c_str(), row["n"].get<int>(),
             row["routine"].get<std::string>().c_str());
       } else if (!row["relay_config"].get<std::string>().empty()) {
@@ -408,11 +411,13 @@ void add_bench_solve(CLI::App& bench, int& exit_code) {
   auto args = std::make_shared<Args>();
   CLI::App* cmd = bench.add_subcommand(
       "solve",
-      "ScaLAPACK's LU, Cholesky and QR solvers with ScaLAPACK's pdgemm_ and with relay's "
+      "ScaLAPACK's LU, Cholesky and QR solvers with ScaLAPACK's pdgemm_ and pdsyrk_ and with "
+      "relay's "
       "(tan2014 Table I)");
   cmd->footer(
       "Run under mpirun, one BLAS thread per rank (OPENBLAS_NUM_THREADS=1). Each solve runs\n"
-      "with ScaLAPACK's own pdgemm_ and with relay's, interleaved, on the same matrices; the\n"
+      "with ScaLAPACK's own pdgemm_ and pdsyrk_ and with relay's, interleaved, on the same\n"
+      "matrices (LU multiplies with pdgemm_, Cholesky with pdsyrk_); the\n"
       "solvers themselves are ScaLAPACK's, unchanged (pdgesv, pdposv, pdgels).");
   cmd->add_option("--n", args->sizes, "matrix sizes n, comma-separated")->capture_default_str();
   cmd->add_option("--grid", args->grid, "process grid RxC (default: the squarest for the ranks)");

@@ -1,9 +1,10 @@
 // relay profile -- PROGRAM ARGS: an unchanged MPI program run with relay's ScaLAPACK library
-// (librelay_scalapack) preloaded, which records every p?gemm_ call (scalapack/profile.hpp);
-// then the time and calls in p?gemm_ against the whole run, per process and in total, and the
-// calls grouped by shape. Launched like the program (mpirun -np 4 relay profile -- ./app): each
-// rank runs its copy of the program as a child and uses no MPI itself; the ranks meet through
-// files in one directory, where the launcher's rank 0 reads them all and prints. docs/profile.md.
+// (librelay_scalapack) preloaded, which records every p?gemm_ and p?syrk_ call
+// (scalapack/profile.hpp); then the time and calls in them against the whole run, per process and
+// in total, and the calls grouped by shape. Launched like the program (mpirun -np 4 relay profile
+// -- ./app): each rank runs its copy of the program as a child and uses no MPI itself; the ranks
+// meet through files in one directory, where the launcher's rank 0 reads them all and prints.
+// docs/profile.md.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -133,13 +134,13 @@ nlohmann::json report(const ProfileArgs& a, const nlohmann::json& processes) {
   double wall_sum = 0, gemm_sum = 0;
   long long calls_sum = 0;
   std::map<std::string, nlohmann::json> shapes;
-  std::printf("# relay profile: %s on %zu processes; p?gemm_ served by %s\n",
+  std::printf("# relay profile: %s on %zu processes; p?gemm_ and p?syrk_ served by %s\n",
               fmt::format("{}", fmt::join(a.command, " ")).c_str(), processes.size(),
               a.forward == "relay"  ? "relay (librelay_scalapack preloaded)"
               : a.forward == "auto" ? "relay's drop-in (librelay_scalapack preloaded: relay, "
                                       "except one panel step on one node; see each shape)"
                                     : "ScaLAPACK (forwarded by librelay_scalapack)");
-  std::printf("%-9s %10s %12s %8s %8s %6s\n", "# Process", "Run(s)", "p?gemm_(s)", "Share", "Calls",
+  std::printf("%-9s %10s %12s %8s %8s %6s\n", "# Process", "Run(s)", "Mult(s)", "Share", "Calls",
               "Exit");
   for (const auto& p : processes) {
     double gemm_s = 0;
@@ -170,9 +171,11 @@ nlohmann::json report(const ProfileArgs& a, const nlohmann::json& processes) {
   std::printf("%-9s %10.3f %12.3f %7.1f%% %8lld\n", "all", wall_sum, gemm_sum,
               wall_sum > 0 ? 100 * gemm_sum / wall_sum : 0.0, calls_sum);
   std::printf(
-      "# Run(s): the program's wall time on the process; p?gemm_(s): time inside p?gemm_ "
-      "calls;\n# Share = p?gemm_ / Run; 'all' sums over processes\n\n");
-  std::printf("# p?gemm_ calls by shape (all processes; Time(s): mean per process)\n");
+      "# Run(s): the program's wall time on the process; Mult(s): time inside p?gemm_ and "
+      "p?syrk_ calls;\n# Share = Mult / Run; 'all' sums over processes\n\n");
+  std::printf(
+      "# p?gemm_ and p?syrk_ calls by shape (all processes; Time(s): mean per process; Trans: "
+      "TRANSA TRANSB, or for p?syrk_ TRANS UPLO)\n");
   std::printf("%-7s %-5s %7s %7s %7s %9s %5s %7s %-9s %7s %9s  %s\n", "# Call", "Trans", "M", "N",
               "K", "MBxNB", "KB", "Grid", "Served", "Calls", "Time(s)", "Configuration");
   nlohmann::json shape_rows = nlohmann::json::array();
@@ -194,7 +197,7 @@ nlohmann::json report(const ProfileArgs& a, const nlohmann::json& processes) {
                 s["seconds"].get<double>() / procs, configs.empty() ? "-" : configs.c_str());
     shape_rows.push_back(s);
   }
-  if (shapes.empty()) std::printf("# (no p?gemm_ call)\n");
+  if (shapes.empty()) std::printf("# (no p?gemm_ or p?syrk_ call)\n");
   return {{"schema", "relay.profile/1"},
           {"command", a.command},
           {"served_by", a.forward},
@@ -254,10 +257,10 @@ void add_profile(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "profile",
       "Run an unchanged MPI program with relay's ScaLAPACK library and report the time and calls "
-      "in p?gemm_ (launch it as the program: mpirun -np 4 relay profile -- ./app)");
+      "in p?gemm_ and p?syrk_ (launch it as the program: mpirun -np 4 relay profile -- ./app)");
   cmd->add_option("--forward", args->forward,
-                  "who serves p?gemm_: auto (the drop-in as an application gets it: relay's "
-                  "GEMM, except one panel step on a grid within one node), relay (relay's GEMM "
+                  "who serves p?gemm_ and p?syrk_: auto (the drop-in as an application gets "
+                  "it: relay, except one panel step on a grid within one node), relay (relay "
                   "always) or scalapack (ScaLAPACK's own, measured the same way)")
       ->check(CLI::IsMember({"auto", "relay", "scalapack"}))
       ->capture_default_str();

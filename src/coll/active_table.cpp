@@ -80,20 +80,22 @@ void take_choice(const Rule& rule, std::int64_t& segment_bytes, relay_policy_t& 
 
 }  // namespace relay::coll
 
-extern "C" RELAY_API relay_status_t relay_tuning_load(const char* path) {
-  using namespace relay;
-  std::lock_guard<std::mutex> lock(coll::mutex);
-  coll::env_checked = true;  // an explicit load replaces whatever the environment named
-  coll::env_error.clear();
+namespace relay::coll {
+
+relay_status_t load_table(const char* path) {
+  std::lock_guard<std::mutex> lock(mutex);
+  env_checked = true;  // an explicit load replaces whatever the environment named
+  env_error.clear();
   if (path == nullptr) {
-    coll::current = nullptr;
+    current = nullptr;
     return RELAY_SUCCESS;
   }
   try {
-    coll::current =
-        std::make_shared<const coll::LoadedTable>(coll::LoadedTable{coll::Table::load(path), path});
+    current = std::make_shared<const LoadedTable>(LoadedTable{Table::load(path), path});
   } catch (const std::exception& e) {
     return core::fail(RELAY_ERR_TUNING, "relay_tuning_load: {}", e.what());
   }
   return RELAY_SUCCESS;
 }
+
+}  // namespace relay::coll

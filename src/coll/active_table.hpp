@@ -26,6 +26,11 @@ using ActiveTable = std::shared_ptr<const LoadedTable>;
 /// (RELAY_ERR_TUNING, naming the variable and its values), table or not.
 relay_status_t active_table(ActiveTable& out);
 
+/// Makes the table in `path` the active one (nullptr: none, the model chooses), replacing what
+/// RELAY_TUNING_FILE named: relay_tuning_load. On a file that cannot be used, RELAY_ERR_TUNING
+/// and the previous table stays.
+relay_status_t load_table(const char* path);
+
 /// The table step of a collective's `auto`: the rule of the active table for a call, when the
 /// collective can use it; otherwise its own model chooses (and falls back to a safe default).
 /// Cheap to make on every call: its text is formatted only when asked for (a log line or a

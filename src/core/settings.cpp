@@ -89,18 +89,19 @@ constexpr std::array kSettings{
             "the grid)",
             R::library, A::free},
     Setting{Knob::scalapack_on_error, "RELAY_SCALAPACK_ON_ERROR", "return", "abort",
-            "return: p?gemm_ prints PBLAS's message and returns instead of aborting", R::library,
-            A::free},
+            "return: p?gemm_ and p?syrk_ print PBLAS's message and return instead of aborting",
+            R::library, A::free},
     Setting{Knob::scalapack_forward, "RELAY_SCALAPACK_FORWARD", "auto, relay or scalapack", "auto",
-            "who serves the drop-in's p?gemm_: auto = relay, except one panel step (k within "
-            "a block) on a grid within one node, which ScaLAPACK's own serves; relay = always "
-            "relay; scalapack = always ScaLAPACK's own p?gemm_ (found after librelay_scalapack "
-            "in the link order); relay profile --forward sets it",
+            "who serves the drop-in's p?gemm_ and p?syrk_: auto = relay, except one panel step "
+            "(k within a block) on a grid within one node and every p?syrk_, which ScaLAPACK's "
+            "own serves; relay = always relay; scalapack = always ScaLAPACK's own (found after "
+            "librelay_scalapack in the link order); relay profile --forward sets it",
             R::library, A::free},
-    Setting{Knob::profile_dir, "RELAY_PROFILE_DIR", "path", "unset",
-            "set by relay profile: the drop-in records every p?gemm_ call (shape, time, who "
-            "served it) and writes it there at exit, one file per process (docs/profile.md)",
-            R::library, A::free},
+    Setting{
+        Knob::profile_dir, "RELAY_PROFILE_DIR", "path", "unset",
+        "set by relay profile: the drop-in records every p?gemm_ and p?syrk_ call (shape, "
+        "time, who served it) and writes it there at exit, one file per process (docs/profile.md)",
+        R::library, A::free},
     Setting{Knob::profile_library, "RELAY_PROFILE_LIBRARY", "path", "installed",
             "the librelay_scalapack relay profile preloads (default: the installed one, then the "
             "build tree's)",

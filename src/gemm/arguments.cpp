@@ -132,8 +132,9 @@ void add(core::Fingerprint& f, const layout::Descriptor& d) {
 
 std::uint64_t problem_fingerprint(const Problem& p, const Options& o) {
   core::Fingerprint f;
-  for (std::int64_t v : {static_cast<std::int64_t>(p.opa), static_cast<std::int64_t>(p.opb), p.m,
-                         p.n, p.k, p.ia, p.ja, p.ib, p.jb, p.ic, p.jc}) {
+  for (std::int64_t v :
+       {static_cast<std::int64_t>(p.opa), static_cast<std::int64_t>(p.opb), p.m, p.n, p.k, p.ia,
+        p.ja, p.ib, p.jb, p.ic, p.jc, static_cast<std::int64_t>(p.triangle)}) {
     f.add(v);
   }
   add(f, p.desca);

@@ -51,6 +51,9 @@ struct Problem {
   std::int64_t ic = 0, jc = 0;
   layout::Descriptor descc;
   std::int64_t ctxt = 0;  ///< the operation's context: descriptors must carry it
+  /// 'L' or 'U': only that triangle of sub(C) (m = n) is scaled and updated, the other is
+  /// neither read nor written: p?syrk_ (B = op(A)^T). 0: all of sub(C), a GEMM. Runs as 2D.
+  char triangle = 0;
 };
 
 /// Options after defaults and RELAY_GEMM_* environment variables.

@@ -427,6 +427,7 @@ relay_status_t Layered<T>::run(std::string& error) {
 // Why a call cannot run layered (empty: it can). A replicated dimension has no owner to take
 // a fiber member's share from.
 std::string layered_obstacle(const Problem& p) {
+  if (p.triangle != 0) return "only a triangle of C is updated (p?syrk)";
   const char* names[3] = {"A", "B", "C"};
   const layout::Descriptor* descs[3] = {&p.desca, &p.descb, &p.descc};
   for (int i = 0; i < 3; ++i) {

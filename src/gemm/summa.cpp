@@ -125,6 +125,15 @@ struct Operand {
   }
 };
 
+// The free indices of op(X) that one process row (A) or column (B) of C holds, with where each
+// lives along X's free axis: computed once per call, so that each panel's redistribution
+// (start_gather, finish_gather) does no index arithmetic per element beyond a comparison.
+struct FreeClass {
+  std::vector<std::int64_t> index;  // f, ascending
+  std::vector<int> owner;           // f's owner along X's free axis; -1: replicated
+  std::vector<std::int64_t> local;  // f's local index there
+};
+
 // Buffers and request of one redistributed panel (the MPI_Ialltoallv path).
 template <class T>
 struct Gather {
@@ -154,6 +163,10 @@ struct Slot {
   bool active = false;
 };
 
+// Which SUMMA operand is the other's transpose, its panel broadcast from the grid's diagonal
+// (Summa::mirror_).
+enum class Mirror { none, b_from_a, a_from_b };
+
 template <class T>
 class Summa {
  public:
@@ -167,32 +180,40 @@ class Summa {
  private:
   void setup_operand(Operand<T>& x, bool is_a);
   void build_classes(const Operand<T>& x, const BlockCyclic& c_free, int nclasses,
-                     std::vector<std::vector<std::int64_t>>& classes);
+                     std::vector<FreeClass>& classes);
   relay_status_t start(Slot<T>& slot, std::int64_t k0, std::int64_t w);
   void pack(const Operand<T>& x, std::int64_t g, std::int64_t count, T* out) const;
   relay_status_t start_aligned(const Operand<T>& x, Slot<T>& slot, Staging<T>& staging,
                                exec::DataVector<T>& panel);
-  relay_status_t start_gather(const Operand<T>& x,
-                              const std::vector<std::vector<std::int64_t>>& classes, Slot<T>& slot,
-                              Gather<T>& g);
-  void finish_gather(const Operand<T>& x, const std::vector<std::vector<std::int64_t>>& classes,
-                     Slot<T>& slot, Gather<T>& g, exec::DataVector<T>& panel);
+  relay_status_t start_gather(const Operand<T>& x, const std::vector<FreeClass>& classes,
+                              Slot<T>& slot, Gather<T>& g);
+  void finish_gather(const Operand<T>& x, const std::vector<FreeClass>& classes, Slot<T>& slot,
+                     Gather<T>& g, exec::DataVector<T>& panel);
+  /// Per k index of the panel: its owner along X's k axis (-1: replicated) and local index.
+  void k_places(const Operand<T>& x, const Slot<T>& slot, std::vector<int>& owner,
+                std::vector<std::int64_t>& local) const;
   relay_status_t progress(Slot<T>& slot);
   relay_status_t wait(Slot<T>& slot);
   void scale_c();
+  /// C(:, j0:j1) += alpha * panel A * (panel B)^T on this process's local C, restricted to the
+  /// triangle when p_.triangle is set. Returns the flops it did (or charged).
+  double update(const Slot<T>& slot, T alpha, std::int64_t j0, std::int64_t j1);
+  /// Mirror::b_from_a or a_from_b: which operand is the other's transpose, broadcast from the
+  /// grid's diagonal; Mirror::none if the call is not of that form.
+  Mirror mirror_of(const layout::Submatrix& csub) const;
+  /// Fills the mirrored operand's panel of `slot` from the diagonal, once the other's is in.
+  relay_status_t mirror(Slot<T>& slot);
+  /// The triangle's rows of local column j: [first, last) of this process's local rows.
+  std::pair<std::int64_t, std::int64_t> triangle_rows(std::int64_t j) const;
   relay_status_t mpi_error(int rc, const char* call);
 
-  // Grid coordinate of the source of element (f, t) of op(X) as destination `dest` sees it
-  // (a replicated axis is served by the destination's own coordinate along it).
-  int source_rank(const Operand<T>& x, std::int64_t f, std::int64_t kk,
-                  layout::GridCoord dest) const {
-    const int fo = layout::owner(x.free_dist(), x.free_offset() + f);
-    const int k_owner = layout::owner(x.k_dist(), x.k_offset() + kk);
-    int row = x.free_is_row ? fo : k_owner;
-    int col = x.free_is_row ? k_owner : fo;
-    if (row < 0) row = dest.row;
-    if (col < 0) col = dest.col;
-    return grid_.shape.rank_of(layout::GridCoord{row, col});
+  // Rank of the source of a panel element I receive, from its owners along X's free axis (fo)
+  // and k axis (ko), -1 for a replicated axis (then my own coordinate serves it).
+  int gather_source(const Operand<T>& x, int fo, int ko) const {
+    const int my_free = x.free_is_row ? grid_.me.row : grid_.me.col;
+    const int my_k = x.free_is_row ? grid_.me.col : grid_.me.row;
+    const int f = fo < 0 ? my_free : fo, k = ko < 0 ? my_k : ko;
+    return grid_.shape.rank_of(x.free_is_row ? layout::GridCoord{f, k} : layout::GridCoord{k, f});
   }
 
   const Problem& p_;
@@ -203,10 +224,21 @@ class Summa {
   // nobody reads are neither packed nor scaled (exec/compute.hpp).
   const bool charged_ = exec::compute_is_charged();
   Operand<T> a_, b_;
-  std::vector<std::vector<std::int64_t>> classes_a_, classes_b_;
+  std::vector<FreeClass> classes_a_, classes_b_;
   T* c_local_ = nullptr;
   std::int64_t ldc_ = 1;
   std::int64_t m_loc_ = 0, n_loc_ = 0;
+  // With a triangle: the sub(C) index of each local row and column (ascending, as block-cyclic
+  // local order is), to find each local column's rows inside the triangle.
+  std::vector<std::int64_t> c_row_index_, c_col_index_;
+  std::vector<T> diagonal_;  // a triangle's diagonal-crossing block, before its masked add
+  // B = A^T (p?syrk, or a GEMM of A by its own transpose) on a square grid where sub(C)'s rows
+  // and columns are laid out alike: process (r, c) needs as op(B)'s panel the op(A) panel rows
+  // process row c received, so the diagonal process (c, c) broadcasts its A panel down its
+  // column (or, mirrored, its B panel along its row) -- PBLAS's transpose for p?syrk, here with
+  // relay's broadcasts -- instead of a redistribution over the whole grid (MPI_Ialltoallv):
+  // on 4 emulated nodes at 250 Mbit/s that sent a panel column's rows twice over one link.
+  Mirror mirror_ = Mirror::none;
   relay_bcast_options_t bcast_options_{};
   std::string error_;
   PanelBroadcasts panels_;
@@ -255,11 +287,19 @@ void Summa<T>::setup_operand(Operand<T>& x, bool is_a) {
 
 template <class T>
 void Summa<T>::build_classes(const Operand<T>& x, const BlockCyclic& c_free, int nclasses,
-                             std::vector<std::vector<std::int64_t>>& classes) {
+                             std::vector<FreeClass>& classes) {
   classes.assign(static_cast<std::size_t>(nclasses), {});
+  const BlockCyclic& fd = x.free_dist();
   for (std::int64_t f = 0; f < x.nfree; ++f) {
+    const std::int64_t g = x.free_offset() + f;
+    const int owner = layout::is_replicated(fd) ? -1 : layout::owner(fd, g);
+    const std::int64_t local = layout::to_local(fd, g);
     for (int q = 0; q < nclasses; ++q) {
-      if (holds(c_free, q, f)) classes[static_cast<std::size_t>(q)].push_back(f);
+      if (!holds(c_free, q, f)) continue;
+      FreeClass& c = classes[static_cast<std::size_t>(q)];
+      c.index.push_back(f);
+      c.owner.push_back(owner);
+      c.local.push_back(local);
     }
   }
 }
@@ -373,37 +413,57 @@ relay_status_t Summa<T>::start_aligned(const Operand<T>& x, Slot<T>& slot, Stagi
 }
 
 template <class T>
-relay_status_t Summa<T>::start_gather(const Operand<T>& x,
-                                      const std::vector<std::vector<std::int64_t>>& classes,
+void Summa<T>::k_places(const Operand<T>& x, const Slot<T>& slot, std::vector<int>& owner,
+                        std::vector<std::int64_t>& local) const {
+  const BlockCyclic& kd = x.k_dist();
+  owner.resize(static_cast<std::size_t>(slot.w));
+  local.resize(static_cast<std::size_t>(slot.w));
+  for (std::int64_t t = 0; t < slot.w; ++t) {
+    const std::int64_t gk = x.k_offset() + slot.k0 + t;
+    owner[static_cast<std::size_t>(t)] = layout::is_replicated(kd) ? -1 : layout::owner(kd, gk);
+    local[static_cast<std::size_t>(t)] = layout::to_local(kd, gk);
+  }
+}
+
+// Element (f, t) of the panel comes from the process at (free owner, k owner) along X's axes,
+// a replicated axis served by the destination's own coordinate.
+template <class T>
+relay_status_t Summa<T>::start_gather(const Operand<T>& x, const std::vector<FreeClass>& classes,
                                       Slot<T>& slot, Gather<T>& g) {
   const int P = grid_.shape.size();
-  const int me = grid_.shape.rank_of(grid_.me);
   g.scounts.assign(P, 0);
   g.sdispls.assign(P, 0);
   g.rcounts.assign(P, 0);
   g.rdispls.assign(P, 0);
   g.send.clear();
-  const BlockCyclic& fd = x.free_dist();
-  const BlockCyclic& kd = x.k_dist();
+  std::vector<int> k_owner;
+  std::vector<std::int64_t> k_local;
+  k_places(x, slot, k_owner, k_local);
+  const int my_free = x.free_is_row ? grid_.me.row : grid_.me.col;
+  const int my_k = x.free_is_row ? grid_.me.col : grid_.me.row;
   // What I send, destination by destination, in the destination's panel order.
   for (int d = 0; d < P; ++d) {
     const layout::GridCoord dc = grid_.shape.coord_of(d);
-    const auto& mine = classes[static_cast<std::size_t>(x.class_is_row ? dc.row : dc.col)];
+    const int dest_free = x.free_is_row ? dc.row : dc.col;
+    const int dest_k = x.free_is_row ? dc.col : dc.row;
+    const FreeClass& theirs = classes[static_cast<std::size_t>(x.class_is_row ? dc.row : dc.col)];
     g.sdispls[d] = static_cast<int>(g.send.size());
     for (std::int64_t t = 0; t < slot.w; ++t) {
-      const std::int64_t gk = x.k_offset() + slot.k0 + t;
-      for (std::int64_t f : mine) {
-        if (source_rank(x, f, slot.k0 + t, dc) != me) continue;
-        const std::int64_t lf = layout::to_local(fd, x.free_offset() + f);
-        g.send.push_back(x.at(lf, layout::to_local(kd, gk)));
+      const int ko = k_owner[static_cast<std::size_t>(t)];
+      if ((ko < 0 ? dest_k : ko) != my_k) continue;
+      const std::int64_t lk = k_local[static_cast<std::size_t>(t)];
+      for (std::size_t i = 0; i < theirs.index.size(); ++i) {
+        const int fo = theirs.owner[i];
+        if ((fo < 0 ? dest_free : fo) == my_free) g.send.push_back(x.at(theirs.local[i], lk));
       }
     }
     g.scounts[d] = static_cast<int>(g.send.size()) - g.sdispls[d];
   }
   // What I receive: my panel, by source.
-  const auto& my_list = classes[static_cast<std::size_t>(x.free_class)];
+  const FreeClass& mine = classes[static_cast<std::size_t>(x.free_class)];
   for (std::int64_t t = 0; t < slot.w; ++t) {
-    for (std::int64_t f : my_list) ++g.rcounts[source_rank(x, f, slot.k0 + t, grid_.me)];
+    const int ko = k_owner[static_cast<std::size_t>(t)];
+    for (int fo : mine.owner) ++g.rcounts[gather_source(x, fo, ko)];
   }
   int total = 0;
   for (int s = 0; s < P; ++s) {
@@ -419,17 +479,19 @@ relay_status_t Summa<T>::start_gather(const Operand<T>& x,
 }
 
 template <class T>
-void Summa<T>::finish_gather(const Operand<T>& x,
-                             const std::vector<std::vector<std::int64_t>>& classes, Slot<T>& slot,
-                             Gather<T>& g, exec::DataVector<T>& panel) {
-  const auto& my_list = classes[static_cast<std::size_t>(x.free_class)];
+void Summa<T>::finish_gather(const Operand<T>& x, const std::vector<FreeClass>& classes,
+                             Slot<T>& slot, Gather<T>& g, exec::DataVector<T>& panel) {
+  const FreeClass& mine = classes[static_cast<std::size_t>(x.free_class)];
+  std::vector<int> k_owner;
+  std::vector<std::int64_t> k_local;
+  k_places(x, slot, k_owner, k_local);
   g.cursor = g.rdispls;
   const std::int64_t nf = x.nfree_local;
   for (std::int64_t t = 0; t < slot.w; ++t) {
     T* out = panel.data() + t * nf;
-    for (std::size_t i = 0; i < my_list.size(); ++i) {
-      const int s = source_rank(x, my_list[i], slot.k0 + t, grid_.me);
-      out[i] = g.recv[static_cast<std::size_t>(g.cursor[s]++)];
+    const int ko = k_owner[static_cast<std::size_t>(t)];
+    for (std::size_t i = 0; i < mine.owner.size(); ++i) {
+      out[i] = g.recv[static_cast<std::size_t>(g.cursor[gather_source(x, mine.owner[i], ko)]++)];
     }
   }
 }
@@ -442,9 +504,12 @@ relay_status_t Summa<T>::start(Slot<T>& slot, std::int64_t k0, std::int64_t w) {
   slot.active = true;
   slot.a.resize(static_cast<std::size_t>(w * m_loc_));
   slot.b.resize(static_cast<std::size_t>(w * n_loc_));
-  relay_status_t st = a_.aligned ? start_aligned(a_, slot, slot.stage_a, slot.a)
-                                 : start_gather(a_, classes_a_, slot, slot.ga);
-  if (st == RELAY_SUCCESS) {
+  relay_status_t st = RELAY_SUCCESS;
+  if (mirror_ != Mirror::a_from_b) {  // else wait() fills A's panel from B's (mirror)
+    st = a_.aligned ? start_aligned(a_, slot, slot.stage_a, slot.a)
+                    : start_gather(a_, classes_a_, slot, slot.ga);
+  }
+  if (st == RELAY_SUCCESS && mirror_ != Mirror::b_from_a) {
     st = b_.aligned ? start_aligned(b_, slot, slot.stage_b, slot.b)
                     : start_gather(b_, classes_b_, slot, slot.gb);
   }
@@ -498,8 +563,12 @@ relay_status_t Summa<T>::wait(Slot<T>& slot) {
   }
   const double t1 = MPI_Wtime();
   stats_.wait_s += t1 - t0;
-  if (!a_.aligned) finish_gather(a_, classes_a_, slot, slot.ga, slot.a);
-  if (!b_.aligned) finish_gather(b_, classes_b_, slot, slot.gb, slot.b);
+  if (!a_.aligned && mirror_ != Mirror::a_from_b) {
+    finish_gather(a_, classes_a_, slot, slot.ga, slot.a);
+  }
+  if (!b_.aligned && mirror_ != Mirror::b_from_a) {
+    finish_gather(b_, classes_b_, slot, slot.gb, slot.b);
+  }
   if (!charged_) {  // a simulation reads no value
     for (auto [staging, panel] : {std::pair{&slot.stage_a, &slot.a}, {&slot.stage_b, &slot.b}}) {
       for (const auto& c : staging->unpack) {
@@ -509,8 +578,103 @@ relay_status_t Summa<T>::wait(Slot<T>& slot) {
     }
   }
   stats_.bcast_s += MPI_Wtime() - t1;
+  if (result == RELAY_SUCCESS && mirror_ != Mirror::none) result = mirror(slot);
   slot.active = false;
   return result;
+}
+
+template <class T>
+Mirror Summa<T>::mirror_of(const layout::Submatrix& csub) const {
+  const bool same_operand = p_.a == p_.b && p_.ia == p_.ib && p_.ja == p_.jb &&
+                            p_.desca.dtype == p_.descb.dtype && p_.desca.m == p_.descb.m &&
+                            p_.desca.n == p_.descb.n && p_.desca.imb == p_.descb.imb &&
+                            p_.desca.inb == p_.descb.inb && p_.desca.mb == p_.descb.mb &&
+                            p_.desca.nb == p_.descb.nb && p_.desca.rsrc == p_.descb.rsrc &&
+                            p_.desca.csrc == p_.descb.csrc && p_.desca.lld == p_.descb.lld;
+  const bool transposes =
+      (p_.opa == Op::none && p_.opb == Op::trans) || (p_.opa == Op::trans && p_.opb == Op::none);
+  if (!same_operand || !transposes || p_.m != p_.n || grid_.shape.rows != grid_.shape.cols ||
+      !same_map(csub.rows, csub.cols, p_.n) || csub.rows.source < 0) {
+    return Mirror::none;
+  }
+  if (a_.aligned && !b_.aligned) return Mirror::b_from_a;
+  if (b_.aligned && !a_.aligned) return Mirror::a_from_b;
+  return Mirror::none;
+}
+
+template <class T>
+relay_status_t Summa<T>::mirror(Slot<T>& slot) {
+  const double t0 = MPI_Wtime();
+  const bool to_b = mirror_ == Mirror::b_from_a;
+  const Operand<T>& source = to_b ? a_ : b_;
+  exec::DataVector<T>& from = to_b ? slot.a : slot.b;
+  exec::DataVector<T>& to = to_b ? slot.b : slot.a;
+  // Lines: the grid columns (to B) or rows (to A) the mirrored panel travels along; a
+  // process's line and its place on it. The diagonal's own rows and columns of sub(C) are the
+  // same indices: its panel is the other's as it is, and every process of its line holds as
+  // many as it does.
+  const int line = to_b ? grid_.me.col : grid_.me.row;
+  const int place = to_b ? grid_.me.row : grid_.me.col;
+  const std::int64_t count = (to_b ? n_loc_ : m_loc_) * slot.w;
+  if (count > INT_MAX) {
+    error_ = fmt::format("a panel broadcast of {} elements exceeds MPI's int count", count);
+    return RELAY_ERR_COUNT;
+  }
+  if (line == place && count > 0 && !charged_) {
+    std::memcpy(to.data(), from.data(), sizeof(T) * static_cast<std::size_t>(count));
+  }
+  // The line the panel came from (its owner along the k axis): there the diagonal is that
+  // owner, which has sent it once already; its line's others take it from their transposed
+  // partners instead, (owner, x) sending to (x, owner), so that no link carries it twice.
+  // -1 when the panel has several owners (wider than a k block) or every process holds it.
+  const BlockCyclic& kd = source.k_dist();
+  const std::int64_t g0 = source.k_offset() + slot.k0;
+  const int owner = layout::is_replicated(kd) || layout::block_end(kd, g0) < g0 + slot.w
+                        ? -1
+                        : layout::owner(kd, g0);
+  const int partner_tag = 0x5e1f;  // a message of this call's own on the grid's communicator
+  auto rank_at = [&](int line_at, int place_at) {
+    return grid_.shape.rank_of(to_b ? layout::GridCoord{place_at, line_at}
+                                    : layout::GridCoord{line_at, place_at});
+  };
+  std::vector<MPI_Request> requests;
+  relay_status_t st = RELAY_SUCCESS;
+  if (grid_.shape.rows > 1) {
+    // (owner, x) sends to (x, owner) the panel it holds: as many as (x, owner) needs.
+    const std::int64_t held = (to_b ? m_loc_ : n_loc_) * slot.w;
+    if (owner >= 0 && place == owner && line != owner && held > 0) {
+      requests.emplace_back();
+      MPI_Isend(from.data(), static_cast<int>(held), p_.type, rank_at(owner, line), partner_tag,
+                grid_.comm, &requests.back());
+    }
+    if (owner >= 0 && line == owner) {
+      if (place != owner && count > 0) {
+        requests.emplace_back();
+        MPI_Irecv(to.data(), static_cast<int>(count), p_.type, rank_at(place, owner), partner_tag,
+                  grid_.comm, &requests.back());
+      }
+    } else if (count > 0) {  // from the line's diagonal: relay's broadcast along the line
+      relay_request_t req = RELAY_REQUEST_NULL;
+      st = relay_ibcast(to.data(), static_cast<int>(count), p_.type, line,
+                        to_b ? grid_.col_comm : grid_.row_comm, &bcast_options_, &req);
+      if (st == RELAY_SUCCESS) st = relay_wait(&req);
+      if (st != RELAY_SUCCESS) error_ = fmt::format("panel broadcast: {}", relay_last_error());
+    }
+    if (!requests.empty()) {
+      const int rc =
+          MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+      if (rc != MPI_SUCCESS && st == RELAY_SUCCESS) st = mpi_error(rc, "MPI_Waitall");
+    }
+    if (st == RELAY_SUCCESS) {
+      const long long bytes = count * static_cast<long long>(sizeof(T));
+      stats_.panel_bytes += bytes;
+      const int operand = to_b ? 1 : 0;
+      panels_.ranks[operand] = grid_.shape.rows;
+      panels_.largest_bytes[operand] = std::max(panels_.largest_bytes[operand], bytes);
+    }
+  }
+  stats_.wait_s += MPI_Wtime() - t0;
+  return st;
 }
 
 template <class T>
@@ -523,12 +687,79 @@ void Summa<T>::scale_c() {
   }
   for (std::int64_t j = 0; j < n_loc_; ++j) {
     T* col = c_local_ + j * ldc_;
+    const auto [first, last] = triangle_rows(j);  // all rows without a triangle
     if (beta == T(0)) {
-      std::fill(col, col + m_loc_, T(0));  // never read C: NaNs must not survive beta = 0
+      std::fill(col + first, col + last, T(0));  // never read C: NaNs must not survive beta = 0
     } else {
-      for (std::int64_t i = 0; i < m_loc_; ++i) col[i] *= beta;
+      for (std::int64_t i = first; i < last; ++i) col[i] *= beta;
     }
   }
+}
+
+template <class T>
+std::pair<std::int64_t, std::int64_t> Summa<T>::triangle_rows(std::int64_t j) const {
+  if (p_.triangle == 0) return {0, m_loc_};
+  const std::int64_t col = c_col_index_[static_cast<std::size_t>(j)];
+  const auto begin = c_row_index_.begin(), end = c_row_index_.end();
+  if (p_.triangle == 'L') return {std::lower_bound(begin, end, col) - begin, m_loc_};  // row >= col
+  return {0, std::upper_bound(begin, end, col) - begin};                               // row <= col
+}
+
+template <class T>
+double Summa<T>::update(const Slot<T>& slot, T alpha, std::int64_t j0, std::int64_t j1) {
+  const double per_entry = 2.0 * (is_complex<T>::value ? 4.0 : 1.0) * static_cast<double>(slot.w);
+  const int lda = static_cast<int>(std::max<std::int64_t>(1, m_loc_));
+  const int ldb = static_cast<int>(std::max<std::int64_t>(1, n_loc_));
+  // Rows [r0, r1) by columns [c0, c1) of local C, in place.
+  auto multiply = [&](std::int64_t r0, std::int64_t r1, std::int64_t c0, std::int64_t c1, T* c,
+                      std::int64_t ldc) {
+    if (r1 <= r0 || c1 <= c0) return 0.0;
+    if (!charged_) {
+      Blas<T>::gemm(static_cast<int>(r1 - r0), static_cast<int>(c1 - c0), static_cast<int>(slot.w),
+                    alpha, slot.a.data() + r0, lda, slot.b.data() + c0, ldb, c,
+                    static_cast<int>(ldc));
+    }
+    return per_entry * static_cast<double>(r1 - r0) * static_cast<double>(c1 - c0);
+  };
+  if (p_.triangle == 0) return multiply(0, m_loc_, j0, j1, c_local_ + j0 * ldc_, ldc_);
+  // A triangle: runs of local columns whose sub(C) indices are consecutive (one block of C's
+  // columns), each in two multiplications: the rows inside the triangle for every column of
+  // the run, in place; and the rows crossing the diagonal, into a scratch block added under
+  // the triangle's mask (at most a block of rows: PBLAS's PB_Cpsyrk splits the same way).
+  double flops = 0;
+  for (std::int64_t j = j0; j < j1;) {
+    std::int64_t e = j + 1;
+    while (e < j1 && c_col_index_[static_cast<std::size_t>(e)] ==
+                         c_col_index_[static_cast<std::size_t>(e - 1)] + 1) {
+      ++e;
+    }
+    const auto [first_of_j, last_of_j] = triangle_rows(j);
+    const auto [first_of_e, last_of_e] = triangle_rows(e - 1);
+    // Lower: column e-1's rows are inside for every column of the run; upper: column j's.
+    const std::int64_t full0 = p_.triangle == 'L' ? first_of_e : 0;
+    const std::int64_t full1 = p_.triangle == 'L' ? m_loc_ : last_of_j;
+    flops += multiply(full0, full1, j, e, c_local_ + full0 + j * ldc_, ldc_);
+    const std::int64_t cross0 = p_.triangle == 'L' ? first_of_j : last_of_j;
+    const std::int64_t cross1 = p_.triangle == 'L' ? first_of_e : last_of_e;
+    if (cross1 > cross0) {
+      const std::int64_t rows = cross1 - cross0;
+      if (!charged_) {
+        diagonal_.assign(static_cast<std::size_t>(rows * (e - j)), T(0));
+        multiply(cross0, cross1, j, e, diagonal_.data(), rows);
+        for (std::int64_t c = j; c < e; ++c) {
+          const auto [first, last] = triangle_rows(c);
+          const T* from = diagonal_.data() + (c - j) * rows;
+          T* to = c_local_ + c * ldc_;
+          for (std::int64_t i = std::max(first, cross0); i < std::min(last, cross1); ++i) {
+            to[i] += from[i - cross0];
+          }
+        }
+      }
+      flops += per_entry * static_cast<double>(rows) * static_cast<double>(e - j);
+    }
+    j = e;
+  }
+  return flops;
 }
 
 template <class T>
@@ -543,6 +774,16 @@ relay_status_t Summa<T>::run(std::string& error) {
   n_loc_ = cl.cols;
   ldc_ = p_.descc.lld;
   c_local_ = static_cast<T*>(p_.c) + cl.row_offset + cl.col_offset * ldc_;
+  if (p_.triangle != 0) {
+    c_row_index_.resize(static_cast<std::size_t>(m_loc_));
+    c_col_index_.resize(static_cast<std::size_t>(n_loc_));
+    for (std::int64_t i = 0; i < m_loc_; ++i) {
+      c_row_index_[static_cast<std::size_t>(i)] = layout::to_global(csub.rows, grid_.me.row, i);
+    }
+    for (std::int64_t j = 0; j < n_loc_; ++j) {
+      c_col_index_[static_cast<std::size_t>(j)] = layout::to_global(csub.cols, grid_.me.col, j);
+    }
+  }
 
   double t0 = MPI_Wtime();
   scale_c();
@@ -557,13 +798,22 @@ relay_status_t Summa<T>::run(std::string& error) {
   setup_operand(b_, false);
   stats_.aligned_a = a_.aligned ? 1 : 0;
   stats_.aligned_b = b_.aligned ? 1 : 0;
-  if (!a_.aligned) build_classes(a_, csub.rows, grid_.shape.rows, classes_a_);
-  if (!b_.aligned) build_classes(b_, csub.cols, grid_.shape.cols, classes_b_);
+  mirror_ = mirror_of(csub);
+  if (!a_.aligned && mirror_ != Mirror::a_from_b) {
+    build_classes(a_, csub.rows, grid_.shape.rows, classes_a_);
+  }
+  if (!b_.aligned && mirror_ != Mirror::b_from_a) {
+    build_classes(b_, csub.cols, grid_.shape.cols, classes_b_);
+  }
   bcast_options_ = options_.bcast;
   bcast_options_.check = RELAY_CHECK_LOCAL;  // the GEMM already agreed on its arguments
 
   // Panel width: the caller's, else default_panel_width of an aligned operand's k block.
   std::int64_t width = options_.panel_width;
+  // Mirrored panels are not cut narrower to overlap their two crossings: on 4 emulated nodes
+  // (2x2, 250 Mbit/s) pdpotrf's updates took 2.60-2.71 s in quarter or half blocks with one
+  // ahead, 2.27 s in whole blocks (ScaLAPACK's 2.09-2.17 s; RELAY_GEMM_PANEL_WIDTH=16/32/64).
+  const std::int64_t L = options_.lookahead;
   if (width <= 0) {
     std::int64_t block = 1;
     if (a_.aligned) block = std::max(block, a_.k_dist().block);
@@ -572,11 +822,10 @@ relay_status_t Summa<T>::run(std::string& error) {
   }
   width = std::min(width, p_.k);
   const std::int64_t npanels = (p_.k + width - 1) / width;
-  const int nslots = static_cast<int>(std::min<std::int64_t>(options_.lookahead + 1, npanels));
+  const int nslots = static_cast<int>(std::min<std::int64_t>(L + 1, npanels));
   std::vector<Slot<T>> slots(static_cast<std::size_t>(nslots));
   auto panel_start = [&](std::int64_t q) { return q * width; };
   auto panel_width = [&](std::int64_t q) { return std::min(width, p_.k - q * width); };
-  const std::int64_t L = options_.lookahead;
 
   relay_status_t st = RELAY_SUCCESS;
   for (std::int64_t q = 0; q < std::min(L, npanels) && st == RELAY_SUCCESS; ++q) {
@@ -599,16 +848,9 @@ relay_status_t Summa<T>::run(std::string& error) {
     for (int piece = 0; piece < pieces && st == RELAY_SUCCESS; ++piece) {
       const std::int64_t j0 = n_loc_ * piece / pieces, j1 = n_loc_ * (piece + 1) / pieces;
       t0 = MPI_Wtime();
-      if (j1 > j0 && charged_) {
-        // Simulation: the multiplication's flops (a complex one is 4 real ones) become time.
-        exec::charge_flops(2.0 * (is_complex<T>::value ? 4.0 : 1.0) * static_cast<double>(m_loc_) *
-                           static_cast<double>(j1 - j0) * static_cast<double>(slot.w));
-      } else if (j1 > j0) {
-        Blas<T>::gemm(static_cast<int>(m_loc_), static_cast<int>(j1 - j0), static_cast<int>(slot.w),
-                      alpha, slot.a.data(), static_cast<int>(std::max<std::int64_t>(1, m_loc_)),
-                      slot.b.data() + j0, static_cast<int>(std::max<std::int64_t>(1, n_loc_)),
-                      c_local_ + j0 * ldc_, static_cast<int>(ldc_));
-      }
+      const double flops = update(slot, alpha, j0, j1);
+      // Simulation: the multiplication's flops (a complex one is 4 real ones) become time.
+      if (charged_ && flops > 0) exec::charge_flops(flops);
       stats_.compute_s += MPI_Wtime() - t0;
       if (L > 0) {
         for (Slot<T>& other : slots) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # relay bench solve (issue 31): ScaLAPACK's own pdgesv, pdposv and pdgels run with ScaLAPACK's
-# pdgemm_ and with relay's in one process. Checks that the runs are served as labelled (relay's
-# rows: every p?gemm_ call by relay; ScaLAPACK's: none), that the solutions are as accurate
+# pdgemm_ and pdsyrk_ and with relay's in one process. Checks that the runs are served as
+# labelled (relay's rows: every p?gemm_ and p?syrk_ call by relay; ScaLAPACK's: none), that the solutions are as accurate
 # either way, on sizes the block does not divide and on two grids, that the JSON follows its
 # schema and the plot is drawn, and that bad arguments are refused on every rank, naming the
 # option (exit 2).
@@ -38,15 +38,22 @@ for r in rows:
     else:  # pdgesv's pdgemm_ calls are one panel step (k = NB) and the grid is on one node
         assert r["pgemm_calls_by_relay"] == 0, r
 pair = {(r["solver"], r["pgemm_by"]): r for r in rows}
-lu_relay, lu_scalapack = pair[("lu", "relay")], pair[("lu", "scalapack")]
-# pdgesv updates the trailing matrix with pdgemm_: relay served those calls.
-assert lu_relay["pgemm_calls"] > 0 and lu_relay["pgemm_calls"] == lu_scalapack["pgemm_calls"], rows
-if sys.argv[4] == "forced":
-    assert lu_relay["relay_config"].startswith(("2d", "2.5d", "3d")), lu_relay
-else:
-    assert lu_relay["relay_config"] == "ScaLAPACK's own: one panel step on one node", lu_relay
-ratio = lu_relay["residual"] / lu_scalapack["residual"]
-assert 0.1 <= ratio <= 10, (lu_relay["residual"], lu_scalapack["residual"])
+# pdgesv updates the trailing matrix with pdgemm_, pdposv (pdpotrf) with pdsyrk_: relay served
+# those calls (its p?syrk_ updates one triangle: "2d triangle L").
+for solver, config in (("lu", ("2d", "2.5d", "3d")), ("cholesky", ("2d triangle L",))):
+    by_relay, by_scalapack = pair[(solver, "relay")], pair[(solver, "scalapack")]
+    assert by_relay["pgemm_calls"] > 0, by_relay
+    assert by_relay["pgemm_calls"] == by_scalapack["pgemm_calls"], rows
+    if sys.argv[4] == "forced":
+        assert by_relay["relay_config"].startswith(config), by_relay
+    elif solver == "lu":
+        assert by_relay["relay_config"] == "ScaLAPACK's own: one panel step on one node", by_relay
+    else:  # the automatic path hands every p?syrk_ call to ScaLAPACK's own
+        assert by_relay["relay_config"] == "ScaLAPACK's own: relay's p?syrk_ is not faster", by_relay
+    ratio = by_relay["residual"] / by_scalapack["residual"]
+    assert 0.1 <= ratio <= 10, (solver, by_relay["residual"], by_scalapack["residual"])
+# pdgels multiplies with local DGEMM: no call reaches the drop-in.
+assert pair[("qr", "relay")]["pgemm_calls"] == 0, rows
 PY
 }
 
@@ -54,21 +61,27 @@ RELAY_SCALAPACK_FORWARD=relay run 4 bench solve --n 301 --block 32 --reps 2 \
   --json "$work/solve.json" || fail "relay bench solve at 4 ranks exited $?"
 grep -q "^# relay bench solve: .*grid 2x2, block 32" "$out" || fail "no header"
 grep -Eq "^lu +301 relay .* 9/9 .* nb=32 " "$out" || fail "no LU row served by relay"
-grep -Eq "^cholesky +301 scalapack .* 0/0 " "$out" || fail "no Cholesky row served by ScaLAPACK"
+grep -Eq "^cholesky +301 scalapack .* 0/9 " "$out" || fail "no Cholesky row served by ScaLAPACK"
+grep -Eq "^cholesky +301 relay .* 9/9 " "$out" || fail "no Cholesky row served by relay (p?syrk_)"
 grep -q "Pkg(J)" "$out" || fail "no energy columns"
-grep -q "^# cholesky n=301: pdposv made no p?gemm_ call; both rows ran the same code" "$out" ||
-  fail "no note that Cholesky does not reach p?gemm_"
+grep -q "^# qr n=301: pdgels made no p?gemm_ or p?syrk_ call; both rows ran the same code" "$out" ||
+  fail "no note that QR does not reach the drop-in"
 grep -q "^# relay's drop-in, lu n=301, its last call: 2d" "$out" || fail "relay's configuration not said"
+grep -q "^# relay's drop-in, cholesky n=301, its last call: 2d triangle L" "$out" ||
+  fail "relay's p?syrk_ configuration not said"
 check_json "$work/solve.json" 2x2 forced || fail "JSON (2x2)"
-echo "1. 4 ranks, 2x2, n = 301, block 32: every solver with ScaLAPACK's and relay's pdgemm_ (forced)"
+echo "1. 4 ranks, 2x2, n = 301, block 32: every solver with ScaLAPACK's and relay's pdgemm_ and pdsyrk_ (forced)"
 
 run 4 bench solve --n 301 --block 32 --reps 2 --solvers lu,cholesky,qr --json "$work/auto.json" ||
   fail "relay bench solve (auto) exited $?"
 grep -Eq "^lu +301 relay .* 0/9 " "$out" || fail "auto: LU's calls not handed to ScaLAPACK"
 grep -q "^# relay's drop-in, lu n=301, its last call: ScaLAPACK's own: one panel step on one node" \
   "$out" || fail "auto: the reason is not said"
+grep -Eq "^cholesky +301 relay .* 0/9 " "$out" || fail "auto: p?syrk_ not handed to ScaLAPACK"
+grep -q "^# relay's drop-in, cholesky n=301, its last call: ScaLAPACK's own: relay's p?syrk_ is not faster" \
+  "$out" || fail "auto: the reason for p?syrk_ is not said"
 check_json "$work/auto.json" 2x2 auto || fail "JSON (2x2, auto)"
-echo "1b. the default: one panel step on one node served by ScaLAPACK's own, said"
+echo "1b. the default: one panel step on one node served by ScaLAPACK's own, p?syrk_ too, said"
 
 plot=()
 if python3 -c "import matplotlib" 2>/dev/null; then plot=(--plot "$work/solve.png"); fi

@@ -840,18 +840,48 @@ TEST(Gemm, PanelBroadcastByTheModelWithoutATable) {
   const relay_gemm_report_t again = multiply_ones(grid, n, nb, options);
   EXPECT_EQ(again.panel_bcast_algorithm, chosen.panel_bcast_algorithm);
   EXPECT_EQ(again.predicted_s, chosen.predicted_s);
-  // With a table rule covering the panels the model stays out: tune_table's --for-gemm step
-  // (RELAY_TUNING_FILE; this program's relay_tuning_load would load relay_internal's copy of
-  // the table state, not librelay's that relay_gemm reads).
+  // This network makes the model's choice (linear) differ from the closed form's: the table
+  // step below can tell the two apart.
+  ASSERT_EQ(chosen.panel_bcast_by_model, 1);
+  // With a table rule covering the panels the model stays out, and relay_ibcast follows the
+  // rule (tune_table's --for-gemm step checks which rule). relay_tuning_load here is librelay's
+  // own: this program links the internals' archive too, whose copy of the table relay_gemm
+  // never read until the entry point moved to the C API's module.
+  const std::string table = "relay_test_panel_table_" + pid + ".json";
+  if (rank == 0) {
+    std::FILE* f = std::fopen(table.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs(
+        "{\"schema\": \"relay.tuning/1\", \"rules\": [{\"operation\": \"bcast\", "
+        "\"comm_size\": [1, 64], \"bytes\": [0, 1073741824], \"algorithm\": \"binomial\", "
+        "\"policy\": \"nonblocking\"}]}\n",
+        f);
+    std::fclose(f);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  ASSERT_EQ(relay_tuning_load(table.c_str()), RELAY_SUCCESS) << relay_last_error();
+  const relay_gemm_report_t tabled = multiply_ones(grid, n, nb, options);
+  EXPECT_EQ(tabled.panel_bcast_by_model, 0);
+  EXPECT_EQ(tabled.panel_bcast_algorithm, RELAY_BCAST_AUTO);
+  // Unloaded: the model's choice again.
+  ASSERT_EQ(relay_tuning_load(nullptr), RELAY_SUCCESS);
+  const relay_gemm_report_t untabled = multiply_ones(grid, n, nb, options);
+  EXPECT_EQ(untabled.panel_bcast_by_model, chosen.panel_bcast_by_model);
+  EXPECT_EQ(untabled.panel_bcast_algorithm, chosen.panel_bcast_algorithm);
   unsetenv("RELAY_MODEL_PARAMS");
   relay_grid_free(&grid);
   MPI_Barrier(MPI_COMM_WORLD);
-  if (rank == 0) std::remove(params.c_str());
+  if (rank == 0) {
+    std::remove(params.c_str());
+    std::remove(table.c_str());
+  }
 }
 
 // One broadcast per owner and one per block fill the same panels in the same k order: C is
-// identical to the bit. RELAY_GEMM_PANEL_BROADCASTS overrides the option; a bad value fails on
-// every process.
+// identical to the bit for the same look-ahead (a different look-ahead cuts the local update
+// into other pieces, and a BLAS may round a narrower multiplication differently: OpenBLAS on
+// AMD EPYC does). RELAY_GEMM_PANEL_BROADCASTS overrides the option, as the report's panel
+// broadcast sizes show; a bad value fails on every process.
 TEST(Gemm, PanelBroadcastsPerOwnerAndPerBlockAgree) {
   auto grids = make_grids();
   for (auto& g : grids) {
@@ -867,13 +897,18 @@ TEST(Gemm, PanelBroadcastsPerOwnerAndPerBlockAgree) {
     Matrix<double> C =
         make_matrix<double>(rng, m, n, nb, nb, nb, nb, 0, 0, rows, cols, myrow, mycol, 0, false);
     const double alpha = 0.75, beta = -0.5;
-    auto run = [&](relay_gemm_panel_broadcasts_t how, int lookahead, relay_status_t expect) {
+    auto run = [&](relay_gemm_panel_broadcasts_t how, int lookahead, relay_status_t expect,
+                   relay_gemm_report_t* report = nullptr) {
       relay_gemm_options_t options;
       relay_gemm_options_init(&options);
       options.panel_width = 60;
       options.lookahead = lookahead;
       options.panel_broadcasts = how;
       options.algorithm = RELAY_GEMM_2D;
+      if (report != nullptr) {
+        relay_gemm_report_init(report);
+        options.report = report;
+      }
       std::vector<double> c = C.local;
       const relay_status_t st = relay_gemm(
           'N', 'N', m, n, k, MPI_DOUBLE, &alpha, A.local.data(), 0, 0, &A.desc, B.local.data(), 0,
@@ -881,17 +916,25 @@ TEST(Gemm, PanelBroadcastsPerOwnerAndPerBlockAgree) {
       EXPECT_EQ(st, expect) << relay_last_error();
       return c;
     };
+    // The largest panel broadcast of A and of B together, in bytes.
+    auto largest = [](const relay_gemm_report_t& r) {
+      return r.panel_bcast_bytes[0] + r.panel_bcast_bytes[1];
+    };
+    relay_gemm_report_t per_block_report, per_owner_report;
+    std::vector<double> per_block;
     for (int lookahead : {0, 1}) {
-      const std::vector<double> per_block =
-          run(RELAY_GEMM_PANELS_PER_BLOCK, lookahead, RELAY_SUCCESS);
+      per_block = run(RELAY_GEMM_PANELS_PER_BLOCK, lookahead, RELAY_SUCCESS, &per_block_report);
       const std::vector<double> per_owner =
-          run(RELAY_GEMM_PANELS_PER_OWNER, lookahead, RELAY_SUCCESS);
+          run(RELAY_GEMM_PANELS_PER_OWNER, lookahead, RELAY_SUCCESS, &per_owner_report);
       EXPECT_EQ(per_owner, per_block) << rows << "x" << cols << " L=" << lookahead;
       EXPECT_NE(per_owner, C.local);
+      // An owner's broadcast carries its 10 (or 20) blocks of a 20-block panel, not one.
+      if (rows * cols > 1) EXPECT_GT(largest(per_owner_report), largest(per_block_report));
     }
     setenv("RELAY_GEMM_PANEL_BROADCASTS", "per_block", 1);
-    EXPECT_EQ(run(RELAY_GEMM_PANELS_PER_OWNER, 1, RELAY_SUCCESS),
-              run(RELAY_GEMM_PANELS_DEFAULT, 0, RELAY_SUCCESS));
+    relay_gemm_report_t overridden_report;
+    EXPECT_EQ(run(RELAY_GEMM_PANELS_PER_OWNER, 1, RELAY_SUCCESS, &overridden_report), per_block);
+    EXPECT_EQ(largest(overridden_report), largest(per_block_report));
     setenv("RELAY_GEMM_PANEL_BROADCASTS", "sideways", 1);
     EXPECT_EQ(run(RELAY_GEMM_PANELS_DEFAULT, 0, RELAY_ERR_OPTIONS), C.local);
     EXPECT_NE(std::string(relay_last_error()).find("RELAY_GEMM_PANEL_BROADCASTS"),

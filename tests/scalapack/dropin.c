@@ -1,12 +1,16 @@
 /* An ordinary ScaLAPACK program, written against Debian's ScaLAPACK and nothing else: it
  * multiplies distributed matrices with pdgemm_ and checks the product against a serial one,
  * solves a linear system with pdgesv_ (whose LU factorisation calls pdgemm_ inside ScaLAPACK)
- * and checks the residual, and, when asked ("bad"), calls pdgemm_ with MB_A = 0.
+ * and checks the residual, does the same with pdposv_ (Cholesky: its updates call pdsyrk_),
+ * and, when asked ("bad"), calls pdgemm_ with MB_A = 0 and pdsyrk_ with UPLO = 'X' and with
+ * MB_A = 0.
  * tests/scalapack/run_dropin_test.sh runs it with and without relay's librelay_scalapack
  * preloaded and checks which p?gemm ran. With "gemm N NB" it only multiplies two N x N
  * matrices of ones (blocks NB) with pdgemm_, checks that every entry of C is N and prints the
  * time: a large call, as an application makes.
- * Usage: dropin NPROW NPCOL [bad | gemm N NB] */
+ * With "syrk-bad CASE" it makes one invalid pdsyrk_ call (CASE 1..7: UPLO, TRANS, N, K, IA,
+ * MB_A, MB_C) for the test to compare the INFO relay reports with ScaLAPACK's own.
+ * Usage: dropin NPROW NPCOL [bad | gemm N NB | syrk-bad CASE] */
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -28,6 +32,12 @@ void pdgemm_(const char* ta, const char* tb, const int* m, const int* n, const i
 void pdgesv_(const int* n, const int* nrhs, double* a, const int* ia, const int* ja,
              const int* desca, int* ipiv, double* b, const int* ib, const int* jb, const int* descb,
              int* info);
+void pdposv_(const char* uplo, const int* n, const int* nrhs, double* a, const int* ia,
+             const int* ja, const int* desca, double* b, const int* ib, const int* jb,
+             const int* descb, int* info);
+void pdsyrk_(const char* uplo, const char* trans, const int* n, const int* k, const double* alpha,
+             const double* a, const int* ia, const int* ja, const int* desca, const double* beta,
+             double* c, const int* ic, const int* jc, const int* descc);
 
 static double value(int i, int j, int seed) { /* deterministic global entries */
   unsigned h = (unsigned)(i * 73856093u) ^ (unsigned)(j * 19349663u) ^ (unsigned)(seed * 83492791u);
@@ -60,13 +70,34 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int nprow = argc > 1 ? atoi(argv[1]) : 2, npcol = argc > 2 ? atoi(argv[2]) : 2;
   const int big = argc > 5 && argv[3][0] == 'g';
-  int bad = argc > 3 && !big;
+  const int syrk_case = argc > 4 && argv[3][0] == 's' ? atoi(argv[4]) : 0;
+  int bad = argc > 3 && !big && syrk_case == 0;
   int me, np, ctxt, myrow, mycol, info, one = 1, zero = 0;
   Cblacs_pinfo(&me, &np);
   Cblacs_get(0, 0, &ctxt);
   Cblacs_gridinit(&ctxt, "Row", nprow, npcol);
   Cblacs_gridinfo(ctxt, &nprow, &npcol, &myrow, &mycol);
   int failures = 0;
+  if (syrk_case > 0 && myrow >= 0) { /* C (40 x 40) := A A^T, A 40 x 8, blocks 4 */
+    int n = 40, k = 8, nb = 4, lda, ldc, desca[9], descc[9];
+    double* a = distribute(n, k, nb, myrow, mycol, nprow, npcol, 1, 0.0, &lda);
+    double* c = distribute(n, n, nb, myrow, mycol, nprow, npcol, 2, 0.0, &ldc);
+    descinit_(desca, &n, &k, &nb, &nb, &zero, &zero, &ctxt, &lda, &info);
+    descinit_(descc, &n, &n, &nb, &nb, &zero, &zero, &ctxt, &ldc, &info);
+    const char* uplo = syrk_case == 1 ? "X" : "L";
+    const char* trans = syrk_case == 2 ? "Q" : "N";
+    int nn = syrk_case == 3 ? -1 : n, kk = syrk_case == 4 ? -2 : k, ia = syrk_case == 5 ? 2 : 1;
+    if (syrk_case == 6) desca[4] = 0;
+    if (syrk_case == 7) descc[4] = 0;
+    double alpha = 1.0, beta = 0.5;
+    pdsyrk_(uplo, trans, &nn, &kk, &alpha, a, &ia, &one, desca, &beta, c, &one, &one, descc);
+    printf("rank %d: returned from the invalid pdsyrk_ call\n", me);
+    free(a);
+    free(c);
+    Cblacs_gridexit(ctxt);
+    MPI_Finalize();
+    return 0;
+  }
   if (big && myrow >= 0) {
     int n = atoi(argv[4]), nb = atoi(argv[5]), ld;
     int mloc = numroc_(&n, &nb, &myrow, &zero, &nprow),
@@ -155,12 +186,59 @@ int main(int argc, char** argv) {
     printf("rank %d: pdgesv info %d residual %.3g\n", me, info, residual);
     fflush(stdout);
 
+    /* 2b. Solve S x = b with pdposv_, S symmetric positive definite (Cholesky: pdpotrf's
+     * trailing updates are pdsyrk_ calls, again from inside ScaLAPACK). */
+    double* ss = distribute(ns, ns, nbs, myrow, mycol, nprow, npcol, 4, (double)ns, &ldas);
+    int mloc_ss = numroc_(&ns, &nbs, &myrow, &zero, &nprow),
+        nloc_ss = numroc_(&ns, &nbs, &mycol, &zero, &npcol);
+    for (int lj = 0; lj < nloc_ss; ++lj) { /* S(i, j) = value(min, max) + n on the diagonal */
+      int j = ((lj / nbs) * npcol + mycol) * nbs + lj % nbs;
+      for (int li = 0; li < mloc_ss; ++li) {
+        int i = ((li / nbs) * nprow + myrow) * nbs + li % nbs;
+        ss[li + (size_t)lj * ldas] = value(i < j ? i : j, i < j ? j : i, 4) + (i == j ? ns : 0.0);
+      }
+    }
+    free(bs);
+    bs = distribute(ns, 1, nbs, myrow, mycol, nprow, npcol, 5, 0.0, &ldbs);
+    fprintf(stderr, "== pdposv ==\n");
+    fflush(stderr);
+    MPI_Barrier(MPI_COMM_WORLD);
+    pdposv_("L", &ns, &nrhs, ss, &one, &one, descas, bs, &one, &one, descbs, &info);
+    for (int i = 0; i < ns; ++i) x[i] = 0.0;
+    if (mycol == 0) {
+      for (int li = 0; li < mloc_s; ++li) {
+        int i = ((li / nbs) * nprow + myrow) * nbs + li % nbs;
+        x[i] = bs[li];
+      }
+    }
+    MPI_Allreduce(MPI_IN_PLACE, x, ns, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    residual = 0.0;
+    for (int i = 0; i < ns; ++i) {
+      double r = -value(i, 0, 5);
+      for (int j = 0; j < ns; ++j) {
+        r += (value(i < j ? i : j, i < j ? j : i, 4) + (i == j ? ns : 0.0)) * x[j];
+      }
+      if (fabs(r) > residual) residual = fabs(r);
+    }
+    if (info != 0 || residual > 1e-10) ++failures;
+    printf("rank %d: pdposv info %d residual %.3g\n", me, info, residual);
+    fflush(stdout);
+    free(ss);
+
     /* 3. An invalid argument: MB_A = 0. */
     if (bad) {
       desca[4] = 0;
       pdgemm_("N", "N", &m, &n, &k, &alpha, a, &one, &one, desca, b, &one, &one, descb, &beta, c,
               &one, &one, descc);
       printf("rank %d: returned from the invalid call\n", me);
+      fflush(stdout);
+      /* pdsyrk_: C = A A^T on C's lower triangle, first with UPLO = 'X', then with MB_A = 0. */
+      int ksy = 8;
+      desca[4] = nb;
+      pdsyrk_("X", "N", &m, &ksy, &alpha, a, &one, &one, desca, &beta, as, &one, &one, descas);
+      desca[4] = 0;
+      pdsyrk_("L", "N", &m, &ksy, &alpha, a, &one, &one, desca, &beta, as, &one, &one, descas);
+      printf("rank %d: returned from the invalid pdsyrk_ calls\n", me);
       fflush(stdout);
     }
     free(a);
