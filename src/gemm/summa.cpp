@@ -235,9 +235,9 @@ class Summa {
   // B = A^T (p?syrk, or a GEMM of A by its own transpose) on a square grid where sub(C)'s rows
   // and columns are laid out alike: process (r, c) needs as op(B)'s panel the op(A) panel rows
   // process row c received, so the diagonal process (c, c) broadcasts its A panel down its
-  // column (or, mirrored, its B panel along its row) -- PBLAS's transpose for p?syrk, here with
-  // relay's broadcasts -- instead of a redistribution over the whole grid (MPI_Ialltoallv):
-  // on 4 emulated nodes at 250 Mbit/s that sent a panel column's rows twice over one link.
+  // column (or, mirrored, its B panel along its row) instead of a redistribution over the
+  // whole grid (MPI_Ialltoallv): on 4 emulated nodes at 250 Mbit/s that sent a panel column's
+  // rows twice over one link.
   Mirror mirror_ = Mirror::none;
   relay_bcast_options_t bcast_options_{};
   std::string error_;
