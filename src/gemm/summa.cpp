@@ -125,11 +125,10 @@ struct Operand {
   }
 };
 
-// The free indices of op(X) that one process row (A) or column (B) of C holds, with where each
-// lives along X's free axis: computed once per call, so that each panel's redistribution
+// Where the free indices of op(X) that one process row (A) or column (B) of C holds (ascending)
+// live along X's free axis: computed once per call, so that each panel's redistribution
 // (start_gather, finish_gather) does no index arithmetic per element beyond a comparison.
 struct FreeClass {
-  std::vector<std::int64_t> index;  // f, ascending
   std::vector<int> owner;           // f's owner along X's free axis; -1: replicated
   std::vector<std::int64_t> local;  // f's local index there
 };
@@ -297,7 +296,6 @@ void Summa<T>::build_classes(const Operand<T>& x, const BlockCyclic& c_free, int
     for (int q = 0; q < nclasses; ++q) {
       if (!holds(c_free, q, f)) continue;
       FreeClass& c = classes[static_cast<std::size_t>(q)];
-      c.index.push_back(f);
       c.owner.push_back(owner);
       c.local.push_back(local);
     }
@@ -452,7 +450,7 @@ relay_status_t Summa<T>::start_gather(const Operand<T>& x, const std::vector<Fre
       const int ko = k_owner[static_cast<std::size_t>(t)];
       if ((ko < 0 ? dest_k : ko) != my_k) continue;
       const std::int64_t lk = k_local[static_cast<std::size_t>(t)];
-      for (std::size_t i = 0; i < theirs.index.size(); ++i) {
+      for (std::size_t i = 0; i < theirs.owner.size(); ++i) {
         const int fo = theirs.owner[i];
         if ((fo < 0 ? dest_free : fo) == my_free) g.send.push_back(x.at(theirs.local[i], lk));
       }

@@ -1,6 +1,7 @@
 /* Prototypes of the Debian ScaLAPACK (libscalapack-<mpi>, LP64) symbols relay calls: the BLACS
- * C interface, PBLAS's p?gemm_ and the solvers relay bench solve runs. Used by the drop-in
- * library, by relay bench gemm and bench solve, and by the tests that compare with ScaLAPACK. */
+ * C interface, PBLAS's p?gemm_ and p?syrk_ and the solvers relay bench solve runs. Used by the
+ * drop-in library, by relay bench gemm and bench solve, and by the tests that compare with
+ * ScaLAPACK. */
 #ifndef RELAY_SCALAPACK_PROTOTYPES_H
 #define RELAY_SCALAPACK_PROTOTYPES_H
 
@@ -34,6 +35,21 @@ RELAY_DECLARE_PGEMM(pdgemm_)
 RELAY_DECLARE_PGEMM(pcgemm_)
 RELAY_DECLARE_PGEMM(pzgemm_)
 #undef RELAY_DECLARE_PGEMM
+
+/* PBLAS p?syrk_ (ScaLAPACK's Cholesky updates with it): every argument by reference. */
+typedef void (*relay_psyrk_fn)(const char* uplo, const char* trans, const int* n, const int* k,
+                               const void* alpha, const void* a, const int* ia, const int* ja,
+                               const int* desca, const void* beta, void* c, const int* ic,
+                               const int* jc, const int* descc);
+#define RELAY_DECLARE_PSYRK(name)                                                               \
+  void name(const char* uplo, const char* trans, const int* n, const int* k, const void* alpha, \
+            const void* a, const int* ia, const int* ja, const int* desca, const void* beta,    \
+            void* c, const int* ic, const int* jc, const int* descc);
+RELAY_DECLARE_PSYRK(pssyrk_)
+RELAY_DECLARE_PSYRK(pdsyrk_)
+RELAY_DECLARE_PSYRK(pcsyrk_)
+RELAY_DECLARE_PSYRK(pzsyrk_)
+#undef RELAY_DECLARE_PSYRK
 
 /* Descriptors and the solvers of relay bench solve (Fortran: every argument by reference). */
 void descinit_(int* desc, const int* m, const int* n, const int* mb, const int* nb,

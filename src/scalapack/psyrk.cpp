@@ -26,11 +26,7 @@
 
 namespace {
 
-// PBLAS p?syrk_: every argument by reference.
-using psyrk_fn = void (*)(const char* uplo, const char* trans, const int* n, const int* k,
-                          const void* alpha, const void* a, const int* ia, const int* ja,
-                          const int* desca, const void* beta, void* c, const int* ic, const int* jc,
-                          const int* descc);
+using psyrk_fn = relay_psyrk_fn;  // scalapack/prototypes.h
 
 // The GEMM check's INFO (p?gemm_'s argument positions) at p?syrk_'s positions: B is A, M and N
 // are both N. Positions: p?gemm_ TRANSA 1, TRANSB 2, M 3, N 4, K 5, ALPHA 6, A 7, IA 8, JA 9,

@@ -20,19 +20,6 @@
 #include "gemm/grid.hpp"
 #include "layout/descriptor.hpp"
 #include "scalapack/prototypes.h"
-
-extern "C" {
-#define RELAY_TEST_DECLARE_PSYRK(name)                                                          \
-  void name(const char* uplo, const char* trans, const int* n, const int* k, const void* alpha, \
-            const void* a, const int* ia, const int* ja, const int* desca, const void* beta,    \
-            void* c, const int* ic, const int* jc, const int* descc);
-RELAY_TEST_DECLARE_PSYRK(pssyrk_)
-RELAY_TEST_DECLARE_PSYRK(pdsyrk_)
-RELAY_TEST_DECLARE_PSYRK(pcsyrk_)
-RELAY_TEST_DECLARE_PSYRK(pzsyrk_)
-#undef RELAY_TEST_DECLARE_PSYRK
-}
-
 namespace {
 
 template <class T>
