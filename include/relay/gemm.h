@@ -85,6 +85,8 @@ typedef struct relay_gemm_report {
                                             RELAY_SEGMENT_DEFAULT: relay_ibcast's) */
   int panel_bcast_by_model;            /**< 1 when the model chose it: the options left the panels'
                                             broadcast to auto and no tuning table rule covered them */
+  int pieces;                          /**< the local update's pieces per panel it was run with
+                                            (options->pieces, or auto's; a piece needs a column) */
 } relay_gemm_report_t;
 
 /** Sets report->struct_size; the rest is written by relay_gemm. Not collective. */
@@ -118,8 +120,13 @@ typedef struct relay_gemm_options {
                                            0 = the smallest multiple of the k block size >= 256 */
   int lookahead;                      /**< panels broadcast ahead of the current update; 0 = none */
   int pieces;                         /**< the local update of each panel is cut into this many
-                                           pieces, with progress calls between them; 0 = 1 without
-                                           look-ahead, 4 with it */
+                                           pieces, with progress calls between them (a process
+                                           passes the next panels' messages on only there); 0 =
+                                           auto: 1 without look-ahead; with it the count the
+                                           model predicts fastest, at least 4, weighing the
+                                           broadcasts' rounds against the BLAS calls' measured
+                                           cost of smaller pieces (4 where the model cannot
+                                           cost the call). report->pieces says what ran */
   int algorithm;                      /**< a relay_gemm_algorithm_t; RELAY_GEMM_ALGORITHM overrides.
                                            An algorithm the call cannot use (the grid does not
                                            split into the layers, a replicated descriptor) runs

@@ -240,6 +240,7 @@ nb::dict gemm(const std::string& transa, const std::string& transb, long long m,
   d["panel_bcast_algorithm"] = report.panel_bcast_algorithm;
   d["panel_bcast_segment_bytes"] = report.panel_bcast_segment_bytes;
   d["panel_bcast_by_model"] = report.panel_bcast_by_model != 0;
+  d["pieces"] = report.pieces;
   return d;
 }
 

@@ -52,6 +52,11 @@ constexpr long long kMaxPanel = 1LL << 30;
 constexpr int kMaxLookahead = 64;
 constexpr int kMaxPieces = 4096;
 
+// A --pieces value as the table shows it when several were asked for.
+std::string pieces_label(int asked) {
+  return asked == 0 ? std::string("pieces=auto") : fmt::format("pieces={}", asked);
+}
+
 struct Args : ResultArgs {
   std::string sizes = "4096";
   std::string grid;  // "RxC"; default: the squarest grid of the launch
@@ -61,7 +66,7 @@ struct Args : ResultArgs {
   std::string schemes = "all";
   std::string segment = "128KiB";
   std::string lookaheads = "0,1";
-  int pieces = 0;
+  std::string pieces = "0";
   std::string precision = "d";
   int reps = 5;
   bool no_scalapack = false;
@@ -306,6 +311,7 @@ class Bench {
   std::vector<Algorithm> algorithms_;
   std::vector<Scheme> schemes_;
   std::vector<int> lookaheads_;
+  std::vector<int> pieces_;  // the local update's pieces asked for (0: auto)
 };
 
 // The ranks of this rank's node, and the link rate: --link-gbits, else RELAY_LINK_BITS_PER_S
@@ -375,11 +381,13 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
     const Algorithm* algorithm = nullptr;
     const Scheme* scheme = nullptr;
     int lookahead = 0;
+    int pieces_asked = 0;  // --pieces (0: auto)
     std::vector<double> time, bcast, compute, wait, replicate, reduce, ratio, predicted;
     measure::EnergyTotal energy;  // every repetition's call
     std::string ran;              // auto: what it chose ("2.5d:4"; several if the choice changed)
     long long workspace = 0, layered = 0;
     int aligned = 1;
+    int pieces = 0;  // the local update's pieces per panel (report->pieces; the last rep's)
   };
   std::vector<Series> series;
   for (const auto& a : algorithms_) {
@@ -387,11 +395,16 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
       for (int L : lookaheads_) {
         // 3D gathers a layer's whole slab in one step: there is nothing to look ahead to.
         if (a.algorithm == RELAY_GEMM_3D && L != lookaheads_.front()) continue;
-        Series row;
-        row.algorithm = &a;
-        row.scheme = &s;
-        row.lookahead = a.algorithm == RELAY_GEMM_3D ? 0 : L;
-        series.push_back(row);
+        for (int pieces : pieces_) {
+          // ... nor to cut its one multiply for.
+          if (a.algorithm == RELAY_GEMM_3D && pieces != pieces_.front()) continue;
+          Series row;
+          row.algorithm = &a;
+          row.scheme = &s;
+          row.lookahead = a.algorithm == RELAY_GEMM_3D ? 0 : L;
+          row.pieces_asked = pieces;
+          series.push_back(row);
+        }
       }
     }
   }
@@ -451,7 +464,7 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
         o.bcast = &bcast;
         o.panel_width = a_.panel;
         o.lookahead = L;
-        o.pieces = a_.pieces;
+        o.pieces = row.pieces_asked;
         o.panel_broadcasts = s.panels;
         o.algorithm = row.algorithm->algorithm;
         o.layers = row.algorithm->layers;
@@ -501,9 +514,12 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
         row.predicted.push_back(parts[6]);
         row.workspace = bytes[0];
         row.layered = bytes[1];
+        row.pieces = report.pieces;
         row.aligned = st.aligned_a && st.aligned_b;
         if (scalapack_time > 0) row.ratio.push_back(scalapack_time / parts[0]);
-        progress(fmt::format("{} {} L={}", row.algorithm->name, s.name, L), parts[0]);
+        progress(fmt::format("{} {} L={}{}", row.algorithm->name, s.name, L,
+                             pieces_.size() > 1 ? " " + pieces_label(row.pieces_asked) : ""),
+                 parts[0]);
       }
     }
   }
@@ -526,8 +542,8 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
   // point), so their rows carry no x_bound.
   auto emit = [&](const std::string& algorithm, const std::string& ran, const std::string& scheme,
                   int L, double t, double model, double bc, double comp, double w, double repl,
-                  double red, double ratio, long long ws, long long layered,
-                  const measure::EnergyTotal& energy) {
+                  double red, double ratio, long long ws, long long layered, int pieces,
+                  int pieces_asked, const measure::EnergyTotal& energy) {
     const bool bounded = algorithm == "2d" || algorithm == "scalapack";
     nlohmann::json r;
     r["algorithm"] = algorithm;
@@ -539,6 +555,10 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
     r["precision"] = a_.precision;
     r["scheme"] = scheme;
     r["lookahead"] = L;
+    if (pieces > 0) {
+      r["pieces"] = pieces;
+      r["pieces_requested"] = pieces_asked;
+    }
     r["time_s"] = t;
     if (model > 0) r["predicted_s"] = model;
     r["gflops"] = flops / t / 1e9;
@@ -565,10 +585,13 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
         return b > 0 ? fmt::format("{:.2f}x", t / b) : std::string("-");
       };
       const std::string label = ran.empty() ? algorithm : algorithm + ":" + ran;
+      // Several --pieces: the scheme's column says which (the JSON's pieces says what ran).
+      const std::string shown_scheme =
+          pieces > 0 && pieces_.size() > 1 ? scheme + " " + pieces_label(pieces_asked) : scheme;
       std::printf(
           "%-12s %-30s %3d %10.3f %8s %9.2f %7.1f%% %8.3f %9.3f %9.3f %9.3f %8.3f %8.1f %12s %8s "
           "%8s%s\n",
-          label.c_str(), scheme.c_str(), L, t,
+          label.c_str(), shown_scheme.c_str(), L, t,
           model > 0 ? fmt::format("{:.3f}", model).c_str() : "-", flops / t / 1e9,
           100.0 * flops / t / 1e9 / peak_total, repl, bc, comp, w, red,
           static_cast<double>(ws + layered) / 1048576.0,
@@ -618,13 +641,14 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
   }
   if (with_scalapack) {
     const double t = measure::median(scalapack_times);
-    emit("scalapack", "", "pdgemm", 0, t, 0, 0, 0, 0, 0, 0, 1.0, 0, 0, scalapack_energy);
+    emit("scalapack", "", "pdgemm", 0, t, 0, 0, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, scalapack_energy);
   }
   for (const auto& s : series) {
     emit(s.algorithm->name, s.ran, s.scheme->name, s.lookahead, measure::median(s.time),
          measure::median(s.predicted), measure::median(s.bcast), measure::median(s.compute),
          measure::median(s.wait), measure::median(s.replicate), measure::median(s.reduce),
-         s.ratio.empty() ? 0.0 : measure::median(s.ratio), s.workspace, s.layered, s.energy);
+         s.ratio.empty() ? 0.0 : measure::median(s.ratio), s.workspace, s.layered, s.pieces,
+         s.pieces_asked, s.energy);
   }
   if (rank_ == 0) {
     std::printf(
@@ -740,6 +764,7 @@ int Bench::run() {
   schemes_ = parse_schemes(a_.schemes, *seg);
 
   lookaheads_ = parse_int_list(a_.lookaheads, "--lookahead", 0, kMaxLookahead);
+  pieces_ = parse_int_list(a_.pieces, "--pieces", 0, kMaxPieces);
   if (a_.precision != "s" && a_.precision != "d" && a_.precision != "c" && a_.precision != "z") {
     throw std::invalid_argument("--precision must be s, d, c or z");
   }
@@ -823,8 +848,9 @@ void add_bench_gemm(CLI::App& bench, int& exit_code) {
   cmd->add_option("--lookahead", args->lookaheads,
                   "look-ahead depths, comma-separated (0.." + std::to_string(kMaxLookahead) + ")")
       ->capture_default_str();
-  cmd->add_option("--pieces", args->pieces, "local update pieces per panel (0 = default)")
-      ->check(CLI::Range(0, kMaxPieces))
+  cmd->add_option("--pieces", args->pieces,
+                  "local update pieces per panel, comma-separated (0 = auto: the model's count "
+                  "with look-ahead, 1 without; docs/gemm.md)")
       ->capture_default_str();
   cmd->add_option("--precision", args->precision, "s, d, c or z")
       ->check(CLI::IsMember({"s", "d", "c", "z"}))

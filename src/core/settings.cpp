@@ -63,7 +63,7 @@ constexpr std::array kSettings{
             A::value},
     Setting{Knob::gemm_pieces, "RELAY_GEMM_PIECES", "integer [0, 4096]", "0",
             "pieces each local multiplication is cut into for progress, over options->pieces "
-            "(0: 4 with lookahead, else 1)",
+            "(0: auto, 1 without lookahead, else the model's count: docs/gemm.md)",
             R::library, A::value},
     Setting{Knob::gemm_panel_broadcasts, "RELAY_GEMM_PANEL_BROADCASTS", "per_owner or per_block",
             "per_owner",

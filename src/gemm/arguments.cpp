@@ -310,7 +310,7 @@ relay_status_t resolve_options(const relay_gemm_options_t* given, Options& out,
   out.panels_per_owner = panel_broadcasts != RELAY_GEMM_PANELS_PER_BLOCK;
   out.panel_width = width;
   out.lookahead = static_cast<int>(lookahead);
-  out.pieces = pieces > 0 ? static_cast<int>(pieces) : (lookahead > 0 ? 4 : 1);
+  out.pieces = static_cast<int>(pieces);  // 0: auto (layered.cpp's multiply, the model's)
   return RELAY_SUCCESS;
 }
 

@@ -87,6 +87,8 @@ class Coster {
   double flops_s(double multiply_adds) const {
     return 2.0 * (complex_ ? 4.0 : 1.0) * multiply_adds / std::max(1.0, in_.flops_per_s);
   }
+  // A multiply's further piece: the left operand's `elements` packed again.
+  double piece_s(double elements) const { return elements * elem_ / 8.0 * in_.piece_s_per_element; }
   double copy_s(double elements) const {
     if (in_.copies_charged) return elements / std::max(1.0, in_.flops_per_s);
     return elements * elem_ / std::max(1.0, in_.copy_bytes_per_s);
@@ -200,10 +202,30 @@ std::int64_t k_block_of_b(const Problem& p) { return p.opb == Op::none ? p.descb
 
 struct SummaCost {
   double panels_s = 0, compute_s = 0;
+  int pieces = 1;
 };
 
+// A step's multiply cut into `pieces` and what its look-ahead leaves of the broadcasts exposed.
+struct Step {
+  double compute = 0, exposed = 0;
+};
+Step cut_step(const StepTimes& t, int pieces) {
+  Step st;
+  pieces = std::max(1, pieces);
+  st.compute = t.compute_s + (pieces - 1) * t.piece_overhead_s;
+  // Look-ahead: the next panels' broadcasts move while this one multiplies, but a rank passes
+  // a message on only inside MPI: between the multiply's pieces (and at the next step's
+  // wait). A broadcast of more rounds than pieces finishes at the wait: the share of rounds
+  // the pieces reach is hidden, the rest is not. (64 simulated torus nodes, 8x8, n = 4096:
+  // the nonblocking pipeline's 22 rounds per panel with 4 pieces left 2D with look-ahead at
+  // 0.048 s where a fully hidden broadcast would give 0.018 s; binomial's 3 rounds hid.)
+  const double hidden = std::min(1.0, pieces / std::max(1.0, t.rounds));
+  st.exposed = std::max(0.0, hidden * t.comm_s - st.compute) + (1.0 - hidden) * t.comm_s;
+  return st;
+}
+
 // SUMMA over `k` on a rows x cols grid (a layer), panels `width` wide (0: the default),
-// with `lookahead` and the multiply cut into `pieces`.
+// with `lookahead` and the multiply cut into `pieces` (0: best_pieces).
 SummaCost summa_cost(Coster& coster, const Problem& p, const Options& options, int rows, int cols,
                      std::int64_t k, std::int64_t width, int lookahead, int pieces) {
   SummaCost out;
@@ -214,13 +236,9 @@ SummaCost summa_cost(Coster& coster, const Problem& p, const Options& options, i
   const std::int64_t kb = std::max<std::int64_t>(1, k_block_of_b(p));
   if (width <= 0) width = default_panel_width(std::max(ka, kb));
   width = std::min(width, k);
-  // One panel step of width w: its broadcasts' time and its multiply's; with look-ahead, what
-  // of the broadcasts the multiply cannot hide.
-  struct Step {
-    double comm = 0, compute = 0, exposed = 0;
-  };
-  auto step = [&](std::int64_t w) {
-    Step st;
+  // One panel step of width w: its broadcasts, their rounds and its multiply.
+  auto times = [&](std::int64_t w) {
+    StepTimes t;
     // Per owner: as many broadcasts as owners, each of the busiest owner's blocks together.
     auto operand = [&](int ranks, std::int64_t free_local, std::int64_t block) {
       const std::int64_t blocks = (w + block - 1) / block;
@@ -235,34 +253,67 @@ SummaCost summa_cost(Coster& coster, const Problem& p, const Options& options, i
     const auto a = operand(cols, m_loc, ka);
     const auto b = operand(rows, n_loc, kb);
     // A process row's and a process column's broadcasts share each process's port.
-    st.comm = a.s + b.s + coster.copy_s(static_cast<double>((m_loc + n_loc) * w));
-    st.compute = coster.flops_s(static_cast<double>(m_loc) * static_cast<double>(n_loc) *
-                                static_cast<double>(w));
-    // Look-ahead: the next panels' broadcasts move while this one multiplies, but a rank passes
-    // a message on only inside MPI: between the multiply's pieces (and at the next step's
-    // wait). A broadcast of more rounds than pieces finishes at the wait: the share of rounds
-    // the pieces reach is hidden, the rest is not. (64 simulated torus nodes, 8x8, n = 4096:
-    // the nonblocking pipeline's 22 rounds per panel with 4 pieces left 2D with look-ahead at
-    // 0.048 s where a fully hidden broadcast would give 0.018 s; binomial's 3 rounds hid.)
-    const double rounds = std::max({1.0, a.rounds, b.rounds});
-    const double hidden = std::min(1.0, static_cast<double>(std::max(1, pieces)) / rounds);
-    st.exposed = std::max(0.0, hidden * st.comm - st.compute) + (1.0 - hidden) * st.comm;
-    return st;
+    t.comm_s = a.s + b.s + coster.copy_s(static_cast<double>((m_loc + n_loc) * w));
+    t.rounds = std::max({1.0, a.rounds, b.rounds});
+    t.compute_s = coster.flops_s(static_cast<double>(m_loc) * static_cast<double>(n_loc) *
+                                 static_cast<double>(w));
+    // Each further piece is a BLAS call that packs the m_loc x w panel of A again.
+    t.piece_overhead_s = coster.piece_s(static_cast<double>(m_loc * w));
+    return t;
   };
   const std::int64_t full = k / width, rest = k % width;
-  const Step main = step(width);
-  const Step last = rest > 0 ? step(rest) : Step{};
+  const StepTimes main_times = times(width);
+  // The run cuts each update into at most its local columns (summa.cpp).
+  const int max_pieces =
+      static_cast<int>(std::min<std::int64_t>(64, std::max<std::int64_t>(1, n_loc)));
+  // Never fewer than the fixed default with look-ahead: the rounds count only the schedule's
+  // messages, and a large message needs its sender inside MPI too (a rendezvous, TCP's
+  // fragments). On 4 emulated nodes at 250 Mbit/s (2x2, n = 8192, block 64) one piece, which
+  // the model found enough for MPI's own and linear broadcasts, ran 1.06-1.18x slower than 4
+  // (docs/measurements/issue26_auto_pieces/).
+  if (pieces <= 0) {
+    pieces = lookahead > 0 ? best_pieces(main_times, default_pieces(lookahead), max_pieces) : 1;
+  }
+  pieces = static_cast<int>(std::min<std::int64_t>(pieces, std::max<std::int64_t>(1, n_loc)));
+  out.pieces = pieces;
+  const Step main = cut_step(main_times, pieces);
+  const StepTimes last_times = rest > 0 ? times(rest) : StepTimes{0, 1, 0, 0};
+  const Step last = rest > 0 ? cut_step(last_times, pieces) : Step{};
   out.compute_s = static_cast<double>(full) * main.compute + last.compute;
   if (lookahead > 0) {
     // The first panel's broadcasts, then what each step's multiply does not hide.
-    out.panels_s = main.comm + static_cast<double>(full) * main.exposed + last.exposed;
+    out.panels_s = main_times.comm_s + static_cast<double>(full) * main.exposed + last.exposed;
   } else {
-    out.panels_s = static_cast<double>(full) * main.comm + last.comm;
+    out.panels_s = static_cast<double>(full) * main_times.comm_s + last_times.comm_s;
   }
   return out;
 }
 
 }  // namespace
+
+double step_s(const StepTimes& step, int pieces) {
+  const Step st = cut_step(step, pieces);
+  return st.compute + st.exposed;
+}
+
+int best_pieces(const StepTimes& step, int min_pieces, int max_pieces) {
+  max_pieces = std::max(1, max_pieces);
+  min_pieces = std::clamp(min_pieces, 1, max_pieces);
+  std::vector<int> counts{
+      static_cast<int>(std::clamp<double>(std::ceil(step.rounds), min_pieces, max_pieces))};
+  for (int c = min_pieces; c <= max_pieces; c *= 2) counts.push_back(c);
+  std::sort(counts.begin(), counts.end());
+  int best = 1;
+  double best_s = kInfinity;
+  for (int c : counts) {
+    const double t = step_s(step, c);
+    if (t < best_s) {  // strictly: on a tie the fewer pieces (sorted ascending)
+      best_s = t;
+      best = c;
+    }
+  }
+  return best;
+}
 
 CostBreakdown predict(const Problem& p, const layout::ProcessGrid& grid, const Candidate& cand,
                       const Options& options, const CostInputs& inputs) {
@@ -273,6 +324,7 @@ CostBreakdown predict(const Problem& p, const layout::ProcessGrid& grid, const C
                                    options.panel_width, options.lookahead, options.pieces);
     out.panels_s = s.panels_s;
     out.compute_s = s.compute_s;
+    out.pieces = s.pieces;
   } else {
     const int c = cand.layers;
     const int qx = grid.rows / cand.cx, qy = grid.cols / cand.cy;
@@ -292,9 +344,10 @@ CostBreakdown predict(const Problem& p, const layout::ProcessGrid& grid, const C
     const bool one_step = cand.algorithm == RELAY_GEMM_3D;
     const SummaCost s =
         summa_cost(coster, p, options, qx, qy, slab, one_step ? slab : options.panel_width,
-                   one_step ? 0 : options.lookahead, options.pieces);
+                   one_step ? 0 : options.lookahead, one_step ? 1 : options.pieces);
     out.panels_s = s.panels_s;
     out.compute_s = s.compute_s;
+    out.pieces = s.pieces;
     // The sum: each member's share of C from every layer.
     const std::int64_t c_share =
         busiest(p.m, p.descc.mb, grid.rows) * busiest(p.n, p.descc.nb, grid.cols);
@@ -510,6 +563,36 @@ double measure_flops_per_s(MPI_Comm comm) {
   return 2.0 * n * n * n / std::max(MPI_Wtime() - t0, 1e-9);
 }
 
+// What a further piece costs a multiply cut into column pieces, seconds per element of its left
+// operand: a 512 x 512 x 256 multiply as one BLAS call and as 16 pieces (the least of three
+// runs each; every process at once, as the rate). Each piece packs the 512 x 256 left operand
+// again: with OpenBLAS on AMD EPYC one thread ran 37.3 GFLOP/s as one call and 29.0 as 16;
+// n = 4096 on a 1x2 grid with look-ahead spent 1.83 s multiplying in 4 pieces a panel and
+// 2.21 s in 32. 0 under simulation: a charged multiply costs its flops only.
+double measure_piece_s_per_element(MPI_Comm comm) {
+  if (exec::compute_is_charged()) return 0;
+  constexpr int m = 512, n = 512, k = 256, kPieces = 16, kRuns = 3;
+  std::vector<double> a(m * k, 1.0), b(k * n, 0.5), c(m * n, 0.0);
+  auto run = [&](int pieces) {
+    double best = kInfinity;
+    for (int r = 0; r < kRuns; ++r) {
+      const double t0 = MPI_Wtime();
+      for (int q = 0; q < pieces; ++q) {
+        const int j0 = n * q / pieces, j1 = n * (q + 1) / pieces;
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, j1 - j0, k, 1.0, a.data(), m,
+                    b.data() + static_cast<std::size_t>(j0) * k, k, 1.0,
+                    c.data() + static_cast<std::size_t>(j0) * m, m);
+      }
+      best = std::min(best, MPI_Wtime() - t0);
+    }
+    return best;
+  };
+  MPI_Barrier(comm);
+  const double whole = run(1);
+  const double cut = run(kPieces);
+  return std::max(0.0, (cut - whole) / ((kPieces - 1) * static_cast<double>(m) * k));
+}
+
 // Packing copies' rate, measured as the multiply's: every process at once, 4 x 8 MiB.
 double measure_copy_bytes_per_s(MPI_Comm comm) {
   constexpr std::size_t kBytes = 8 << 20;
@@ -543,11 +626,14 @@ relay_status_t cost_inputs(relay_grid& grid, const CostInputs** inputs, std::str
     measure_network(grid, *in);
   }
   in->copies_charged = exec::compute_is_charged();
-  double rates[2] = {measure_flops_per_s(grid.comm),
-                     in->copies_charged ? 0.0 : measure_copy_bytes_per_s(grid.comm)};
-  MPI_Allreduce(MPI_IN_PLACE, rates, 2, MPI_DOUBLE, MPI_MIN, grid.comm);
+  // The slowest process's: the least rates, the largest overhead (negated for one MPI_MIN).
+  double rates[3] = {measure_flops_per_s(grid.comm),
+                     in->copies_charged ? 0.0 : measure_copy_bytes_per_s(grid.comm),
+                     -measure_piece_s_per_element(grid.comm)};
+  MPI_Allreduce(MPI_IN_PLACE, rates, 3, MPI_DOUBLE, MPI_MIN, grid.comm);
   in->flops_per_s = rates[0];
   in->copy_bytes_per_s = rates[1];
+  in->piece_s_per_element = -rates[2];
   grid.cost_inputs = std::move(in);
   *inputs = grid.cost_inputs.get();
   return RELAY_SUCCESS;

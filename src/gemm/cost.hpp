@@ -40,6 +40,9 @@ struct CostInputs {
   model::Machine machine;
   double flops_per_s = 0;       ///< local multiply, real flops per second (the slowest rank's)
   double copy_bytes_per_s = 0;  ///< packing copies (a charged simulation: flops_per_s per element)
+  /// What each further piece of a multiply cut into column pieces adds, seconds per element of
+  /// the left operand (a BLAS call packs it again; the slowest rank's; 0 when charged)
+  double piece_s_per_element = 0;
   bool copies_charged = false;  ///< copies are charged per element, not per byte
   std::string source;           ///< where the network parameters came from, for the log
 };
@@ -63,11 +66,30 @@ struct CostBreakdown {
   double compute_s = 0;    ///< local multiplies
   double reduce_s = 0;     ///< the fibers' reduce-scatter of C, with packing and the sum
   double total_s = 0;
+  int pieces = 1;  ///< the local update's pieces per panel costed (options' or auto's: best_pieces)
   bool ok = false;  ///< false when a broadcast or reduction configuration does not resolve
   /// How `auto` resolved the panel broadcasts (relay_ibcast's resolution): by a tuning table's
   /// rule for some of them, by the closed form (no rule) for some of them.
   bool panels_by_table = false, panels_by_closed_form = false;
 };
+
+/// One panel step of SUMMA with look-ahead as the model sees it, for cutting its multiply.
+struct StepTimes {
+  double comm_s = 0;            ///< the next panel's broadcasts (a row's and a column's), seconds
+  double rounds = 1;            ///< their message rounds on the longest path (cost.cpp)
+  double compute_s = 0;         ///< the local multiply as one BLAS call
+  double piece_overhead_s = 0;  ///< what each further piece adds to it
+};
+
+/// The step's time with its multiply cut into `pieces`: the multiply plus what it leaves of the
+/// broadcasts exposed. A rank passes a message on only inside MPI, i.e. between pieces (and at
+/// the next wait), so the pieces hide min(1, pieces / rounds) of the broadcasts.
+double step_s(const StepTimes& step, int pieces);
+
+/// The pieces `auto` cuts the multiply into: of min_pieces, 2 min_pieces, ... 64 and the rounds
+/// themselves (within [min_pieces, max_pieces]), the count with the least step_s; on a tie the
+/// fewer.
+int best_pieces(const StepTimes& step, int min_pieces, int max_pieces);
 
 /// The model's time of `p` run as `candidate` on `grid` with `options`. Not collective.
 CostBreakdown predict(const Problem& p, const layout::ProcessGrid& grid, const Candidate& candidate,
@@ -112,8 +134,9 @@ PanelChoice cached_panel_bcast(relay_grid& grid, const Problem& p, const Candida
 /// from its two largest), else a
 /// ping-pong between the grid's first and last process of a column (or row) at two sizes
 /// (Hockney alpha and beta, minimum of repetitions); the multiply's rate from one timed
-/// 512^3 local multiply per process, all at once (the slowest process's). Collective over the grid
-/// the first time; every process gets the same values.
+/// 512^3 local multiply per process, all at once (the slowest process's), and what cutting one
+/// into pieces adds (measure_piece_s_per_element). Collective over the grid the first time;
+/// every process gets the same values.
 relay_status_t cost_inputs(relay_grid& grid, const CostInputs** inputs, std::string& error);
 
 }  // namespace relay::gemm

@@ -61,7 +61,9 @@ struct Options {
   relay_bcast_options_t bcast;
   std::int64_t panel_width = 0;  ///< 0 = default (see resolve_options)
   int lookahead = 0;
-  int pieces = 0;  ///< 0 = default
+  /// The local update's pieces per panel, with progress calls between them; 0 = automatic:
+  /// the model's (auto_pieces) where the call is costed, else default_pieces.
+  int pieces = 0;
   relay_gemm_algorithm_t algorithm = RELAY_GEMM_DEFAULT;
   int layers = 0;                         ///< c of 2.5D; 0 = default
   relay_gemm_report_t* report = nullptr;  ///< the caller's (output only)
@@ -142,6 +144,11 @@ inline std::int64_t default_panel_width(std::int64_t k_block) {
   constexpr std::int64_t kDefaultPanelDepth = 256;
   return k_block * ((kDefaultPanelDepth + k_block - 1) / k_block);
 }
+
+/// The local update's pieces when the options leave them to auto and the model does not cost
+/// the call (an empty product, a configuration it cannot resolve): one without look-ahead, four
+/// with it.
+inline int default_pieces(int lookahead) { return lookahead > 0 ? 4 : 1; }
 
 /// The panel broadcasts a SUMMA run took part in (relay_gemm_report_t's panel_bcast_*): what a
 /// tuning table for the GEMM must cover (relay tune --for-gemm).

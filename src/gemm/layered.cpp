@@ -666,6 +666,11 @@ relay_status_t multiply(const Problem& p, relay_grid& grid, const Options& optio
     const CostBreakdown& cost = panels[i].cost;
     report.predicted_s = cost.ok ? cost.total_s : 0.0;
     run_options.bcast = panels[i].bcast;
+    // auto's pieces: those the model costed the call with (best_pieces), where it did.
+    run_options.pieces = options.pieces > 0 || !cost.ok ? options.pieces : cost.pieces;
+    report.pieces = cand.algorithm == RELAY_GEMM_3D ? 1
+                    : run_options.pieces > 0        ? run_options.pieces
+                                                    : default_pieces(run_options.lookahead);
     report.panel_bcast_algorithm = static_cast<int>(run_options.bcast.algorithm);
     report.panel_bcast_segment_bytes = run_options.bcast.segment_bytes;
     report.panel_bcast_by_model = panels[i].by_model ? 1 : 0;
@@ -680,6 +685,12 @@ relay_status_t multiply(const Problem& p, relay_grid& grid, const Options& optio
               ? fmt::format(" {} KiB segments", run_options.bcast.segment_bytes >> 10)
               : std::string(),
           seconds_text(cost.total_s), panels[i].considered));
+    }
+    if (log && options.pieces == 0 && cost.ok && run_options.lookahead > 0 &&
+        cand.algorithm != RELAY_GEMM_3D) {
+      core::log_line(fmt::format(
+          "gemm: {} local update in {} pieces per panel (auto: the model's least time, {})",
+          candidate_name(cand), run_options.pieces, seconds_text(cost.total_s)));
     }
     if (cand.algorithm == RELAY_GEMM_2D) break;
     relay_status_t st = RELAY_SUCCESS;

@@ -761,6 +761,31 @@ TEST(Gemm, ModelParamsFromTheEnvironment) {
   if (rank == 0) std::remove(path.c_str());
 }
 
+// Rank 0's process id on every rank: names of files every rank reads.
+std::string first_pid() {
+  int pid = static_cast<int>(getpid());
+  MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return std::to_string(pid);
+}
+
+// RELAY_MODEL_PARAMS on every rank set to `path`, which rank 0 writes: a network of 50 us per
+// message and 100 MB/s, on which the broadcast configurations cost different times.
+void use_test_network(const std::string& path) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0) {
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs(
+        "{\"schema\": \"relay.model.params/1\", \"hockney\": {\"alpha_s\": 5e-5, "
+        "\"beta_s_per_byte\": 1e-8}}\n",
+        f);
+    std::fclose(f);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  setenv("RELAY_MODEL_PARAMS", path.c_str(), 1);
+}
+
 // Without a tuning table, auto's panel broadcast is what the model predicts fastest with the
 // grid's network (issue 26): its predicted time is the least of those the model gives the
 // configurations it weighs when forced, and a forced one is run as given.
@@ -769,22 +794,9 @@ TEST(Gemm, PanelBroadcastByTheModelWithoutATable) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (size != 4) GTEST_SKIP() << "a 1x4 grid";
-  int first_pid = static_cast<int>(getpid());  // rank 0's: the files every rank reads
-  MPI_Bcast(&first_pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  const std::string pid = std::to_string(first_pid);
+  const std::string pid = first_pid();
   const std::string params = "relay_test_panel_params_" + pid + ".json";
-  if (rank == 0) {
-    std::FILE* f = std::fopen(params.c_str(), "w");
-    ASSERT_NE(f, nullptr);
-    // A network of 50 us per message and 100 MB/s: the configurations cost different times.
-    std::fputs(
-        "{\"schema\": \"relay.model.params/1\", \"hockney\": {\"alpha_s\": 5e-5, "
-        "\"beta_s_per_byte\": 1e-8}}\n",
-        f);
-    std::fclose(f);
-  }
-  MPI_Barrier(MPI_COMM_WORLD);
-  setenv("RELAY_MODEL_PARAMS", params.c_str(), 1);
+  use_test_network(params);
   relay_grid_t grid = RELAY_GRID_NULL;
   ASSERT_EQ(relay_grid_create(MPI_COMM_WORLD, 1, 4, 'R', &grid), RELAY_SUCCESS);
   relay_gemm_options_t options;
@@ -877,11 +889,56 @@ TEST(Gemm, PanelBroadcastByTheModelWithoutATable) {
   }
 }
 
+// auto's pieces (options->pieces = 0) are the count the model predicts fastest for the call,
+// at least 4 with look-ahead: each forced count from 4 on the model costs no less, the report
+// says what ran, C is right either way. Without look-ahead auto runs one piece.
+TEST(Gemm, PiecesUnderAutoAreTheModelsLeastTime) {
+  int size = 0, rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const std::string params = "relay_test_pieces_params_" + first_pid() + ".json";
+  use_test_network(params);  // a pipeline of 16 KiB segments takes many rounds on it
+  relay_grid_t grid = RELAY_GRID_NULL;
+  ASSERT_EQ(relay_grid_create(MPI_COMM_WORLD, 1, size, 'R', &grid), RELAY_SUCCESS);
+  relay_gemm_options_t options;
+  relay_gemm_options_init(&options);
+  options.algorithm = RELAY_GEMM_2D;
+  options.lookahead = 1;
+  relay_bcast_options_t bcast;
+  relay_bcast_options_init(&bcast);
+  bcast.algorithm = RELAY_BCAST_PIPELINE;
+  bcast.segment_bytes = 16 << 10;
+  options.bcast = &bcast;
+  const long long n = 512, nb = 16;
+  const relay_gemm_report_t chosen = multiply_ones(grid, n, nb, options);
+  ASSERT_GT(chosen.predicted_s, 0.0);
+  EXPECT_GE(chosen.pieces, 4);  // the floor with look-ahead (each process has >= 4 columns)
+  EXPECT_LE(chosen.pieces, 64);
+  for (int pieces : {4, 8, 16, 32, 64, chosen.pieces}) {
+    options.pieces = pieces;
+    const relay_gemm_report_t forced = multiply_ones(grid, n, nb, options);
+    EXPECT_GE(forced.pieces, 1);
+    EXPECT_LE(forced.pieces, pieces);  // at most the local columns
+    EXPECT_GE(forced.predicted_s, chosen.predicted_s * (1 - 1e-12))
+        << pieces << " pieces predicted " << forced.predicted_s << " s, auto's " << chosen.pieces
+        << " " << chosen.predicted_s << " s";
+    if (pieces == chosen.pieces) EXPECT_EQ(forced.predicted_s, chosen.predicted_s);
+  }
+  options.pieces = 0;
+  options.lookahead = 0;
+  EXPECT_EQ(multiply_ones(grid, n, nb, options).pieces, 1);
+  unsetenv("RELAY_MODEL_PARAMS");
+  relay_grid_free(&grid);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) std::remove(params.c_str());
+}
+
 // One broadcast per owner and one per block fill the same panels in the same k order: C is
-// identical to the bit for the same look-ahead (a different look-ahead cuts the local update
-// into other pieces, and a BLAS may round a narrower multiplication differently: OpenBLAS on
-// AMD EPYC does). RELAY_GEMM_PANEL_BROADCASTS overrides the option, as the report's panel
-// broadcast sizes show; a bad value fails on every process.
+// identical to the bit for the same look-ahead and pieces (other pieces cut the local update
+// differently, and a BLAS may round a narrower multiplication differently: OpenBLAS on AMD EPYC
+// does; auto's pieces follow the model, which costs the two broadcast patterns differently).
+// RELAY_GEMM_PANEL_BROADCASTS overrides the option, as the report's panel broadcast sizes show;
+// a bad value fails on every process.
 TEST(Gemm, PanelBroadcastsPerOwnerAndPerBlockAgree) {
   auto grids = make_grids();
   for (auto& g : grids) {
@@ -903,6 +960,7 @@ TEST(Gemm, PanelBroadcastsPerOwnerAndPerBlockAgree) {
       relay_gemm_options_init(&options);
       options.panel_width = 60;
       options.lookahead = lookahead;
+      options.pieces = lookahead > 0 ? 4 : 1;
       options.panel_broadcasts = how;
       options.algorithm = RELAY_GEMM_2D;
       if (report != nullptr) {

@@ -66,6 +66,7 @@ def test_gemm_n2048_style_call(comm, grid, rng):
     dc, stats = relay.gemm(da, db, return_stats=True, lookahead=1,
                            bcast={"algorithm": "pipeline", "segment_bytes": 8192})
     assert stats["algorithm"] in ("2d", "2.5d", "3d") and stats["total_s"] > 0
+    assert 1 <= stats["pieces"] <= 64  # auto's count (look-ahead 1)
     c = dc.to_global()
     if comm.Get_rank() == 0:
         np.testing.assert_allclose(c, a @ b, rtol=1e-10, atol=1e-10)
