@@ -277,8 +277,8 @@ SummaCost summa_cost(Coster& coster, const Problem& p, const Options& options, i
   pieces = static_cast<int>(std::min<std::int64_t>(pieces, std::max<std::int64_t>(1, n_loc)));
   out.pieces = pieces;
   const Step main = cut_step(main_times, pieces);
-  const StepTimes last_times = rest > 0 ? times(rest) : StepTimes{0, 1, 0, 0};
-  const Step last = rest > 0 ? cut_step(last_times, pieces) : Step{};
+  const StepTimes last_times = rest > 0 ? times(rest) : StepTimes{};  // none: costs nothing
+  const Step last = cut_step(last_times, pieces);
   out.compute_s = static_cast<double>(full) * main.compute + last.compute;
   if (lookahead > 0) {
     // The first panel's broadcasts, then what each step's multiply does not hide.
@@ -566,9 +566,9 @@ double measure_flops_per_s(MPI_Comm comm) {
 // What a further piece costs a multiply cut into column pieces, seconds per element of its left
 // operand: a 512 x 512 x 256 multiply as one BLAS call and as 16 pieces (the least of three
 // runs each; every process at once, as the rate). Each piece packs the 512 x 256 left operand
-// again: with OpenBLAS on AMD EPYC one thread ran 37.3 GFLOP/s as one call and 29.0 as 16;
-// n = 4096 on a 1x2 grid with look-ahead spent 1.83 s multiplying in 4 pieces a panel and
-// 2.21 s in 32. 0 under simulation: a charged multiply costs its flops only.
+// again: n = 4096 on a 1x2 grid with look-ahead spent 2.061 s multiplying in 4 pieces a panel
+// and 2.270 s in 32 (docs/measurements/issue26_auto_pieces/shm_np2_1x2_pieces_4_32.txt). 0
+// under simulation: a charged multiply costs its flops only.
 double measure_piece_s_per_element(MPI_Comm comm) {
   if (exec::compute_is_charged()) return 0;
   constexpr int m = 512, n = 512, k = 256, kPieces = 16, kRuns = 3;

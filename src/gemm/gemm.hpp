@@ -62,7 +62,7 @@ struct Options {
   std::int64_t panel_width = 0;  ///< 0 = default (see resolve_options)
   int lookahead = 0;
   /// The local update's pieces per panel, with progress calls between them; 0 = automatic:
-  /// the model's (auto_pieces) where the call is costed, else default_pieces.
+  /// the model's (best_pieces) where the call is costed, else default_pieces.
   int pieces = 0;
   relay_gemm_algorithm_t algorithm = RELAY_GEMM_DEFAULT;
   int layers = 0;                         ///< c of 2.5D; 0 = default
@@ -149,6 +149,11 @@ inline std::int64_t default_panel_width(std::int64_t k_block) {
 /// the call (an empty product, a configuration it cannot resolve): one without look-ahead, four
 /// with it.
 inline int default_pieces(int lookahead) { return lookahead > 0 ? 4 : 1; }
+
+/// The pieces a run with `options` cuts its update into (before the local columns cap it).
+inline int run_pieces(const Options& options) {
+  return options.pieces > 0 ? options.pieces : default_pieces(options.lookahead);
+}
 
 /// The panel broadcasts a SUMMA run took part in (relay_gemm_report_t's panel_bcast_*): what a
 /// tuning table for the GEMM must cover (relay tune --for-gemm).

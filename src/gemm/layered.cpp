@@ -668,9 +668,7 @@ relay_status_t multiply(const Problem& p, relay_grid& grid, const Options& optio
     run_options.bcast = panels[i].bcast;
     // auto's pieces: those the model costed the call with (best_pieces), where it did.
     run_options.pieces = options.pieces > 0 || !cost.ok ? options.pieces : cost.pieces;
-    report.pieces = cand.algorithm == RELAY_GEMM_3D ? 1
-                    : run_options.pieces > 0        ? run_options.pieces
-                                                    : default_pieces(run_options.lookahead);
+    report.pieces = cand.algorithm == RELAY_GEMM_3D ? 1 : run_pieces(run_options);
     report.panel_bcast_algorithm = static_cast<int>(run_options.bcast.algorithm);
     report.panel_bcast_segment_bytes = run_options.bcast.segment_bytes;
     report.panel_bcast_by_model = panels[i].by_model ? 1 : 0;

@@ -829,10 +829,8 @@ relay_status_t Summa<T>::run(std::string& error) {
   for (std::int64_t q = 0; q < std::min(L, npanels) && st == RELAY_SUCCESS; ++q) {
     st = start(slots[static_cast<std::size_t>(q % nslots)], panel_start(q), panel_width(q));
   }
-  const int pieces =
-      std::max(1, static_cast<int>(std::min<std::int64_t>(
-                      options_.pieces > 0 ? options_.pieces : default_pieces(static_cast<int>(L)),
-                      std::max<std::int64_t>(n_loc_, 1))));
+  const int pieces = std::max(1, static_cast<int>(std::min<std::int64_t>(
+                                     run_pieces(options_), std::max<std::int64_t>(n_loc_, 1))));
   for (std::int64_t q = 0; q < npanels && st == RELAY_SUCCESS; ++q) {
     if (q + L < npanels) {
       st = start(slots[static_cast<std::size_t>((q + L) % nslots)], panel_start(q + L),
