@@ -140,6 +140,7 @@ struct Options {
   std::string factors = "off";
   std::string coll_selector = "auto";
   double test_cost_us = 0.1;
+  std::string privatization = "mmap";
   bool dry_run = false;
   std::vector<std::string> command;
 };
@@ -205,7 +206,7 @@ int run(const Options& o) {
         "relay-smpi (relay built for SimGrid SMPI) not found: build it with ./dev smpi, or set "
         "RELAY_SIMULATE_RELAY to its path");
   }
-  check_tmp_space(o.ranks, relay_smpi);
+  if (o.privatization == "dlopen") check_tmp_space(o.ranks, relay_smpi);
   const std::string smpirun = first_existing({"/usr/bin/smpirun", "/usr/local/bin/smpirun"}, X_OK);
   if (smpirun.empty()) {
     throw std::runtime_error("smpirun not found: apt install libsimgrid-dev (SimGrid 3.32)");
@@ -233,6 +234,11 @@ int run(const Options& o) {
   // Computation is charged explicitly (the GEMM's local multiplications), never measured from
   // the host: the same run gives the same simulated time.
   argv.emplace_back("--cfg=smpi/simulate-computation:no");
+  // How each simulated rank gets its own copy of relay's globals. dlopen (smpirun's default)
+  // copies relay-smpi into $TMPDIR and loads it once per rank; mmap loads it once and maps each
+  // rank's copy of its data segment in when the rank runs: one copy of the code, no files
+  // (docs/simulate.md: the host memory of both).
+  argv.emplace_back("--cfg=smpi/privatization:" + o.privatization);
   // SMPI 3.32's ompi and mpich selectors send the first MPI_Bcast and MPI_Allreduce on a
   // communicator through its SMP-aware setup (Comm::init_smp: a ring allgather over every rank,
   // P^2 messages, each dearer as P grows). One 8-byte MPI_Allreduce on MPI_COMM_WORLD took
@@ -273,9 +279,9 @@ int run(const Options& o) {
   argv.insert(argv.end(), o.command.begin(), o.command.end());
 
   const std::string description = fmt::format(
-      "platform {} ({}), {} ranks, {} per node, correction factors {}, MPI_Test {:g} us, MPI "
-      "baseline collectives: {}",
-      platform.name, platform.file, o.ranks, per_node, o.factors, o.test_cost_us,
+      "platform {} ({}), {} ranks, {} per node, correction factors {}, MPI_Test {:g} us, "
+      "privatization {}, MPI baseline collectives: {}",
+      platform.name, platform.file, o.ranks, per_node, o.factors, o.test_cost_us, o.privatization,
       selector == "flat" ? "SMPI's ompi selector, with MPI_Bcast binomial_tree and MPI_Allreduce "
                            "rdb (flat: no SMP setup)"
                          : "SMPI's " + selector + " selector");
@@ -304,14 +310,20 @@ int run(const Options& o) {
   int status = 0;
   rusage usage{};
   double peak_pss_kib = 0;
-  auto last_sample = start - std::chrono::milliseconds(800);  // first sample after 0.2 s
+  // Reading a process's proportional set walks every page of every mapping, under the lock
+  // the simulation needs to map memory: with 1,024 simulated ranks, sampling each second took
+  // 17% of the host's CPU time (perf). The next sample waits for 1 s or 20 times the last
+  // sample's cost, whichever is longer, which keeps the sampling under 5% of the run.
+  auto next_sample = start + std::chrono::milliseconds(200);
   for (;;) {
     const pid_t done = wait4(child, &status, WNOHANG, &usage);
     if (done == child) break;
     if (done < 0 && errno != EINTR) throw std::runtime_error("wait4 failed");
-    if (std::chrono::steady_clock::now() - last_sample >= std::chrono::seconds(1)) {
+    if (const auto now = std::chrono::steady_clock::now(); now >= next_sample) {
       peak_pss_kib = std::max(peak_pss_kib, proportional_kib(child));
-      last_sample = std::chrono::steady_clock::now();
+      const auto cost = std::chrono::steady_clock::now() - now;
+      next_sample =
+          now + std::max<std::chrono::steady_clock::duration>(std::chrono::seconds(1), 20 * cost);
     }
     usleep(50 * 1000);
   }
@@ -324,7 +336,8 @@ int run(const Options& o) {
   const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   std::printf(
       "# simulation cost on this host: %.1f s wall, %.1f s CPU, %.0f MiB peak memory "
-      "(proportional set, sampled each second; the resident set, which counts SMPI's shared "
+      "(proportional set, sampled every second or less often; the resident set, which counts "
+      "SMPI's shared "
       "pages once per rank: %.0f MiB); exit status %d\n",
       wall_s, cpu_s, peak_pss_kib / 1024.0, peak_mib, code);
 
@@ -340,6 +353,7 @@ int run(const Options& o) {
         {"correction_factors", o.factors},
         {"coll_selector", selector},
         {"mpi_test_cost_us", o.test_cost_us},
+        {"privatization", o.privatization},
         {"host_wall_s", wall_s},
         {"host_cpu_s", cpu_s},
         {"host_peak_memory_bytes", peak_pss_kib * 1024.0},
@@ -384,6 +398,13 @@ void add_simulate(CLI::App& app, int& exit_code) {
                   "growing, slows nonblocking schedules 10-30x); more than 0, so that a polling "
                   "loop advances the clock")
       ->check(CLI::Range(1e-6, 1e6))
+      ->capture_default_str();
+  cmd->add_option(
+         "--privatization", o.privatization,
+         "how each simulated rank gets its own globals: mmap (one copy of relay-smpi, each "
+         "rank's data mapped in when it runs) or dlopen (a copy of relay-smpi per rank in "
+         "$TMPDIR: more host memory and disk)")
+      ->check(CLI::IsMember({"mmap", "dlopen"}))
       ->capture_default_str();
   cmd->add_flag("--dry-run", o.dry_run, "print the smpirun command instead of running it");
   cmd->add_option("command", o.command, "the relay command to simulate, after --")->required();
