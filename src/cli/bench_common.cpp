@@ -17,6 +17,7 @@
 #include "cli/sweep.hpp"
 #include "coll/options.hpp"
 #include "core/units.hpp"
+#include "exec/compute.hpp"
 #include "measure/progress.hpp"
 #include "measure/stats.hpp"
 #include "measure/sweep.hpp"
@@ -183,7 +184,16 @@ std::unique_ptr<measure::NodeEnergy> bench_energy(MPI_Comm comm) {
   } else {
     meter = std::make_unique<measure::RaplMeter>(measure::powercap_root());
   }
-  return std::make_unique<measure::NodeEnergy>(comm, std::move(meter));
+  MPI_Comm node = MPI_COMM_NULL;
+  int node_rank = 0;
+  if (exec::node_comm(comm, &node) != MPI_SUCCESS)
+    throw std::runtime_error("bench: the node's ranks could not be found (MPI)");
+  MPI_Comm_rank(node, &node_rank);
+  MPI_Comm_free(&node);
+  MPI_Comm own = MPI_COMM_NULL;
+  if (exec::dup_comm(comm, &own) != MPI_SUCCESS)
+    throw std::runtime_error("bench: MPI_Comm_dup failed");
+  return std::make_unique<measure::NodeEnergy>(own, node_rank == 0, std::move(meter));
 }
 
 namespace {
@@ -388,7 +398,9 @@ SweepBench::SweepBench(const SweepArgs& a) : sweep_args_(a) {
   // Every rank reads the same file and fails alike: a usage error naming the option, before
   // the communicator is made.
   if (!a.model_path.empty()) machine_ = read_machine("--model", a.model_path, true);
-  MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
+  if (exec::dup_comm(MPI_COMM_WORLD, &comm_) != MPI_SUCCESS) {
+    throw std::runtime_error("bench: MPI_Comm_dup failed");
+  }
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
   energy_ = bench_energy(comm_);

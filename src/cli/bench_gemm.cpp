@@ -318,7 +318,9 @@ class Bench {
 // (relay cluster run sets it), else the simulated platform's route; else unknown.
 void Bench::find_node_and_link() {
   MPI_Comm node = MPI_COMM_NULL;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node);
+  if (exec::node_comm(MPI_COMM_WORLD, &node) != MPI_SUCCESS) {
+    throw std::runtime_error("bench gemm: the node's ranks could not be found (MPI)");
+  }
   int node_size = 1;
   MPI_Comm_size(node, &node_size);
   node_members_.assign(static_cast<std::size_t>(node_size), 0);

@@ -16,6 +16,7 @@
 
 #include "cli/commands.hpp"
 #include "core/units.hpp"
+#include "exec/compute.hpp"
 #include "exec/host_memory.hpp"
 
 namespace relay::cli {
@@ -135,7 +136,9 @@ std::string human_bytes(double bytes) {
 
 void require_memory(MPI_Comm comm, double bytes, const std::string& what) {
   MPI_Comm node = MPI_COMM_NULL;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  if (exec::node_comm(comm, &node) != MPI_SUCCESS) {
+    throw std::runtime_error(what + ": the node's ranks could not be found (MPI)");
+  }
   int node_rank = 0, node_size = 1;
   MPI_Comm_rank(node, &node_rank);
   MPI_Comm_size(node, &node_size);

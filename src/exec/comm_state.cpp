@@ -1,6 +1,7 @@
 #include "exec/comm_state.hpp"
 
 #include "exec/comm_attribute.hpp"
+#include "exec/compute.hpp"
 
 namespace relay::exec {
 namespace {
@@ -34,7 +35,7 @@ relay_status_t comm_state(MPI_Comm user_comm, CommState** state, std::string& er
     return RELAY_SUCCESS;
   }
   auto* s = new CommState;
-  if (MPI_Comm_dup(user_comm, &s->comm) != MPI_SUCCESS) {
+  if (dup_comm(user_comm, &s->comm) != MPI_SUCCESS) {
     delete s;
     error = "MPI_Comm_dup failed";
     return RELAY_ERR_MPI;

@@ -5,6 +5,8 @@
 // on how busy the host is. Built from compute_native.cpp or compute_smpi.cpp (src/CMakeLists.txt).
 #pragma once
 
+#include <mpi.h>
+
 #include <cstddef>
 #include <new>
 #include <string>
@@ -47,6 +49,25 @@ int host_cores();
 /// their own, for UCX) that share this machine's cores: relay cluster run sets the variable.
 /// Under SMPI, the simulated host's name.
 std::string machine_id();
+
+/// The ranks of comm on this rank's node, in comm's order (MPI_Comm_split_type with
+/// MPI_COMM_TYPE_SHARED), as a new communicator in *node that the caller frees; an MPI error
+/// code. Collective over comm. Under SMPI the members come from the simulated host's own
+/// ranks, with no split over comm: SMPI gathers a split's colors to one rank and matches each
+/// message by a linear scan of that rank's queue, so a split of 16,384 ranks cost minutes of
+/// host time and a 64-byte-per-rank allgather 16 GiB of host memory.
+int node_comm(MPI_Comm comm, MPI_Comm* node);
+
+/// A communicator with comm's ranks in comm's order and a context of its own (MPI_Comm_dup,
+/// without copying attributes); an MPI error code. Collective over comm. Under SMPI, which
+/// copies the whole group into every rank's duplicate (P^2 entries over P ranks: gigabytes at
+/// 16,384 simulated ranks), the new communicator shares comm's group (MPI_Comm_create).
+int dup_comm(MPI_Comm comm, MPI_Comm* copy);
+
+/// The ranks of comm that share this rank's machine (machine_id(): one kernel, whatever MPI
+/// calls a node), in comm's order; MPI_COMM_NULL if MPI failed. Collective over comm; the
+/// caller frees it. Under SMPI a machine is a simulated host: node_comm's.
+MPI_Comm machine_comm(MPI_Comm comm);
 
 /// Bytes per second, each direction, of the route from this rank's node to another node: the
 /// platform's under SMPI (its slowest link); 0 in a real run (not known here).

@@ -6,8 +6,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <string>
+#include <vector>
 
 namespace relay::exec {
 
@@ -25,6 +27,40 @@ std::string machine_id() {
   gethostname(host, sizeof host - 1);
   return host;
 }
+int dup_comm(MPI_Comm comm, MPI_Comm* copy) { return MPI_Comm_dup(comm, copy); }
+
+int node_comm(MPI_Comm comm, MPI_Comm* node) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  return MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);
+}
+
+MPI_Comm machine_comm(MPI_Comm comm) {
+  // Every rank's machine id, fixed width: a rank's color is the first rank with the same id.
+  constexpr int kIdBytes = 64;
+  std::string id = machine_id();
+  id.resize(kIdBytes, '\0');
+  int size = 1, rank = 0;
+  MPI_Comm_size(comm, &size);
+  MPI_Comm_rank(comm, &rank);
+  std::vector<char> all(static_cast<std::size_t>(size) * kIdBytes);
+  if (MPI_Allgather(id.data(), kIdBytes, MPI_CHAR, all.data(), kIdBytes, MPI_CHAR, comm) !=
+      MPI_SUCCESS) {
+    return MPI_COMM_NULL;
+  }
+  int color = rank;
+  for (int r = 0; r < size; ++r) {
+    if (std::memcmp(all.data() + static_cast<std::size_t>(r) * kIdBytes, id.data(), kIdBytes) ==
+        0) {
+      color = r;
+      break;
+    }
+  }
+  MPI_Comm machine = MPI_COMM_NULL;
+  if (MPI_Comm_split(comm, color, rank, &machine) != MPI_SUCCESS) return MPI_COMM_NULL;
+  return machine;
+}
+
 void* allocate_data(std::size_t bytes) { return ::operator new(bytes); }
 void free_data(void* data, std::size_t /*bytes*/) noexcept { ::operator delete(data); }
 bool scratch_is_shared() { return false; }

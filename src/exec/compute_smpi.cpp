@@ -1,12 +1,16 @@
 // SimGrid SMPI: computations are charged to the simulated clock unless the run asks for real
 // ones (exec/compute.hpp). Read on every call: cheap next to the multiplication it replaces.
+#include <simgrid/actor.h>
 #include <simgrid/host.h>
 #include <smpi/smpi.h>
 #include <xbt/sysdep.h>
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Host.hpp>
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "core/settings.hpp"
 #include "exec/compute.hpp"
@@ -65,6 +69,66 @@ double charged_gflops() {
 int host_cores() { return sg_host_core_count(sg_host_self()); }
 
 std::string machine_id() { return sg_host_get_name(sg_host_self()); }
+
+int dup_comm(MPI_Comm comm, MPI_Comm* copy) {
+  MPI_Group group = MPI_GROUP_NULL;
+  int rc = MPI_Comm_group(comm, &group);
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_create(comm, group, copy);
+  if (group != MPI_GROUP_NULL) MPI_Group_free(&group);
+  return rc;
+}
+
+int node_comm(MPI_Comm comm, MPI_Comm* node) {
+  *node = MPI_COMM_NULL;
+  int world_rank = 0, world_size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+  // smpirun starts world rank r as the actor of pid r + 1; the ranks on this host are then its
+  // actors' pids - 1. Checked on every rank of comm (one small allreduce), else the split.
+  int mapped = sg_actor_self_get_pid() == world_rank + 1 ? 1 : 0;
+  std::vector<int> world_members;
+  for (const auto& actor : simgrid::s4u::Host::current()->get_all_actors()) {
+    const auto r = actor->get_pid() - 1;
+    if (r < 0 || r >= world_size) {
+      mapped = 0;
+      break;
+    }
+    world_members.push_back(static_cast<int>(r));
+  }
+  int all_mapped = 0;
+  if (const int rc = MPI_Allreduce(&mapped, &all_mapped, 1, MPI_INT, MPI_MIN, comm);
+      rc != MPI_SUCCESS) {
+    return rc;
+  }
+  if (all_mapped == 0) {
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    return MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, node);
+  }
+  // The host's ranks that are in comm, as comm's ranks, in comm's order.
+  MPI_Group world = MPI_GROUP_NULL, group = MPI_GROUP_NULL, members = MPI_GROUP_NULL;
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  MPI_Comm_group(comm, &group);
+  std::vector<int> in_comm(world_members.size(), MPI_UNDEFINED);
+  int rc = MPI_Group_translate_ranks(world, static_cast<int>(world_members.size()),
+                                     world_members.data(), group, in_comm.data());
+  in_comm.erase(std::remove(in_comm.begin(), in_comm.end(), MPI_UNDEFINED), in_comm.end());
+  std::sort(in_comm.begin(), in_comm.end());
+  if (rc == MPI_SUCCESS) {
+    rc = MPI_Group_incl(group, static_cast<int>(in_comm.size()), in_comm.data(), &members);
+  }
+  // Only the node's ranks take part: no message crosses the rest of comm.
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_create_group(comm, members, 0, node);
+  if (members != MPI_GROUP_NULL) MPI_Group_free(&members);
+  MPI_Group_free(&group);
+  MPI_Group_free(&world);
+  return rc;
+}
+
+MPI_Comm machine_comm(MPI_Comm comm) {
+  MPI_Comm node = MPI_COMM_NULL;
+  return node_comm(comm, &node) == MPI_SUCCESS ? node : MPI_COMM_NULL;
+}
 
 double link_bytes_per_s() {
   const sg_host_t self = sg_host_self();

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <chrono>
 #include <complex>
-#include <cstring>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -80,31 +79,8 @@ double measure_core_gflops(char precision, std::int64_t size, MPI_Comm comm) {
   return gflops;
 }
 
-MPI_Comm machine_comm(MPI_Comm comm) {
-  // Every rank's machine id, fixed width: a rank's color is the first rank with the same id.
-  constexpr int kIdBytes = 64;
-  std::string id = exec::machine_id();
-  id.resize(kIdBytes, '\0');
-  int size = 1, rank = 0;
-  MPI_Comm_size(comm, &size);
-  MPI_Comm_rank(comm, &rank);
-  std::vector<char> all(static_cast<std::size_t>(size) * kIdBytes);
-  MPI_Allgather(id.data(), kIdBytes, MPI_CHAR, all.data(), kIdBytes, MPI_CHAR, comm);
-  int color = rank;
-  for (int r = 0; r < size; ++r) {
-    if (std::memcmp(all.data() + static_cast<std::size_t>(r) * kIdBytes, id.data(), kIdBytes) ==
-        0) {
-      color = r;
-      break;
-    }
-  }
-  MPI_Comm machine = MPI_COMM_NULL;
-  MPI_Comm_split(comm, color, rank, &machine);
-  return machine;
-}
-
 int usable_cores(MPI_Comm comm) {
-  MPI_Comm machine = machine_comm(comm);
+  MPI_Comm machine = exec::machine_comm(comm);
   int machine_rank = 0, machine_size = 0;
   MPI_Comm_rank(machine, &machine_rank);
   MPI_Comm_size(machine, &machine_size);
@@ -154,7 +130,7 @@ Bound multiplication_bound(const BoundInputs& in, MPI_Comm comm) {
   }
   // Ranks of one machine share its cores: their multiplications take at least their sum over
   // min(ranks, cores) cores (8 emulated nodes on 2 cores: 4x one rank's share).
-  MPI_Comm machine = machine_comm(comm);
+  MPI_Comm machine = exec::machine_comm(comm);
   int machine_size = 1;
   MPI_Comm_size(machine, &machine_size);
   double machine_s = 0;

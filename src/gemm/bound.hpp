@@ -20,10 +20,6 @@ double flops_per_fma(char precision);
 /// rate. GFLOP/s, the same on every rank. Collective over comm.
 double measure_core_gflops(char precision, std::int64_t n, MPI_Comm comm);
 
-/// The ranks of comm that share this rank's machine (exec::machine_id: one kernel, whatever MPI
-/// calls a node). Collective over comm; the caller frees it.
-MPI_Comm machine_comm(MPI_Comm comm);
-
 /// Cores this launch can use: per machine, min(ranks on it, its cores), summed. Collective over
 /// comm.
 int usable_cores(MPI_Comm comm);

@@ -5,6 +5,7 @@
 
 #include "core/status.hpp"
 #include "exec/comm_attribute.hpp"
+#include "exec/compute.hpp"
 #include "gemm/cost.hpp"
 #include "gemm/layers.hpp"
 
@@ -25,7 +26,7 @@ relay_status_t create_grid(MPI_Comm comm, int rows, int cols, layout::GridOrder 
   g->me = g->shape.coord_of(rank);
   int rc = MPI_SUCCESS;
   if (dup) {
-    rc = MPI_Comm_dup(comm, &g->comm);
+    rc = exec::dup_comm(comm, &g->comm);
     g->owns_comm = true;
   } else {
     g->comm = comm;
@@ -71,8 +72,7 @@ int grid_nodes(relay_grid& grid) {
   if (grid.nodes > 0) return grid.nodes;
   MPI_Comm node = MPI_COMM_NULL;
   int node_rank = 0, leaders = 1;
-  if (MPI_Comm_split_type(grid.comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
-      MPI_SUCCESS) {
+  if (exec::node_comm(grid.comm, &node) == MPI_SUCCESS) {
     MPI_Comm_rank(node, &node_rank);
     MPI_Comm_free(&node);
     int leader = node_rank == 0 ? 1 : 0;

@@ -123,7 +123,7 @@ relay_status_t layer_view(relay_grid& grid, int cx, int cy, const LayerView** vi
   if (rc == MPI_SUCCESS && !exec::compute_is_charged()) {  // simulated ranks share pages
     // For the default memory limit: the node's available memory is shared by its ranks.
     MPI_Comm node = MPI_COMM_NULL;
-    rc = MPI_Comm_split_type(grid.comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    rc = exec::node_comm(grid.comm, &node);
     if (rc == MPI_SUCCESS) {
       MPI_Comm_size(node, &v->ranks_on_node);
       MPI_Comm_free(&node);

@@ -23,8 +23,10 @@ struct RegionEnergy {
 
 class NodeEnergy {
  public:
-  /// Collective over comm (a duplicate is kept). `meter` is read on counting leaders only.
-  NodeEnergy(MPI_Comm comm, std::unique_ptr<EnergyMeter> meter);
+  /// Collective over comm, which it keeps and frees (a duplicate the caller made for it).
+  /// `leads_node`: this rank is its node's first (the caller knows the node:
+  /// exec::node_comm). `meter` is read on counting leaders only.
+  NodeEnergy(MPI_Comm own_comm, bool leads_node, std::unique_ptr<EnergyMeter> meter);
   ~NodeEnergy();
   NodeEnergy(const NodeEnergy&) = delete;
   NodeEnergy& operator=(const NodeEnergy&) = delete;

@@ -5,6 +5,7 @@
 
 #include "exec/comm_attribute.hpp"
 #include "exec/comm_state.hpp"
+#include "exec/compute.hpp"
 
 namespace relay::overlap {
 namespace {
@@ -45,7 +46,7 @@ relay_status_t prepare_dups(MPI_Comm comm, int n, std::string& error) {
   }
   while (static_cast<int>(set->dups.size()) < n) {
     auto d = std::make_unique<DupComm>();
-    if (MPI_Comm_dup(comm, &d->comm) != MPI_SUCCESS) {
+    if (exec::dup_comm(comm, &d->comm) != MPI_SUCCESS) {
       error = "MPI_Comm_dup failed";
       return RELAY_ERR_MPI;
     }

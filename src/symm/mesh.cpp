@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <memory>
 
+#include "exec/compute.hpp"
+
 namespace relay::symm {
 
 BlockRange block_range(std::int64_t n, int p, int index) {
@@ -21,7 +23,7 @@ relay_status_t create_mesh(MPI_Comm comm, int p, int layers, relay_mesh** out, s
   auto mesh = std::make_unique<relay_mesh>();
   mesh->p = p;
   mesh->layers = layers;
-  if (MPI_Comm_dup(comm, &mesh->comm) != MPI_SUCCESS) {
+  if (exec::dup_comm(comm, &mesh->comm) != MPI_SUCCESS) {
     error = "MPI_Comm_dup failed";
     return RELAY_ERR_MPI;
   }
