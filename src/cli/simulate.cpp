@@ -337,8 +337,7 @@ int run(const Options& o) {
   std::printf(
       "# simulation cost on this host: %.1f s wall, %.1f s CPU, %.0f MiB peak memory "
       "(proportional set, sampled every second or less often; the resident set, which counts "
-      "SMPI's shared "
-      "pages once per rank: %.0f MiB); exit status %d\n",
+      "SMPI's shared pages once per rank: %.0f MiB); exit status %d\n",
       wall_s, cpu_s, peak_pss_kib / 1024.0, peak_mib, code);
 
   const std::string json = json_output_of(o.command);

@@ -14,9 +14,10 @@ trap 'rm -rf "$work"' EXIT
 for run in 1 2; do
   privatization=$([[ $run == 1 ]] && echo dlopen || echo mmap)
   timeout 120 "$smpirun" -np 8 "$@" --cfg=smpi/privatization:$privatization "$relay" bench bcast \
-    --sizes 64KiB,1MiB --algorithms binomial,pipeline,scatter_allgather --policies nonblocking --segments 0,64KiB \
-    --baselines none --iterations 3 --warmup 1 --quiet --json "$work/run$run.json" \
-    >"$work/out$run" 2>&1 || { cat "$work/out$run"; echo "FAIL: run $run ($privatization) exited"; exit 1; }
+    --sizes 64KiB,1MiB --algorithms binomial,pipeline,scatter_allgather --policies nonblocking \
+    --segments 0,64KiB --baselines none --iterations 3 --warmup 1 --quiet --json "$work/run$run.json" \
+    >"$work/out$run" 2>&1 ||
+    { cat "$work/out$run"; echo "FAIL: run $run ($privatization) exited"; exit 1; }
 done
 python3 - "$work/run1.json" "$work/run2.json" <<'PY'
 import json, sys
