@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 
+#include <array>
 #include <string>
 
 #include "api/checks.hpp"
@@ -170,11 +171,13 @@ relay_status_t relay_gemm(char transa, char transb, long long m, long long n, lo
   }
   // One agreement covers everything a rank may see differently: PBLAS INFO, options
   // (environment variables can differ between ranks), the datatype and the arrays.
-  int local_flags[3] = {bad_type ? 1 : 0, option_status != RELAY_SUCCESS ? 1 : 0,
-                        null_array != nullptr ? 1 : 0};
-  int any_flags[3] = {0, 0, 0};
-  MPI_Allreduce(local_flags, any_flags, 3, MPI_INT, MPI_MAX, grid->comm);
-  const int agreed = relay::gemm::agree_on_info(local, *grid);
+  const std::array<int, 3> local_flags = {bad_type ? 1 : 0, option_status != RELAY_SUCCESS ? 1 : 0,
+                                          null_array != nullptr ? 1 : 0};
+  const bool checks_passed = local == 0 && local_flags == std::array<int, 3>{};
+  const relay::gemm::CallAgreement agreement = relay::gemm::agree_on_call(
+      local, local_flags, checks_passed ? relay::gemm::problem_fingerprint(p, resolved) : 0, *grid);
+  const int agreed = agreement.info;
+  const std::array<int, 3>& any_flags = agreement.any_flags;
   if (agreed != 0) {
     if (info) *info = agreed;
     if (agreed == local) {
@@ -206,7 +209,7 @@ relay_status_t relay_gemm(char transa, char transb, long long m, long long n, lo
                 "which stores part of {}",
                 null_position, null_array, grid->me.row, grid->me.col, null_array);
   }
-  if (!relay::gemm::agree_on_fingerprint(relay::gemm::problem_fingerprint(p, resolved), *grid)) {
+  if (!agreement.same_problem) {
     return fail(RELAY_ERR_MISMATCH,
                 "relay_gemm: the processes of the grid passed different arguments (TRANSA, "
                 "TRANSB, M, N, K, ALPHA, BETA, offsets, a descriptor other than LLD_, or "

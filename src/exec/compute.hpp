@@ -69,6 +69,18 @@ int dup_comm(MPI_Comm comm, MPI_Comm* copy);
 /// caller frees it. Under SMPI a machine is a simulated host: node_comm's.
 MPI_Comm machine_comm(MPI_Comm comm);
 
+/// MPI_Testsome: the completed requests among `requests`, *done of them (MPI_UNDEFINED when
+/// every request is null). Under SMPI, whose MPI_Testsome charges the test cost (and a switch
+/// of simulated rank) once per request tested, MPI_Testany is asked until it finds nothing:
+/// one charge per completion and one for the miss; what MPI_Testany cannot see (a detached
+/// small send, already complete) MPI_Testsome then finishes.
+int test_some(int count, MPI_Request* requests, int* done, int* indices, MPI_Status* statuses);
+
+/// MPI_Waitsome: blocks until at least one of `requests` completes. Under SMPI, whose
+/// MPI_Waitsome tests every other request once one completes (each test charged as above), one
+/// MPI_Waitany: *done is 1, and the caller's next test or wait finds the others.
+int wait_some(int count, MPI_Request* requests, int* done, int* indices, MPI_Status* statuses);
+
 /// Bytes per second, each direction, of the route from this rank's node to another node: the
 /// platform's under SMPI (its slowest link); 0 in a real run (not known here).
 double link_bytes_per_s();

@@ -28,6 +28,12 @@ std::string machine_id() {
   return host;
 }
 int dup_comm(MPI_Comm comm, MPI_Comm* copy) { return MPI_Comm_dup(comm, copy); }
+int test_some(int count, MPI_Request* requests, int* done, int* indices, MPI_Status* statuses) {
+  return MPI_Testsome(count, requests, done, indices, statuses);
+}
+int wait_some(int count, MPI_Request* requests, int* done, int* indices, MPI_Status* statuses) {
+  return MPI_Waitsome(count, requests, done, indices, statuses);
+}
 
 int node_comm(MPI_Comm comm, MPI_Comm* node) {
   int rank = 0;

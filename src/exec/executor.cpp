@@ -9,6 +9,7 @@
 
 #include "core/settings.hpp"
 #include "core/units.hpp"
+#include "exec/compute.hpp"
 
 namespace relay::exec {
 
@@ -330,7 +331,7 @@ relay_status_t Executor::blocking_step(bool may_block, bool& advanced) {
   return RELAY_SUCCESS;
 }
 
-relay_status_t Executor::progress(bool& done_now) {
+relay_status_t Executor::progress(bool& done_now, bool poll) {
   if (policy_ == Policy::blocking) {
     bool advanced = true;
     while (advanced) {
@@ -340,10 +341,10 @@ relay_status_t Executor::progress(bool& done_now) {
     return done_now ? finished() : RELAY_SUCCESS;
   }
   if (auto st = local_steps(); st != RELAY_SUCCESS) return st;
-  if (!done()) {
+  if (poll && !done()) {
     int count = 0;
-    const int rc = MPI_Testsome(end_slot_ - first_slot_, requests_.data() + first_slot_, &count,
-                                completed_.data(), statuses_.data());
+    const int rc = test_some(end_slot_ - first_slot_, requests_.data() + first_slot_, &count,
+                             completed_.data(), statuses_.data());
     if (rc != MPI_SUCCESS) return mpi_failed(rc, "MPI_Testsome");
     for (int i = 0; i < count && count != MPI_UNDEFINED; ++i) {
       complete_slot(first_slot_ + completed_[i], statuses_[i]);
@@ -375,8 +376,8 @@ relay_status_t Executor::wait() {
     if (auto st = local_steps(); st != RELAY_SUCCESS) return st;
     if (done()) return finished();
     int count = 0;
-    const int rc = MPI_Waitsome(end_slot_ - first_slot_, requests_.data() + first_slot_, &count,
-                                completed_.data(), statuses_.data());
+    const int rc = wait_some(end_slot_ - first_slot_, requests_.data() + first_slot_, &count,
+                             completed_.data(), statuses_.data());
     if (rc != MPI_SUCCESS) return mpi_failed(rc, "MPI_Waitsome");
     if (count == MPI_UNDEFINED) {
       error_ = "executor: nothing in flight but the program is not complete";

@@ -60,8 +60,10 @@ class Executor {
   relay_status_t start(std::shared_ptr<const schedule::RankProgram> program, char* buffer,
                        MPI_Comm comm, int tag, Policy policy, int max_requests,
                        const Combiner& combiner = Combiner{});
-  /// Advances without blocking; sets done when every step has completed.
-  relay_status_t progress(bool& done);
+  /// Advances without blocking; sets done when every step has completed. Without `poll`, only
+  /// the steps that completions already delivered (completed_elsewhere) allow: no MPI call
+  /// asks whether others have completed.
+  relay_status_t progress(bool& done, bool poll = true);
   /// Blocks until every step has completed.
   relay_status_t wait();
   bool done() const;

@@ -158,9 +158,18 @@ std::uint64_t problem_fingerprint(const Problem& p, const Options& o) {
   return f.value();
 }
 
-bool agree_on_fingerprint(std::uint64_t fingerprint, const relay_grid& grid) {
-  int rc = MPI_SUCCESS;
-  return core::same_on_every_rank(fingerprint, grid.comm, rc);
+CallAgreement agree_on_call(int info, const std::array<int, 3>& flags, std::uint64_t fingerprint,
+                            const relay_grid& grid) {
+  const long long hi = static_cast<long long>(fingerprint >> 32);
+  const long long lo = static_cast<long long>(fingerprint & 0xffffffffu);
+  const long long in[8] = {info != 0 ? 1 : 0, flags[0], flags[1], flags[2], hi, lo, -hi, -lo};
+  long long out[8] = {};
+  MPI_Allreduce(in, out, 8, MPI_LONG_LONG, MPI_MAX, grid.comm);
+  CallAgreement a;
+  a.info = out[0] != 0 ? agree_on_info(info, grid) : 0;
+  for (std::size_t i = 0; i < 3; ++i) a.any_flags[i] = static_cast<int>(out[1 + i]);
+  a.same_problem = out[4] == -out[6] && out[5] == -out[7];
+  return a;
 }
 
 namespace {

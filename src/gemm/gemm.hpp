@@ -17,6 +17,7 @@
 
 #include <mpi.h>
 
+#include <array>
 #include <complex>
 #include <cstddef>
 #include <cstdint>
@@ -85,9 +86,6 @@ bool algorithm_from_name(const std::string& name, relay_gemm_algorithm_t& algori
 /// but differs between them: the grid then waits forever for panels that never come.
 std::uint64_t problem_fingerprint(const Problem& p, const Options& options);
 
-/// Whether every process of the grid computed the same fingerprint (one allreduce).
-bool agree_on_fingerprint(std::uint64_t fingerprint, const relay_grid& grid);
-
 /// relay_gemm_options_init_sized: the defaults in the first struct_size bytes of the caller's
 /// struct (fields of newer versions 0), struct_size set.
 void init_options(relay_gemm_options_t* options, std::size_t struct_size);
@@ -102,6 +100,21 @@ int check_arguments(const Problem& p, const relay_grid& grid, std::string& messa
 /// The smallest INFO over the grid (PBLAS's order: earlier argument first), so that every
 /// process sees the same outcome. Collective over grid.comm.
 int agree_on_info(int info, const relay_grid& grid);
+
+/// What every process of the grid must agree on before a multiplication starts, in one
+/// MPI_Allreduce: whether any process has an INFO (then the one agree_on_info gives: one
+/// collective more, on the error path only), which of three failure flags any process set, and
+/// whether every process computed the same fingerprint (problem_fingerprint; a process whose
+/// own checks failed passes 0, and the comparison then does not matter: the call fails).
+/// Collective over grid.comm. (Under simulation each collective over every rank is dear: the
+/// three agreements this replaces were a third of a simulated bench gemm's collectives.)
+struct CallAgreement {
+  int info = 0;
+  std::array<int, 3> any_flags{};
+  bool same_problem = true;
+};
+CallAgreement agree_on_call(int info, const std::array<int, 3>& flags, std::uint64_t fingerprint,
+                            const relay_grid& grid);
 
 /// The algorithm a call on `grid` with `options` runs, before looking at its matrices: what
 /// the options ask for when the grid splits into the layers it needs, else 2D with why.

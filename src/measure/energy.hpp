@@ -74,6 +74,9 @@ class EnergyMeter {
   /// Which counters these are: meters of equal identity read the same counters (emulated nodes
   /// of one machine share its RAPL zones), so a sum over nodes counts them once. Empty: unique.
   virtual std::string identity() const { return std::string(); }
+  /// False for a meter that never has a figure (NoMeter): its every reading is unavailable,
+  /// for the same reason.
+  virtual bool reads() const { return true; }
 };
 
 /// Linux RAPL through the powercap tree under `root`.
@@ -95,6 +98,7 @@ class NoMeter : public EnergyMeter {
   explicit NoMeter(std::string reason) : reason_(std::move(reason)) {}
   EnergyReading read() const override;
   std::string describe() const override { return "none"; }
+  bool reads() const override { return false; }
 
  private:
   std::string reason_;

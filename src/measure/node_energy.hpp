@@ -39,7 +39,8 @@ class NodeEnergy {
   void end();
   /// Collective: the last region's joules summed over nodes and its seconds, the same on every
   /// rank. A domain unavailable on any counted node is unavailable, with the reason of the
-  /// lowest such rank (kept as first_unavailable too).
+  /// lowest such rank (kept as first_unavailable too). Where no leader's meter reads at all
+  /// (EnergyMeter::reads), local: every domain unavailable, 0 seconds measured.
   RegionEnergy result();
 
   /// Nodes counted: node leaders with distinct counters.
@@ -57,6 +58,10 @@ class NodeEnergy {
   std::unique_ptr<EnergyMeter> meter_;
   std::string description_;
   bool counts_ = false;
+  // No counting leader's meter reads (a simulation): every result is unavailable for the
+  // reasons kept here, known without a message.
+  bool silent_ = false;
+  std::array<std::string, kEnergyDomains> silent_reasons_;
   int nodes_ = 0;
   EnergyReading before_, after_;
   double t_before_ = 0, t_after_ = 0;

@@ -75,18 +75,22 @@ void report_error(int ctxt, const char* routine, int info) {
 
 bool agree_on_call(const char* routine, int ctxt, relay_grid& grid, int info,
                    const gemm::Problem& p, gemm::Options& options, const char* compared) {
-  info = gemm::agree_on_info(info, grid);
-  if (info != 0) {
-    report_error(ctxt, routine, info);
+  // Options come from this process's environment: resolved before the one agreement.
+  std::string error;
+  const bool options_valid = gemm::resolve_options(nullptr, options, error) == RELAY_SUCCESS;
+  const gemm::CallAgreement agreed = gemm::agree_on_call(
+      info, {options_valid ? 0 : 1, 0, 0},
+      info == 0 && options_valid ? gemm::problem_fingerprint(p, options) : 0, grid);
+  if (agreed.info != 0) {
+    report_error(ctxt, routine, agreed.info);
     return false;
   }
-  std::string error;
-  if (gemm::resolve_options(nullptr, options, error) != RELAY_SUCCESS) {
-    std::fprintf(stderr, "relay %s: %s\n", routine, error.c_str());
+  if (agreed.any_flags[0] != 0) {
+    if (!options_valid) std::fprintf(stderr, "relay %s: %s\n", routine, error.c_str());
     MPI_Abort(grid.comm, 1);
     return false;
   }
-  if (!gemm::agree_on_fingerprint(gemm::problem_fingerprint(p, options), grid)) {
+  if (!agreed.same_problem) {
     std::fprintf(stderr,
                  "relay %s: the processes of the grid passed different arguments (%s, offsets or "
                  "a descriptor other than LLD_), each valid on its own\n",
