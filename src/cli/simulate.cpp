@@ -7,12 +7,14 @@
 // Why a launcher and not a mode of this binary: under SMPI every rank is a copy of the program
 // loaded into one simulator process (smpirun), compiled against SMPI's mpi.h; this binary is
 // compiled against a real MPI.
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -30,6 +32,10 @@
 
 namespace relay::cli {
 namespace {
+
+// The signal (Ctrl-C, kill) that asked relay simulate to stop, 0 if none.
+volatile std::sig_atomic_t g_stop_signal = 0;
+extern "C" void note_stop_signal(int signal) { g_stop_signal = signal; }
 namespace fs = std::filesystem;
 
 // The platforms shipped with relay (platforms/*.xml; docs/simulate.md says where each
@@ -221,8 +227,10 @@ int run(const Options& o) {
     for (int node = 0; node < nodes; ++node) out << "node-" << node << ":" << per_node << "\n";
     if (!out) throw std::runtime_error("cannot write " + hostfile.string());
   }
-  std::vector<std::string> argv{smpirun,       "-np",       std::to_string(o.ranks), "-platform",
-                                platform.file, "-hostfile", hostfile.string()};
+  // -quiet: smpirun would otherwise keep its unrolled hostfile in the current directory after
+  // a failed run (and print its whole command line).
+  std::vector<std::string> argv{smpirun,     "-quiet",      "-np",       std::to_string(o.ranks),
+                                "-platform", platform.file, "-hostfile", hostfile.string()};
   if (o.factors == "off") {
     // SMPI's default correction factors are not monotone in the message size (measured with
     // SMPI 3.32): comparisons with the model need a plain latency + size / bandwidth network.
@@ -301,10 +309,17 @@ int run(const Options& o) {
 
   setenv(std::string(core::setting(core::Knob::simulate_platform).name).c_str(),
          description.c_str(), 1);
+  // Stopped by a signal, relay simulate stops the whole simulation (smpirun and the program
+  // it starts, in a process group of their own) and still removes its hostfile.
+  struct sigaction on_stop {};
+  on_stop.sa_handler = note_stop_signal;
+  sigemptyset(&on_stop.sa_mask);
+  for (int signal : {SIGINT, SIGTERM, SIGHUP}) sigaction(signal, &on_stop, nullptr);
   const auto start = std::chrono::steady_clock::now();
   const pid_t child = fork();
   if (child < 0) throw std::runtime_error("fork failed");
   if (child == 0) {
+    setpgid(0, 0);
     std::vector<char*> args;
     for (auto& a : argv) args.push_back(a.data());
     args.push_back(nullptr);
@@ -320,7 +335,13 @@ int run(const Options& o) {
   // 17% of the host's CPU time (perf). The next sample waits for 1 s or 20 times the last
   // sample's cost, whichever is longer, which keeps the sampling under 5% of the run.
   auto next_sample = start + std::chrono::milliseconds(200);
+  setpgid(child, child);  // as the child does: whichever runs first
+  bool stop_sent = false;
   for (;;) {
+    if (g_stop_signal != 0 && !stop_sent) {
+      kill(-child, g_stop_signal);
+      stop_sent = true;
+    }
     const pid_t done = wait4(child, &status, WNOHANG, &usage);
     if (done == child) break;
     if (done < 0 && errno != EINTR) throw std::runtime_error("wait4 failed");
@@ -338,7 +359,10 @@ int run(const Options& o) {
   const double cpu_s = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
                        1e-6 * static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
   const double peak_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss: KiB
-  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  const int code = g_stop_signal != 0  ? 128 + g_stop_signal
+                   : WIFEXITED(status) ? WEXITSTATUS(status)
+                                       : 128 + WTERMSIG(status);
+  if (g_stop_signal != 0) std::printf("# stopped by signal %d\n", static_cast<int>(g_stop_signal));
   std::printf(
       "# simulation cost on this host: %.1f s wall, %.1f s CPU, %.0f MiB peak memory "
       "(proportional set, sampled every second or less often; the resident set, which counts "
