@@ -568,7 +568,7 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
     r["time_s"] = t;
     if (model > 0) r["predicted_s"] = model;
     r["gflops"] = flops / t / 1e9;
-    r["pct_peak"] = 100.0 * flops / t / 1e9 / peak_total;
+    if (peak_total > 0) r["pct_peak"] = 100.0 * flops / t / 1e9 / peak_total;  // else not timed
     r["bcast_s"] = bc;
     r["compute_s"] = comp;
     r["wait_s"] = w;
@@ -595,12 +595,13 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
       const std::string shown_scheme =
           pieces > 0 && pieces_.size() > 1 ? scheme + " " + pieces_label(pieces_asked) : scheme;
       std::printf(
-          "%-12s %-30s %3d %10.3f %8s %9.2f %7.1f%% %8.3f %9.3f %9.3f %9.3f %8.3f %8.1f %12s %8s "
+          "%-12s %-30s %3d %10.3f %8s %9.2f %8s %8.3f %9.3f %9.3f %9.3f %8.3f %8.1f %12s %8s "
           "%8s%s\n",
           label.c_str(), shown_scheme.c_str(), L, t,
           model > 0 ? fmt::format("{:.3f}", model).c_str() : "-", flops / t / 1e9,
-          100.0 * flops / t / 1e9 / peak_total, repl, bc, comp, w, red,
-          static_cast<double>(ws + layered) / 1048576.0,
+          peak_total > 0 ? fmt::format("{:.1f}%", 100.0 * flops / t / 1e9 / peak_total).c_str()
+                         : "-",
+          repl, bc, comp, w, red, static_cast<double>(ws + layered) / 1048576.0,
           ratio > 0 ? fmt::format("{:.3f}x", ratio).c_str() : "-",
           link_bytes_per_s_ > 0 && bounded ? times(bound_max).c_str() : "-",
           link_bytes_per_s_ > 0 && bounded ? times(bound_sum).c_str() : "-",
@@ -610,29 +611,35 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
   if (rank_ == 0) {
     std::printf(
         "\n# n=%lld grid %dx%d block %lld panel %s precision %s, %d reps (medians)%s; "
-        "peak: %.2f GFLOP/s per core x %d cores = %.2f GFLOP/s\n",
+        "peak: %s\n",
         n, rows_, cols_, nb, a_.panel > 0 ? std::to_string(a_.panel).c_str() : "default",
         a_.precision.c_str(), a_.reps,
         jitter_us_ > 0 ? fmt::format(", ranks start within {:g} us", jitter_us_).c_str() : "",
-        peak_core_, cores_, peak_total);
+        peak_core_ > 0 ? fmt::format("{:.2f} GFLOP/s per core x {} cores = {:.2f} GFLOP/s",
+                                     peak_core_, cores_, peak_total)
+                             .c_str()
+                       : "not timed (RELAY_SIMULATE_COMPUTE=real: the simulated clock does not "
+                         "see the BLAS calls, and %peak is not given)");
     const std::string sharing =
         lim.ranks_per_core > 1
             ? fmt::format("; {:g} ranks per core: ranks of one machine share its cores",
                           lim.ranks_per_core)
             : std::string();
+    const std::string blas = peak_core_ > 0
+                                 ? fmt::format("BLAS {:.3f} s (at {:.2f} GFLOP/s per core{})",
+                                               lim.blas_s, peak_core_, sharing)
+                                 : std::string("BLAS not timed");
     if (link_bytes_per_s_ > 0) {
       std::printf(
           "# bound: links %.3f s (the busiest node receives %s and sends %s at least once, at "
-          "%s/s each way, from %s), BLAS %.3f s (at %.2f GFLOP/s per core%s); x_bound = time / "
-          "max(links, BLAS), x_sum = time / (links + BLAS)\n",
+          "%s/s each way, from %s), %s; x_bound = time / max(links, BLAS), x_sum = time / "
+          "(links + BLAS)\n",
           lim.links_s, human_bytes(lim.in_bytes).c_str(), human_bytes(lim.out_bytes).c_str(),
-          human_bytes(link_bytes_per_s_).c_str(), link_from_.c_str(), lim.blas_s, peak_core_,
-          sharing.c_str());
+          human_bytes(link_bytes_per_s_).c_str(), link_from_.c_str(), blas.c_str());
     } else {
       std::printf(
-          "# bound: BLAS %.3f s (at %.2f GFLOP/s per core%s); links unknown (--link-gbits or "
-          "RELAY_LINK_BITS_PER_S give the rate)\n",
-          lim.blas_s, peak_core_, sharing.c_str());
+          "# bound: %s; links unknown (--link-gbits or RELAY_LINK_BITS_PER_S give the rate)\n",
+          blas.c_str());
     }
     std::printf("%s\n", energy_note(*energy_, "per multiplication (mean over the reps)").c_str());
     for (const auto& a : algorithms_) {

@@ -363,11 +363,16 @@ int run(const Options& o) {
                    : WIFEXITED(status) ? WEXITSTATUS(status)
                                        : 128 + WTERMSIG(status);
   if (g_stop_signal != 0) std::printf("# stopped by signal %d\n", static_cast<int>(g_stop_signal));
+  // Stopped, smpirun's shell dies before it waits for the simulation: neither's CPU time nor
+  // resident set reaches relay simulate.
+  const bool stopped = g_stop_signal != 0;
   std::printf(
-      "# simulation cost on this host: %.1f s wall, %.1f s CPU, %.0f MiB peak memory "
+      "# simulation cost on this host: %.1f s wall, %s CPU, %.0f MiB peak memory "
       "(proportional set, sampled every second or less often; the resident set, which counts "
-      "SMPI's shared pages once per rank: %.0f MiB); exit status %d\n",
-      wall_s, cpu_s, peak_pss_kib / 1024.0, peak_mib, code);
+      "SMPI's shared pages once per rank: %s); exit status %d\n",
+      wall_s, stopped ? "unknown (stopped)" : fmt::format("{:.1f} s", cpu_s).c_str(),
+      peak_pss_kib / 1024.0, stopped ? "unknown" : fmt::format("{:.0f} MiB", peak_mib).c_str(),
+      code);
 
   const std::string json = json_output_of(o.command);
   if (code == 0 && !json.empty() && fs::exists(json)) {

@@ -20,6 +20,11 @@ namespace relay::exec {
 /// RELAY_SIMULATE_COMPUTE=real (the correctness runs, with real data); never on real MPI.
 bool compute_is_charged();
 
+/// False only under SMPI with RELAY_SIMULATE_COMPUTE=real: computations then run, but the
+/// simulated clock does not see them (SMPI's simulate-computation is off), so no rate of them
+/// can be timed. True on real MPI and when computations are charged.
+bool compute_is_timed();
+
 /// True under SMPI with RELAY_SIMULATE_COMPUTE=timing: relay's own scratch memory (the
 /// operands a reduction receives, a gather's staging) may be shared between simulated ranks
 /// like the data (allocate_scratch). A 512-rank SymmSquareCube of 29 MiB blocks held 47 MiB

@@ -14,6 +14,7 @@
 namespace relay::exec {
 
 bool compute_is_charged() { return false; }
+bool compute_is_timed() { return true; }
 void charge_flops(double /*flops*/) {}
 double charged_gflops() { return 0.0; }
 int host_cores() { return static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN))); }

@@ -22,6 +22,8 @@ bool compute_is_charged() {
   return mode == nullptr || std::strcmp(mode, "real") != 0;
 }
 
+bool compute_is_timed() { return compute_is_charged(); }
+
 bool scratch_is_shared() {
   const char* mode = core::read_setting(core::Knob::simulate_compute);
   return mode != nullptr && std::strcmp(mode, "timing") == 0;

@@ -17,7 +17,8 @@ double flops_per_fma(char precision);
 
 /// One core's BLAS rate for `precision` ('s', 'd', 'c', 'z'): the best of three n^3 GEMMs on
 /// rank 0 while the other ranks wait; under simulation with computations charged, the charged
-/// rate. GFLOP/s, the same on every rank. Collective over comm.
+/// rate; 0 where computations are not timed (exec::compute_is_timed). GFLOP/s, the same on
+/// every rank. Collective over comm.
 double measure_core_gflops(char precision, std::int64_t n, MPI_Comm comm);
 
 /// Cores this launch can use: per machine, min(ranks on it, its cores), summed. Collective over
