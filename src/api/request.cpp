@@ -113,8 +113,7 @@ namespace {
 relay_status_t advance(relay_request* request, bool& done, const char* fn, bool poll = true) {
   if (request->kind == relay_request::Kind::overlap) return request->overlap->progress(done);
   if (request->kind == relay_request::Kind::mpi) {
-    int flag = 1;
-    if (!request->mpi_done && !poll) flag = 0;
+    int flag = 0;
     if (!request->mpi_done && poll &&
         MPI_Test(&request->mpi_request, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
       return fail(RELAY_ERR_MPI, "{}: MPI_Test failed", fn);
@@ -206,8 +205,7 @@ relay_status_t relay_waitall(int count, relay_request_t* requests) {
   // The first pass advances every request and asks MPI what has completed; after that, only
   // the requests that the wait below delivered completions to, without asking MPI again: the
   // others' requests are still in that wait. (Under SMPI each MPI test is a switch of simulated
-  // rank: asking every request after every completion was a third of a simulated SUMMA's host
-  // time.)
+  // rank, and asking every request after every completion multiplied them.)
   std::vector<char> touched(static_cast<std::size_t>(count), 1);
   bool poll = true;
   for (;;) {

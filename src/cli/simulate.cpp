@@ -36,6 +36,7 @@ namespace {
 // The signal (Ctrl-C, kill) that asked relay simulate to stop, 0 if none.
 volatile std::sig_atomic_t g_stop_signal = 0;
 extern "C" void note_stop_signal(int signal) { g_stop_signal = signal; }
+
 namespace fs = std::filesystem;
 
 // The platforms shipped with relay (platforms/*.xml; docs/simulate.md says where each
@@ -273,8 +274,7 @@ int run(const Options& o) {
   argv.emplace_back("--cfg=smpi/grow-injected-times:no");
   // SMPI also charges each MPI_Wtime 10 ns, a switch of simulated rank each: relay's timers
   // (statistics around every panel, about 170 calls per rank in a 256-rank SUMMA of 8 panels)
-  // took about 40% of the host time of a 1,024-rank multiplication, for no simulated time of
-  // note. No relay loop waits on MPI_Wtime alone.
+  // cost host time for no simulated time of note. No relay loop waits on MPI_Wtime alone.
   argv.emplace_back("--cfg=smpi/wtime:0");
   // Below SMPI's eager limit (smpi/send-is-detached-thresh, 64 KiB) MPI_Send returns at once,
   // but by default the data moves only when the receive is posted: a 1-byte ping-pong measured

@@ -173,8 +173,8 @@ MPI_Comm machine_comm(MPI_Comm comm) {
 double link_bytes_per_s() {
   const sg_host_t self = sg_host_self();
   // Another rank's host, found from the ranks' actors (world rank r is the actor of pid r + 1,
-  // as node_comm checks): sg_host_list sorts every host of the platform by name, and each of
-  // 1,024 ranks doing so took 4.5 s of a simulation's start (16,384 would take minutes).
+  // as node_comm checks): sg_host_list sorts every host of the platform by name, and every
+  // rank doing so costs P x P log P string comparisons over a run.
   int world_rank = 0, world_size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &world_size);

@@ -27,8 +27,9 @@ NodeEnergy::NodeEnergy(MPI_Comm own_comm, bool leads_node, std::unique_ptr<Energ
     MPI_Allreduce(&leads, &leaders, 1, MPI_INT, MPI_SUM, comm_);
     nodes_ = leaders;
     counts_ = leads_node;
-    // Then no result needs a message: each one cost a simulated run of bench gemm five
-    // collectives over every rank per repetition.
+    // Then no result needs a message: each one cost a simulated run of bench gemm seven
+    // collectives over every rank per repetition (three allreduces, a broadcast pair per
+    // unavailable domain).
     silent_ = any[1] == 0;
     if (silent_) {
       const EnergyReading reading = meter_->read();
