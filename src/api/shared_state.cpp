@@ -10,6 +10,7 @@
 #include "core/fingerprint.hpp"
 #include "core/settings.hpp"
 #include "core/status.hpp"
+#include "exec/compute.hpp"
 #include "exec/executor.hpp"
 
 extern char** environ;
@@ -66,7 +67,7 @@ relay_status_t shared_state(const char* fn, MPI_Comm comm, exec::CommState** sta
   std::string error;
   const auto agree = [fn](MPI_Comm duplicate) -> relay_status_t {
     int rc = MPI_SUCCESS;
-    const bool same = core::same_on_every_rank(choice_fingerprint(), duplicate, rc);
+    const bool same = exec::same_on_every_rank(choice_fingerprint(), duplicate, rc);
     if (rc != MPI_SUCCESS) {
       return core::fail(RELAY_ERR_MPI, "{}: MPI_Allreduce of the configuration check failed", fn);
     }

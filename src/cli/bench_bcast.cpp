@@ -30,6 +30,7 @@
 #include "coll/predict.hpp"
 #include "coll/registry.hpp"
 #include "core/units.hpp"
+#include "exec/compute.hpp"
 #include "measure/stats.hpp"
 #include "model/params.hpp"
 #include "relay/relay.h"
@@ -188,7 +189,7 @@ bool Bench::verify(const Config& c, std::int64_t bytes, std::string& error) {
     }
   }
   int all = 0;
-  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm_);
+  exec::allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm_);
   if (!all && error.empty()) error = "another rank received wrong data";
   return all == 1;
 }

@@ -26,6 +26,7 @@
 #include "coll/predict.hpp"
 #include "coll/registry.hpp"
 #include "core/units.hpp"
+#include "exec/compute.hpp"
 #include "model/params.hpp"
 #include "relay/relay.h"
 
@@ -215,11 +216,11 @@ bool Bench::verify(const BenchConfig& c, std::int64_t bytes, std::string& error)
     }
   }
   int all = 0;
-  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm_);
+  exec::allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm_);
   if (all) return true;
   // Every rank reports the lowest failing rank's reason.
   int first = ok ? size_ : rank_, lowest = 0;
-  MPI_Allreduce(&first, &lowest, 1, MPI_INT, MPI_MIN, comm_);
+  exec::allreduce(&first, &lowest, 1, MPI_INT, MPI_MIN, comm_);
   int length = rank_ == lowest ? static_cast<int>(error.size()) : 0;
   MPI_Bcast(&length, 1, MPI_INT, lowest, comm_);
   error.resize(static_cast<std::size_t>(length));

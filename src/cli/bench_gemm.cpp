@@ -445,7 +445,7 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
       fn("N", "N", &ni, &ni, &ni, &alpha, A.data(), &one, &one, d, B.data(), &one, &one, d, &beta,
          C2.data(), &one, &one, d);
       double t = MPI_Wtime() - t0;
-      MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+      exec::allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
       add_energy(scalapack_energy);
       scalapack_time = t;
       scalapack_times.push_back(t);
@@ -507,7 +507,7 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
                            report.predicted_s,
                            static_cast<double>(st.workspace_bytes),
                            static_cast<double>(report.layered_bytes)};
-        MPI_Allreduce(MPI_IN_PLACE, parts, 9, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        exec::allreduce(MPI_IN_PLACE, parts, 9, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         const long long bytes[2] = {static_cast<long long>(parts[7]),
                                     static_cast<long long>(parts[8])};
         add_energy(row.energy);
@@ -727,7 +727,7 @@ void Bench::check_memory(const std::vector<long long>& sizes) {
     need += 3 * peak_n * peak_n * elem;
   }
   double most = 0;
-  MPI_Allreduce(&need, &most, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  exec::allreduce(&need, &most, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   if (exec::compute_is_charged()) {
     // A simulation with computations charged: matrices and panels live on pages every
     // simulated rank shares (exec/compute.hpp); the host needs next to nothing per rank.

@@ -37,6 +37,7 @@
 #include "cli/results.hpp"
 #include "cli/sweep.hpp"
 #include "core/units.hpp"
+#include "exec/compute.hpp"
 #include "measure/progress.hpp"
 #include "measure/timing.hpp"
 #include "relay/overlap.h"
@@ -223,7 +224,7 @@ bool Bench::verify(const Config& c, std::int64_t bytes, std::string& error) {
             : type_ == MPI_DOUBLE ? check<double>(c, bytes, error)
                                   : check<int>(c, bytes, error);
   int mine = ok ? 1 : 0, all = 0;
-  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, world_);
+  exec::allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, world_);
   if (!all && error.empty()) error = "another rank failed or received wrong data";
   return all == 1;
 }
@@ -280,7 +281,7 @@ nlohmann::json Bench::measure(const Config& c, std::int64_t bytes) {
     }
   });
   int any = 0;
-  MPI_Allreduce(&failures, &any, 1, MPI_INT, MPI_MAX, world_);
+  exec::allreduce(&failures, &any, 1, MPI_INT, MPI_MAX, world_);
   if (any > 0) {
     row["error"] = "an iteration failed";
     return row;

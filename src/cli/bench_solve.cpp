@@ -33,6 +33,7 @@
 #include "measure/stats.hpp"
 
 #ifdef RELAY_HAVE_SCALAPACK
+#include "exec/compute.hpp"
 #include "scalapack/prototypes.h"
 #include "scalapack/serving.hpp"
 #endif
@@ -231,7 +232,7 @@ void Bench::run_size(int n, nlohmann::json& rows) {
       if (timed) energy_->begin();
       const double mine = solve(s, n, A, B, ipiv, work);
       double slowest = mine;
-      MPI_Allreduce(MPI_IN_PLACE, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+      exec::allreduce(MPI_IN_PLACE, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
       if (timed) {
         energy_->end();
         const measure::RegionEnergy e = energy_->result();
@@ -241,9 +242,9 @@ void Bench::run_size(int n, nlohmann::json& rows) {
       scalapack::serve_with(scalapack::Server::settings);
       // The share: time in p?gemm_ over the solve's, summed over the processes.
       double sums[2] = {totals.seconds, mine};
-      MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+      exec::allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
       long long counts[2] = {totals.calls, totals.by_relay};
-      MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+      exec::allreduce(MPI_IN_PLACE, counts, 2, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
       const double resid = residual(n, A0, B0, B);
       if (!timed) return slowest;
       r.time.push_back(slowest);

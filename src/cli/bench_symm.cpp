@@ -194,8 +194,8 @@ nlohmann::json Bench::run_size(long long n, const std::vector<Config>& configs,
     }
     double all_worst = 0;
     int failed = st != RELAY_SUCCESS ? 1 : 0, any_failed = 0;
-    MPI_Allreduce(&worst, &all_worst, 1, MPI_DOUBLE, MPI_MAX, world_);
-    MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, world_);
+    exec::allreduce(&worst, &all_worst, 1, MPI_DOUBLE, MPI_MAX, world_);
+    exec::allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, world_);
     if (any_failed) {
       ok[x] = false;
       errors[x] = failed ? relay_last_error() : "failed on another rank";
@@ -213,7 +213,7 @@ nlohmann::json Bench::run_size(long long n, const std::vector<Config>& configs,
       MPI_Barrier(world_);
       const relay_status_t st = call<T>(n, configs[x], d.data(), d2.data(), d3.data(), ld, stats);
       int failed = st != RELAY_SUCCESS ? 1 : 0, any = 0;
-      MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, world_);
+      exec::allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, world_);
       if (any) {
         ok[x] = false;
         errors[x] = failed ? relay_last_error() : "failed on another rank";
@@ -226,8 +226,8 @@ nlohmann::json Bench::run_size(long long n, const std::vector<Config>& configs,
                         stats.cube_s};
       double sum[5];
       double most = 0;
-      MPI_Allreduce(mine, sum, 5, MPI_DOUBLE, MPI_SUM, world_);
-      MPI_Allreduce(&stats.total_s, &most, 1, MPI_DOUBLE, MPI_MAX, world_);
+      exec::allreduce(mine, sum, 5, MPI_DOUBLE, MPI_SUM, world_);
+      exec::allreduce(&stats.total_s, &most, 1, MPI_DOUBLE, MPI_MAX, world_);
       relay_symm_stats_t kept{};
       kept.total_s = most;
       kept.compute_s = sum[1] / size_;

@@ -143,8 +143,8 @@ void require_memory(MPI_Comm comm, double bytes, const std::string& what) {
   MPI_Comm_rank(node, &node_rank);
   MPI_Comm_size(node, &node_size);
   double on_node = 0, most = 0;  // the node's ranks together; the largest single rank's need
-  MPI_Allreduce(&bytes, &on_node, 1, MPI_DOUBLE, MPI_SUM, node);
-  MPI_Allreduce(&bytes, &most, 1, MPI_DOUBLE, MPI_MAX, node);
+  exec::allreduce(&bytes, &on_node, 1, MPI_DOUBLE, MPI_SUM, node);
+  exec::allreduce(&bytes, &most, 1, MPI_DOUBLE, MPI_MAX, node);
   const double available = node_rank == 0 ? static_cast<double>(exec::available_memory_bytes()) : 0;
   MPI_Comm_free(&node);
   // The first node (lowest rank of its leader) that lacks the memory tells every rank.
@@ -152,7 +152,7 @@ void require_memory(MPI_Comm comm, double bytes, const std::string& what) {
   MPI_Comm_rank(comm, &rank);
   const bool short_here = node_rank == 0 && available >= 0 && on_node > available;
   int first = short_here ? rank : std::numeric_limits<int>::max(), worst = 0;
-  MPI_Allreduce(&first, &worst, 1, MPI_INT, MPI_MIN, comm);
+  exec::allreduce(&first, &worst, 1, MPI_INT, MPI_MIN, comm);
   if (worst == std::numeric_limits<int>::max()) return;
   char host[MPI_MAX_PROCESSOR_NAME] = {};
   int length = 0;

@@ -2,8 +2,6 @@
 // build, which std::hash is not required to be.
 #pragma once
 
-#include <mpi.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -31,16 +29,5 @@ class Fingerprint {
  private:
   std::uint64_t hash_ = 14695981039346656037ull;
 };
-
-/// Whether every rank of `comm` holds the same `value`: one allreduce of (h, -h) per 32-bit
-/// half with MPI_MAX. Sets `rc` to the allreduce's return code (false when it failed).
-inline bool same_on_every_rank(std::uint64_t value, MPI_Comm comm, int& rc) {
-  const long long hi = static_cast<long long>(value >> 32);
-  const long long lo = static_cast<long long>(value & 0xffffffffu);
-  const long long in[4] = {hi, lo, -hi, -lo};
-  long long out[4] = {};
-  rc = MPI_Allreduce(in, out, 4, MPI_LONG_LONG, MPI_MAX, comm);
-  return rc == MPI_SUCCESS && out[0] == -out[2] && out[1] == -out[3];
-}
 
 }  // namespace relay::core

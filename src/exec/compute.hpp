@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <new>
 #include <string>
 #include <type_traits>
@@ -85,6 +86,26 @@ int test_some(int count, MPI_Request* requests, int* done, int* indices, MPI_Sta
 /// MPI_Waitsome tests every other request once one completes (each test charged as above), one
 /// MPI_Waitany: *done is 1, and the caller's next test or wait finds the others.
 int wait_some(int count, MPI_Request* requests, int* done, int* indices, MPI_Status* statuses);
+
+/// MPI_Allreduce for relay's own bookkeeping (agreements, flags, statistics of a few bytes), not
+/// for a collective being measured: the `mpi` algorithms call MPI themselves. Under SMPI 3.32 a
+/// reduction to rank 0 and a broadcast: SMPI sends every message under 64 KiB detached, and each
+/// detached message that finishes is removed from a list of all those in flight by a linear
+/// scan, so recursive doubling's P log2 P messages, P of them at a time, cost host time growing
+/// as P^2 log P (one 8-byte allreduce over 4,096 simulated ranks: seconds of host time; a
+/// reduction and a broadcast move 2 (P - 1) messages, few at a time: about a tenth of it).
+int allreduce(const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+
+/// Whether every rank of `comm` holds the same `value`: one allreduce of (h, -h) per 32-bit
+/// half with MPI_MAX. Sets `rc` to the allreduce's return code (false when it failed).
+inline bool same_on_every_rank(std::uint64_t value, MPI_Comm comm, int& rc) {
+  const long long hi = static_cast<long long>(value >> 32);
+  const long long lo = static_cast<long long>(value & 0xffffffffu);
+  const long long in[4] = {hi, lo, -hi, -lo};
+  long long out[4] = {};
+  rc = allreduce(in, out, 4, MPI_LONG_LONG, MPI_MAX, comm);
+  return rc == MPI_SUCCESS && out[0] == -out[2] && out[1] == -out[3];
+}
 
 /// Bytes per second, each direction, of the route from this rank's node to another node: the
 /// platform's under SMPI (its slowest link); 0 in a real run (not known here).

@@ -36,6 +36,11 @@ int wait_some(int count, MPI_Request* requests, int* done, int* indices, MPI_Sta
   return MPI_Waitsome(count, requests, done, indices, statuses);
 }
 
+int allreduce(const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op,
+              MPI_Comm comm) {
+  return MPI_Allreduce(send, recv, count, type, op, comm);
+}
+
 int node_comm(MPI_Comm comm, MPI_Comm* node) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);

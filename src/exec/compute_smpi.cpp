@@ -118,6 +118,23 @@ int wait_some(int count, MPI_Request* requests, int* done, int* indices, MPI_Sta
   return MPI_SUCCESS;
 }
 
+int allreduce(const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op,
+              MPI_Comm comm) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  // SMPI 3.32's MPI_Reduce on a communicator of one rank sends to a parent that does not exist
+  // (the program aborts); its MPI_Allreduce there sends nothing.
+  if (size == 1) return MPI_Allreduce(send, recv, count, type, op, comm);
+  // MPI_IN_PLACE: the root reduces into recv in place, the others send what recv holds.
+  const void* in = send == MPI_IN_PLACE && rank != 0 ? recv : send;
+  if (const int rc = MPI_Reduce(in, rank == 0 ? recv : nullptr, count, type, op, 0, comm);
+      rc != MPI_SUCCESS) {
+    return rc;
+  }
+  return MPI_Bcast(recv, count, type, 0, comm);
+}
+
 int node_comm(MPI_Comm comm, MPI_Comm* node) {
   *node = MPI_COMM_NULL;
   int world_rank = 0, world_size = 0;
@@ -136,7 +153,7 @@ int node_comm(MPI_Comm comm, MPI_Comm* node) {
     world_members.push_back(static_cast<int>(r));
   }
   int all_mapped = 0;
-  if (const int rc = MPI_Allreduce(&mapped, &all_mapped, 1, MPI_INT, MPI_MIN, comm);
+  if (const int rc = allreduce(&mapped, &all_mapped, 1, MPI_INT, MPI_MIN, comm);
       rc != MPI_SUCCESS) {
     return rc;
   }

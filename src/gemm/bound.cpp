@@ -90,7 +90,7 @@ int usable_cores(MPI_Comm comm) {
   const long cores = exec::host_cores();
   int mine = machine_rank == 0 ? static_cast<int>(std::min<long>(machine_size, cores)) : 0;
   int total = 0;
-  MPI_Allreduce(&mine, &total, 1, MPI_INT, MPI_SUM, comm);
+  exec::allreduce(&mine, &total, 1, MPI_INT, MPI_SUM, comm);
   MPI_Comm_free(&machine);
   return total;
 }
@@ -137,14 +137,14 @@ Bound multiplication_bound(const BoundInputs& in, MPI_Comm comm) {
   int machine_size = 1;
   MPI_Comm_size(machine, &machine_size);
   double machine_s = 0;
-  MPI_Allreduce(&mine[2], &machine_s, 1, MPI_DOUBLE, MPI_SUM, machine);
+  exec::allreduce(&mine[2], &machine_s, 1, MPI_DOUBLE, MPI_SUM, machine);
   MPI_Comm_free(&machine);
   const int cores = std::max(1, std::min(machine_size, exec::host_cores()));
   mine[2] = std::max(mine[2], machine_s / cores);
   double most[4] = {0, 0, 0, 0};
   const double sharing[4] = {mine[0], mine[1], mine[2],
                              machine_size > cores ? static_cast<double>(machine_size) / cores : 1};
-  MPI_Allreduce(sharing, most, 4, MPI_DOUBLE, MPI_MAX, comm);
+  exec::allreduce(sharing, most, 4, MPI_DOUBLE, MPI_MAX, comm);
   Bound b;
   b.in_bytes = most[0];
   b.out_bytes = most[1];

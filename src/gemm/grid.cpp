@@ -76,7 +76,7 @@ int grid_nodes(relay_grid& grid) {
     MPI_Comm_rank(node, &node_rank);
     MPI_Comm_free(&node);
     int leader = node_rank == 0 ? 1 : 0;
-    MPI_Allreduce(&leader, &leaders, 1, MPI_INT, MPI_SUM, grid.comm);
+    exec::allreduce(&leader, &leaders, 1, MPI_INT, MPI_SUM, grid.comm);
   }
   grid.nodes = std::max(1, leaders);
   return grid.nodes;

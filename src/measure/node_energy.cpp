@@ -18,19 +18,19 @@ NodeEnergy::NodeEnergy(MPI_Comm own_comm, bool leads_node, std::unique_ptr<Energ
   const std::uint64_t mine[2] = {leads_node ? 1u : 0u,
                                  identity.empty() ? 0u : std::hash<std::string>{}(identity) | 1u};
   // Without an identity anywhere every leader counts: no allgather, whose P^2 bytes (4 GiB on
-  // 16,384 simulated ranks) would be the largest thing in a simulation.
-  const std::uint64_t flags[2] = {mine[1], leads_node && meter_->reads() ? 1u : 0u};
-  std::uint64_t any[2] = {0, 0};  // an identity; a leader whose meter reads
-  MPI_Allreduce(flags, any, 2, MPI_UINT64_T, MPI_BOR, comm_);
-  if (any[0] == 0) {
-    int leaders = 0, leads = leads_node ? 1 : 0;
-    MPI_Allreduce(&leads, &leaders, 1, MPI_INT, MPI_SUM, comm_);
-    nodes_ = leaders;
+  // 16,384 simulated ranks) would be the largest thing in a simulation. One sum tells whether
+  // any rank has an identity, whether any leader's meter reads, and how many ranks lead.
+  const long long mine_counts[3] = {mine[1] != 0 ? 1 : 0, leads_node && meter_->reads() ? 1 : 0,
+                                    leads_node ? 1 : 0};
+  long long counts[3] = {0, 0, 0};  // ranks with an identity, leaders that read, leaders
+  MPI_Allreduce(mine_counts, counts, 3, MPI_LONG_LONG, MPI_SUM, comm_);
+  if (counts[0] == 0) {
+    nodes_ = static_cast<int>(counts[2]);
     counts_ = leads_node;
     // Then no result needs a message: each one cost a simulated run of bench gemm seven
     // collectives over every rank per repetition (three allreduces, a broadcast pair per
     // unavailable domain).
-    silent_ = any[1] == 0;
+    silent_ = counts[1] == 0;
     if (silent_) {
       const EnergyReading reading = meter_->read();
       for (std::size_t d = 0; d < kEnergyDomains; ++d) {

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "core/units.hpp"
+#include "exec/compute.hpp"
 #include "layout/block_cyclic.hpp"
 #include "measure/stats.hpp"
 
@@ -118,8 +119,8 @@ nlohmann::json tune_size(MPI_Comm comm, relay_grid_t grid, long long n, const Ge
     Run run;
     long long most[5] = {0, report.panel_bcast_ranks[0], report.panel_bcast_ranks[1],
                          report.panel_bcast_bytes[0], report.panel_bcast_bytes[1]};
-    MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, comm);
-    MPI_Allreduce(MPI_IN_PLACE, most + 1, 4, MPI_LONG_LONG, MPI_MAX, comm);
+    exec::allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, comm);
+    exec::allreduce(MPI_IN_PLACE, most + 1, 4, MPI_LONG_LONG, MPI_MAX, comm);
     run.seconds = seconds;
     run.ranks[0] = static_cast<int>(most[1]);
     run.ranks[1] = static_cast<int>(most[2]);

@@ -13,6 +13,7 @@
 #include "coll/invoke.hpp"
 #include "coll/predict.hpp"
 #include "core/units.hpp"
+#include "exec/compute.hpp"
 #include "measure/progress.hpp"
 #include "measure/stats.hpp"
 #include "measure/timing.hpp"
@@ -305,7 +306,7 @@ void Tuner::confirm(const std::vector<Candidate>& axes, std::int64_t bytes,
               .time_s;
         });
     double seconds = MPI_Wtime() - t0;
-    MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, comm_);
+    exec::allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, comm_);
     const auto paired = measure::paired_relative(times);
     const auto& relative = paired.relative;
     const double reference = paired.reference;

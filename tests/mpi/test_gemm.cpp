@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "exec/compute.hpp"
 #include "relay/gemm.h"
 #include "relay/gemm.hpp"
 
@@ -1096,6 +1097,43 @@ TEST(Gemm, InvalidArgumentsGiveThePblasInfoEverywhere) {
     for (double v : c) ASSERT_EQ(v, 5.0);
   }
   free_grids(grids);
+}
+
+// relay's bookkeeping allreduce (exec::allreduce: under SMPI a reduction and a broadcast) gives
+// what MPI_Allreduce gives: in place and not, a sum, a MINLOC pair (the INFO agreement's), on
+// the world, on a communicator whose rank 0 is not the world's, and on one rank alone.
+TEST(Gemm, BookkeepingAllreduceMatchesMpi) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm reversed = MPI_COMM_NULL, alone = MPI_COMM_NULL;
+  MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &reversed);
+  MPI_Comm_split(MPI_COMM_WORLD, rank, 0, &alone);  // one rank each (SMPI's reduce aborted there)
+  for (MPI_Comm comm : {MPI_COMM_WORLD, reversed, alone, MPI_COMM_SELF}) {
+    int r = 0;
+    MPI_Comm_rank(comm, &r);
+    const double mine[3] = {1.0 + r, -0.5 * r, r == 1 ? 7.0 : 2.0};
+    double ours[3] = {}, theirs[3] = {};
+    ASSERT_EQ(relay::exec::allreduce(mine, ours, 3, MPI_DOUBLE, MPI_SUM, comm), MPI_SUCCESS);
+    MPI_Allreduce(mine, theirs, 3, MPI_DOUBLE, MPI_SUM, comm);
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(ours[i], theirs[i]) << "element " << i;
+
+    double in_place[3] = {mine[0], mine[1], mine[2]};
+    ASSERT_EQ(relay::exec::allreduce(MPI_IN_PLACE, in_place, 3, MPI_DOUBLE, MPI_MAX, comm),
+              MPI_SUCCESS);
+    MPI_Allreduce(mine, theirs, 3, MPI_DOUBLE, MPI_MAX, comm);
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(in_place[i], theirs[i]) << "element " << i;
+
+    // The lowest value, and the lowest rank holding it: ranks 1 and up tie at -2.
+    const int pair[2] = {r == 0 ? 5 : -2, r};
+    int ours_pair[2] = {}, theirs_pair[2] = {};
+    ASSERT_EQ(relay::exec::allreduce(pair, ours_pair, 1, MPI_2INT, MPI_MINLOC, comm), MPI_SUCCESS);
+    MPI_Allreduce(pair, theirs_pair, 1, MPI_2INT, MPI_MINLOC, comm);
+    EXPECT_EQ(ours_pair[0], theirs_pair[0]);
+    EXPECT_EQ(ours_pair[1], theirs_pair[1]);
+  }
+  MPI_Comm_free(&reversed);
+  MPI_Comm_free(&alone);
 }
 
 // The options across versions (docs/abi.md): a struct_size never set, the gemm's or its
