@@ -193,7 +193,8 @@ std::unique_ptr<measure::NodeEnergy> bench_energy(MPI_Comm comm) {
   MPI_Comm own = MPI_COMM_NULL;
   if (exec::dup_comm(comm, &own) != MPI_SUCCESS)
     throw std::runtime_error("bench: MPI_Comm_dup failed");
-  return std::make_unique<measure::NodeEnergy>(own, node_rank == 0, std::move(meter));
+  return std::make_unique<measure::NodeEnergy>(own, node_rank == 0, std::move(meter),
+                                               &exec::allreduce);
 }
 
 namespace {

@@ -8,8 +8,12 @@
 
 namespace relay::measure {
 
-NodeEnergy::NodeEnergy(MPI_Comm own_comm, bool leads_node, std::unique_ptr<EnergyMeter> meter)
-    : comm_(own_comm), meter_(std::move(meter)), description_(meter_->describe()) {
+NodeEnergy::NodeEnergy(MPI_Comm own_comm, bool leads_node, std::unique_ptr<EnergyMeter> meter,
+                       AllreduceFn allreduce)
+    : comm_(own_comm),
+      allreduce_(allreduce),
+      meter_(std::move(meter)),
+      description_(meter_->describe()) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm_, &rank);
   MPI_Comm_size(comm_, &size);
@@ -23,7 +27,7 @@ NodeEnergy::NodeEnergy(MPI_Comm own_comm, bool leads_node, std::unique_ptr<Energ
   const long long mine_counts[3] = {mine[1] != 0 ? 1 : 0, leads_node && meter_->reads() ? 1 : 0,
                                     leads_node ? 1 : 0};
   long long counts[3] = {0, 0, 0};  // ranks with an identity, leaders that read, leaders
-  MPI_Allreduce(mine_counts, counts, 3, MPI_LONG_LONG, MPI_SUM, comm_);
+  allreduce_(mine_counts, counts, 3, MPI_LONG_LONG, MPI_SUM, comm_);
   if (counts[0] == 0) {
     nodes_ = static_cast<int>(counts[2]);
     counts_ = leads_node;
@@ -85,9 +89,9 @@ RegionEnergy NodeEnergy::result() {
     missing[d] = lacks ? rank : INT_MAX;
   }
   RegionEnergy out;
-  MPI_Allreduce(MPI_IN_PLACE, joules, kEnergyDomains, MPI_DOUBLE, MPI_SUM, comm_);
-  MPI_Allreduce(MPI_IN_PLACE, missing, kEnergyDomains, MPI_INT, MPI_MIN, comm_);
-  MPI_Allreduce(&seconds, &out.seconds, 1, MPI_DOUBLE, MPI_MAX, comm_);
+  allreduce_(MPI_IN_PLACE, joules, kEnergyDomains, MPI_DOUBLE, MPI_SUM, comm_);
+  allreduce_(MPI_IN_PLACE, missing, kEnergyDomains, MPI_INT, MPI_MIN, comm_);
+  allreduce_(&seconds, &out.seconds, 1, MPI_DOUBLE, MPI_MAX, comm_);
   for (std::size_t d = 0; d < kEnergyDomains; ++d) {
     if (nodes_ > 0 && missing[d] == INT_MAX) {
       out.joules[d].joules = joules[d];

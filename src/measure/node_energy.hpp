@@ -21,12 +21,17 @@ struct RegionEnergy {
   double seconds = 0;   ///< the slowest counting leader's time from begin() to end()
 };
 
+/// MPI_Allreduce's signature: how NodeEnergy sums over ranks (the caller may pass a cheaper one
+/// for a simulation: exec::allreduce, which this module does not include).
+using AllreduceFn = int (*)(const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm);
+
 class NodeEnergy {
  public:
   /// Collective over comm, which it keeps and frees (a duplicate the caller made for it).
   /// `leads_node`: this rank is its node's first (the caller knows the node:
-  /// exec::node_comm). `meter` is read on counting leaders only.
-  NodeEnergy(MPI_Comm own_comm, bool leads_node, std::unique_ptr<EnergyMeter> meter);
+  /// exec::node_comm). `meter` is read on counting leaders only. `allreduce` makes its sums.
+  NodeEnergy(MPI_Comm own_comm, bool leads_node, std::unique_ptr<EnergyMeter> meter,
+             AllreduceFn allreduce = &MPI_Allreduce);
   ~NodeEnergy();
   NodeEnergy(const NodeEnergy&) = delete;
   NodeEnergy& operator=(const NodeEnergy&) = delete;
@@ -55,6 +60,7 @@ class NodeEnergy {
 
  private:
   MPI_Comm comm_ = MPI_COMM_NULL;
+  AllreduceFn allreduce_ = &MPI_Allreduce;
   std::unique_ptr<EnergyMeter> meter_;
   std::string description_;
   bool counts_ = false;
