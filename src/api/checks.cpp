@@ -8,7 +8,6 @@
 
 #include "core/mpi_library.hpp"
 #include "core/status.hpp"
-#include "exec/compute.hpp"
 
 namespace relay::api {
 
@@ -165,7 +164,8 @@ relay_status_t agree(const char* fn, MPI_Comm comm, relay_status_t local, const 
     both[m + i] = -v;
   }
   long long out[2 * kMax];
-  if (exec::allreduce(both, out, 2 * m, MPI_LONG_LONG, MPI_MAX, comm) != MPI_SUCCESS) {
+  // In the call's time: MPI's own, whose ranks leave together (exec/compute.hpp).
+  if (MPI_Allreduce(both, out, 2 * m, MPI_LONG_LONG, MPI_MAX, comm) != MPI_SUCCESS) {
     return fail(RELAY_ERR_MPI, "{}: MPI_Allreduce of the argument check failed", fn);
   }
   if (local != RELAY_SUCCESS) return local;  // keep this rank's own detailed message

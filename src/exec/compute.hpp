@@ -87,12 +87,14 @@ int test_some(int count, MPI_Request* requests, int* done, int* indices, MPI_Sta
 /// MPI_Waitany: *done is 1, and the caller's next test or wait finds the others.
 int wait_some(int count, MPI_Request* requests, int* done, int* indices, MPI_Status* statuses);
 
-/// MPI_Allreduce for relay's own bookkeeping (agreements, flags, statistics of a few bytes), not
-/// for a collective being measured: the `mpi` algorithms call MPI themselves. Under SMPI 3.32 a
-/// reduction to rank 0 and a broadcast: SMPI sends every message under 64 KiB detached, and each
-/// detached message that finishes is removed from a list of all those in flight by a linear
-/// scan, so recursive doubling's P log2 P messages, P of them at a time, cost host time growing
-/// as P^2 log P (one 8-byte allreduce over 4,096 simulated ranks: seconds of host time; a
+/// MPI_Allreduce for relay's own bookkeeping outside any measured call (set-up, memory checks,
+/// statistics: a few bytes), not for a collective being measured (the `mpi` algorithms call
+/// MPI themselves) nor inside a call whose time is measured (relay_gemm's agreement, argument
+/// checks: MPI's own, whose ranks leave together, where this one's leave log2 P hops apart). Under
+/// SMPI 3.32 a reduction to rank 0 and a broadcast: SMPI sends every message under 64 KiB detached,
+/// and each detached message that finishes is removed from a list of all those in flight by a
+/// linear scan, so recursive doubling's P log2 P messages, P of them at a time, cost host time
+/// growing as P^2 log P (one 8-byte allreduce over 4,096 simulated ranks: seconds of host time; a
 /// reduction and a broadcast move 2 (P - 1) messages, few at a time: about a tenth of it).
 int allreduce(const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
 

@@ -165,7 +165,9 @@ CallAgreement agree_on_call(int info, const std::array<int, 3>& flags, std::uint
   const long long lo = static_cast<long long>(fingerprint & 0xffffffffu);
   const long long in[8] = {info != 0 ? 1 : 0, flags[0], flags[1], flags[2], hi, lo, -hi, -lo};
   long long out[8] = {};
-  exec::allreduce(in, out, 8, MPI_LONG_LONG, MPI_MAX, grid.comm);
+  // MPI's own allreduce: this runs inside the call's time, and its ranks leave it together as
+  // a real MPI's do (exec::allreduce's reduction and broadcast would stagger SUMMA's start).
+  MPI_Allreduce(in, out, 8, MPI_LONG_LONG, MPI_MAX, grid.comm);
   CallAgreement a;
   a.info = out[0] != 0 ? agree_on_info(info, grid) : 0;
   for (std::size_t i = 0; i < 3; ++i) a.any_flags[i] = static_cast<int>(out[1 + i]);
