@@ -256,42 +256,47 @@ class Runner {
       multiply(a.data(), row_root ? a.data() : raw.data(), CblasTrans, c.data());
     }
 
-    // Steps 4-6 (10-18): D^2(i, k) reduced along the column to P(i, i, k), which broadcasts
-    // each part along its row as soon as it is reduced; then C(i, j, k) = D(i, j) D^2(j, k).
-    // D^2 is final once reduced: its return to the plane k = 0 (step 8; Algorithm 5's line
-    // 23) needs nothing of what follows, so the overlapped algorithm sends each part back as
-    // soon as it is reduced and lets it travel during the second multiplication, instead of
-    // sharing the links with D^3 afterwards; and it multiplies each part's columns of D^2 as
-    // soon as they have arrived (square_and_multiply). The baseline keeps the paper's order.
+    // Steps 4-5 (10-17): D^2(i, k) reduced along the column to P(i, i, k), which broadcasts
+    // each part along its row as soon as it is reduced.
+    t = MPI_Wtime();
+    st = phase(
+        [&](InFlight& f, int part, int first, int n) {
+          Start forward = diagonal
+                              ? ibcast(square.data() + first, n, type(), j_, row(part), call_.bcast)
+                              : nullptr;
+          relay_status_t s =
+              f.queue(ireduce(c.data() + first, diagonal ? square.data() + first : nullptr, n,
+                              type(), i_, col(part), call_.reduce),
+                      forward);
+          if (s == RELAY_SUCCESS && !diagonal) {
+            s = f.add(ibcast(square.data() + first, n, type(), j_, row(part), call_.bcast));
+          }
+          return s;
+        },
+        [&] {
+          relay_status_t s = relay_reduce(c.data(), diagonal ? square.data() : nullptr, count_,
+                                          type(), MPI_SUM, i_, mesh_.col, call_.reduce);
+          if (s != RELAY_SUCCESS) return s;
+          return relay_bcast(square.data(), count_, type(), j_, mesh_.row, call_.bcast);
+        });
+    stats_.square_s = MPI_Wtime() - t;
+    if (st != RELAY_SUCCESS) return st;
+
+    // D^2 is final: its return to the plane k = 0 (step 8; Algorithm 5's line 23) needs
+    // nothing of what follows, so the overlapped algorithm starts it now and lets it travel
+    // during the second multiplication (progressed between the multiplication's pieces)
+    // instead of sharing the links with D^3 afterwards. The baseline keeps the paper's order.
     const bool overlapped = call_.algorithm != RELAY_SYMM_BASELINE;
     const int to = mesh_rank(p_, i_, k_, 0);
-    InFlight early(window());
-    t = MPI_Wtime();
-    if (overlapped) {
-      const double computed = stats_.compute_s;
-      st =
-          square_and_multiply(a.data(), c.data(), square.data(), back2.data(), diagonal, to, early);
-      stats_.square_s = MPI_Wtime() - t - (stats_.compute_s - computed);
-      if (st != RELAY_SUCCESS) {
-        early.wait();  // no request outlives the call
-        return st;
-      }
-    } else {
-      st = relay_reduce(c.data(), diagonal ? square.data() : nullptr, count_, type(), MPI_SUM, i_,
-                        mesh_.col, call_.reduce);
-      if (st == RELAY_SUCCESS)
-        st = relay_bcast(square.data(), count_, type(), j_, mesh_.row, call_.bcast);
-      stats_.square_s = MPI_Wtime() - t;
-      if (st != RELAY_SUCCESS) return st;
-      multiply(a.data(), square.data(), CblasNoTrans, c.data());
-    }
-    auto return_square = [&](InFlight& f) {  // the baseline's, after the reduction of D^3
+    auto return_square = [&](InFlight& f, int part, int first, int n) {
       relay_status_t s = RELAY_SUCCESS;
       if (k_ == 0) {
-        s = f.add(irecv(back2.data(), count_, type(), mesh_rank(p_, i_, i_, j_), 0, mesh_.comm));
+        s = f.add(irecv(back2.data() + first, n, type(), mesh_rank(p_, i_, i_, j_), 2 * part,
+                        mesh_.comm));
       }
-      if (s == RELAY_SUCCESS && diagonal)
-        s = f.add(isend(square.data(), count_, type(), to, 0, mesh_.comm));
+      if (s == RELAY_SUCCESS && diagonal) {
+        s = f.queue(isend(square.data() + first, n, type(), to, 2 * part, mesh_.comm));
+      }
       return s;
     };
     auto receive_cube = [&](InFlight& f, int part, int first, int n) {
@@ -299,6 +304,17 @@ class Runner {
       return f.add(irecv(back3.data() + first, n, type(), mesh_rank(p_, i_, j_, j_), 2 * part + 1,
                          mesh_.comm));
     };
+    InFlight early(window());
+    t = MPI_Wtime();
+    for (int part = 0; overlapped && part < n_dup_ && st == RELAY_SUCCESS; ++part) {
+      const overlap::PartRange r = overlap::part_range(count_, n_dup_, part);
+      if (r.count > 0) st = return_square(early, part, static_cast<int>(r.first), r.count);
+    }
+    double early_s = MPI_Wtime() - t;
+
+    // Step 6: C(i, j, k) = D(i, j) D^2(j, k).
+    multiply(a.data(), square.data(), CblasNoTrans, c.data(), overlapped ? &early : nullptr);
+
     // Steps 7-9 (19-27): D^3(i, k) reduced to P(i, k, k), which returns each part to P(i, k, 0)
     // as soon as it is reduced; P(i, i, k) returns D^2(i, k) (the baseline here).
     t = MPI_Wtime();
@@ -319,7 +335,7 @@ class Runner {
                                             type(), MPI_SUM, k_, mesh_.col, call_.reduce);
             if (s != RELAY_SUCCESS) return s;
             InFlight f;
-            s = return_square(f);
+            s = return_square(f, 0, 0, count_);
             if (s == RELAY_SUCCESS) s = receive_cube(f, 0, 0, count_);
             if (s == RELAY_SUCCESS && cube_root) {
               s = f.add(isend(raw.data(), count_, type(), to, 1, mesh_.comm));
@@ -330,7 +346,7 @@ class Runner {
     }
     const relay_status_t w = early.wait();  // always: no request outlives the call
     if (st == RELAY_SUCCESS) st = w;
-    stats_.cube_s = MPI_Wtime() - t;
+    stats_.cube_s = early_s + (MPI_Wtime() - t);
     if (st != RELAY_SUCCESS) return st;
 
     deliver(back2.data(), back3.data());
@@ -563,94 +579,6 @@ class Runner {
       if (!moved) exec::idle_pause();
     }
     if (st == RELAY_SUCCESS && inner == 0) multiply_inner(a, b, c, 0, 0, true, f);  // C = 0
-    const relay_status_t w = f.wait();
-    return st != RELAY_SUCCESS ? st : w;
-  }
-
-  // Algorithm 5's steps 4-6 with the second multiplication behind the reduction and
-  // broadcast of D^2: columns of C = D(i, j) D^2(j, k) are computed once their columns of
-  // D^2(j, k) have arrived along the row and this process's part of the first product there
-  // (the same elements of C) has been reduced. On the diagonal each reduced part of D^2(i, k)
-  // also leaves at once for the plane k = 0, in `early` (whose receives are posted here).
-  relay_status_t square_and_multiply(const T* a, T* c, T* square, T* back2, bool diagonal, int to,
-                                     InFlight& early) {
-    relay_status_t st = RELAY_SUCCESS;
-    for (int part = 0; k_ == 0 && part < n_dup_ && st == RELAY_SUCCESS; ++part) {
-      const overlap::PartRange r = overlap::part_range(count_, n_dup_, part);
-      if (r.count == 0) continue;
-      st = early.add(
-          irecv(back2 + r.first, r.count, type(), mesh_rank(p_, i_, i_, j_), 2 * part, mesh_.comm));
-    }
-    // Per part: this process's share reduced (on the diagonal: D^2's part complete), and off
-    // the diagonal D^2's part arrived along the row.
-    const int need = diagonal ? 1 : 2;
-    std::vector<int> arrived(static_cast<std::size_t>(n_dup_), 0);
-    InFlight f(window());
-    for (int part = 0; part < n_dup_ && st == RELAY_SUCCESS; ++part) {
-      const overlap::PartRange r = overlap::part_range(count_, n_dup_, part);
-      if (r.count == 0) continue;
-      int* got = &arrived[static_cast<std::size_t>(part)];
-      Start forward = diagonal
-                          ? ibcast(square + r.first, r.count, type(), j_, row(part), call_.bcast)
-                          : nullptr;
-      Start on_reduced = [got, forward](Op& op) {
-        ++*got;
-        return forward ? forward(op) : RELAY_SUCCESS;
-      };
-      st = f.queue(ireduce(c + r.first, diagonal ? square + r.first : nullptr, r.count, type(), i_,
-                           col(part), call_.reduce),
-                   on_reduced);
-      if (st == RELAY_SUCCESS && !diagonal) {
-        st = f.add(ibcast(square + r.first, r.count, type(), j_, row(part), call_.bcast),
-                   [got](Op&) {
-                     ++*got;
-                     return RELAY_SUCCESS;
-                   });
-      }
-    }
-    auto ready = [&](int part) { return arrived[static_cast<std::size_t>(part)] >= need; };
-    auto ready_columns = [&] {  // whole columns whose parts are all ready, from the first on
-      std::int64_t prefix = 0;
-      for (int part = 0; part < n_dup_; ++part) {
-        const overlap::PartRange r = overlap::part_range(count_, n_dup_, part);
-        if (r.count == 0) continue;
-        if (!ready(part)) break;
-        prefix = static_cast<std::int64_t>(r.first) + r.count;
-      }
-      return prefix / side_;
-    };
-    const std::int64_t m = block(i_), n = block(k_), inner = block(j_);
-    const std::int64_t part_columns = (side_ + n_dup_ - 1) / n_dup_;
-    std::int64_t done = 0;
-    int returned = diagonal ? 0 : n_dup_;  // parts of D^2 sent back so far
-    while (st == RELAY_SUCCESS && (done < n || returned < n_dup_)) {
-      bool worked = false;
-      for (; returned < n_dup_ && st == RELAY_SUCCESS; ++returned) {
-        const overlap::PartRange r = overlap::part_range(count_, n_dup_, returned);
-        if (r.count == 0) continue;
-        if (!ready(returned)) break;
-        st = early.queue(isend(square + r.first, r.count, type(), to, 2 * returned, mesh_.comm));
-        worked = true;
-      }
-      const std::int64_t upto = std::min(n, ready_columns());
-      if (st == RELAY_SUCCESS && upto > done) {  // a part's columns, in pieces, parts moving
-        const std::int64_t stop = std::min(upto, done + part_columns);
-        for (int piece = 0; piece < kPieces; ++piece) {
-          const std::int64_t j0 = done + (stop - done) * piece / kPieces;
-          const std::int64_t j1 = done + (stop - done) * (piece + 1) / kPieces;
-          if (inner > 0)
-            gemm_piece(CblasNoTrans, m, j0, j1, inner, a, square + j0 * side_, c, true);
-          f.progress();
-          early.progress();
-        }
-        done = stop;
-        worked = true;
-      }
-      bool moved = false, moved_early = false;
-      if (st == RELAY_SUCCESS) st = f.progress(&moved);
-      early.progress(&moved_early);
-      if (!worked && !moved && !moved_early) exec::idle_pause();
-    }
     const relay_status_t w = f.wait();
     return st != RELAY_SUCCESS ? st : w;
   }
