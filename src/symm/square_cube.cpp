@@ -91,12 +91,10 @@ class InFlight {
     return status_;
   }
 
-  /// One pass over every operation without blocking (between pieces of a multiplication);
-  /// *moved (if given) tells whether any completed.
-  relay_status_t progress(bool* moved = nullptr) {
-    bool any = false;
-    pass(any);
-    if (moved != nullptr) *moved = any;
+  /// One pass over every operation without blocking (between pieces of a multiplication).
+  relay_status_t progress() {
+    bool moved = false;
+    pass(moved);
     return status_;
   }
 
@@ -236,25 +234,30 @@ class Runner {
     const bool cube_root = j_ == k_;  // reduces D^3(i, k)
 
     // Steps 1-2 (Algorithm 5: 1-8): A down the fiber; the row's root forwards each part along
-    // the row as it arrives. Step 3: C(i, j, k) = D(i, j) D(j, k), with D(j, k) = D(k, j)^T;
-    // Algorithm 5 multiplies each part as soon as it has arrived (distribute_and_multiply).
+    // the row as it arrives.
     t = MPI_Wtime();
-    relay_status_t st = RELAY_SUCCESS;
-    if (call_.algorithm == RELAY_SYMM_OVERLAP) {
-      const double computed = stats_.compute_s;
-      st = distribute_and_multiply(a.data(), raw.data(), c.data(), row_root);
-      stats_.distribute_s = MPI_Wtime() - t - (stats_.compute_s - computed);
-      if (st != RELAY_SUCCESS) return st;
-    } else {
-      st = relay_bcast(a.data(), count_, type(), 0, mesh_.fiber, call_.bcast);
-      if (st == RELAY_SUCCESS) {
-        st = relay_bcast(row_root ? a.data() : raw.data(), count_, type(), k_, mesh_.row,
-                         call_.bcast);
-      }
-      stats_.distribute_s = MPI_Wtime() - t;
-      if (st != RELAY_SUCCESS) return st;
-      multiply(a.data(), row_root ? a.data() : raw.data(), CblasTrans, c.data());
-    }
+    relay_status_t st = phase(
+        [&](InFlight& f, int part, int first, int n) {
+          Start forward =
+              row_root ? ibcast(a.data() + first, n, type(), k_, row(part), call_.bcast) : nullptr;
+          relay_status_t s =
+              f.queue(ibcast(a.data() + first, n, type(), 0, fiber(part), call_.bcast), forward);
+          if (s == RELAY_SUCCESS && !row_root) {
+            s = f.add(ibcast(raw.data() + first, n, type(), k_, row(part), call_.bcast));
+          }
+          return s;
+        },
+        [&] {
+          relay_status_t s = relay_bcast(a.data(), count_, type(), 0, mesh_.fiber, call_.bcast);
+          if (s != RELAY_SUCCESS) return s;
+          return relay_bcast(row_root ? a.data() : raw.data(), count_, type(), k_, mesh_.row,
+                             call_.bcast);
+        });
+    stats_.distribute_s = MPI_Wtime() - t;
+    if (st != RELAY_SUCCESS) return st;
+
+    // Step 3: C(i, j, k) = D(i, j) D(j, k), with D(j, k) = D(k, j)^T.
+    multiply(a.data(), row_root ? a.data() : raw.data(), CblasTrans, c.data());
 
     // Steps 4-5 (10-17): D^2(i, k) reduced along the column to P(i, i, k), which broadcasts
     // each part along its row as soon as it is reduced.
@@ -519,109 +522,6 @@ class Runner {
     return RELAY_SUCCESS;
   }
 
-  // Algorithm 5's steps 1-3 with the first multiplication behind the distribution. Part c of
-  // D(i, j) (down the fiber) and part c of D(k, j) (along the row) are the same columns of
-  // both, i.e. the same range of the inner index of D(i, j) D(k, j)^T: C takes their product
-  // as soon as both have arrived, while the later parts travel (relay's extension of
-  // huang2018's overlap to the computation; the baseline multiplies after the distribution).
-  relay_status_t distribute_and_multiply(T* a, T* raw, T* c, bool row_root) {
-    // Arrivals each part waits for on this process: its part of D(i, j) (off the plane k = 0,
-    // which holds it) and of D(k, j) (off the row's root, which multiplies D(i, j) by itself).
-    const int need = (k_ != 0 ? 1 : 0) + (row_root ? 0 : 1);
-    std::vector<int> arrived(static_cast<std::size_t>(n_dup_), 0);
-    InFlight f(window());
-    relay_status_t st = RELAY_SUCCESS;
-    for (int part = 0; part < n_dup_ && st == RELAY_SUCCESS; ++part) {
-      const overlap::PartRange r = overlap::part_range(count_, n_dup_, part);
-      if (r.count == 0) continue;
-      const auto first = static_cast<std::int64_t>(r.first);
-      int* got = &arrived[static_cast<std::size_t>(part)];
-      Start forward =
-          row_root ? ibcast(a + first, r.count, type(), k_, row(part), call_.bcast) : nullptr;
-      const bool counts = k_ != 0;
-      Start on_a = [got, counts, forward](Op& op) {
-        if (counts) ++*got;
-        return forward ? forward(op) : RELAY_SUCCESS;  // no request: done at the next pass
-      };
-      st = f.queue(ibcast(a + first, r.count, type(), 0, fiber(part), call_.bcast), on_a);
-      if (st == RELAY_SUCCESS && !row_root) {
-        st = f.add(ibcast(raw + first, r.count, type(), k_, row(part), call_.bcast), [got](Op&) {
-          ++*got;
-          return RELAY_SUCCESS;
-        });
-      }
-    }
-    // Whole columns of the buffers whose parts have all arrived, from the first part on.
-    auto ready_columns = [&] {
-      std::int64_t prefix = 0;
-      for (int part = 0; part < n_dup_; ++part) {
-        const overlap::PartRange r = overlap::part_range(count_, n_dup_, part);
-        if (r.count == 0) continue;
-        if (arrived[static_cast<std::size_t>(part)] < need) break;
-        prefix = static_cast<std::int64_t>(r.first) + r.count;
-      }
-      return prefix / side_;
-    };
-    const T* b = row_root ? a : raw;
-    const std::int64_t inner = block(j_), part_columns = (side_ + n_dup_ - 1) / n_dup_;
-    std::int64_t done = 0;
-    while (st == RELAY_SUCCESS && done < inner) {
-      const std::int64_t upto = std::min(inner, ready_columns());
-      if (upto > done) {  // a part's columns at a time, the parts progressing in between
-        const std::int64_t stop = std::min(upto, done + part_columns);
-        multiply_inner(a, b, c, done, stop, done == 0, f);
-        done = stop;
-        st = f.progress();
-        continue;
-      }
-      bool moved = false;
-      st = f.progress(&moved);
-      if (!moved) exec::idle_pause();
-    }
-    if (st == RELAY_SUCCESS && inner == 0) multiply_inner(a, b, c, 0, 0, true, f);  // C = 0
-    const relay_status_t w = f.wait();
-    return st != RELAY_SUCCESS ? st : w;
-  }
-
-  // c (+)= a(:, col0:col1) op(b)(col0:col1, :) with op(b) = b^T: the inner range [col0, col1)
-  // of c = a b^T (a is block (i, j), b block (k, j)); `first` overwrites c. Cut into column
-  // pieces of c, `during` progressing between them.
-  void multiply_inner(const T* a, const T* b, T* c, std::int64_t col0, std::int64_t col1,
-                      bool first, InFlight& during) {
-    const std::int64_t m = block(i_), n = block(k_);
-    for (int piece = 0; piece < kPieces; ++piece) {
-      const std::int64_t j0 = n * piece / kPieces, j1 = n * (piece + 1) / kPieces;
-      gemm_piece(CblasTrans, m, j0, j1, col1 - col0, a + col0 * side_, b + col0 * side_ + j0, c,
-                 first);
-      during.progress();
-    }
-  }
-
-  // One piece of a multiplication: c(:, j0:j1) (+)= a op(b)(:, j0:j1), with b_piece pointing
-  // at op(b)'s column j0 and the inner size `inner`; `first` overwrites c (zero when inner is
-  // 0). Charged instead of run in a simulation; its time counted as computation.
-  void gemm_piece(CBLAS_TRANSPOSE tb, std::int64_t m, std::int64_t j0, std::int64_t j1,
-                  std::int64_t inner, const T* a, const T* b_piece, T* c, bool first) {
-    const double t = MPI_Wtime();
-    if (charged_) {
-      if (m > 0 && j1 > j0 && inner > 0) {
-        exec::charge_flops(2.0 * static_cast<double>(m) * static_cast<double>(j1 - j0) *
-                           static_cast<double>(inner));
-      }
-    } else if (m > 0 && j1 > j0) {
-      const int ld = static_cast<int>(side_);
-      if (inner > 0) {
-        Blas<T>::gemm(tb, static_cast<int>(m), static_cast<int>(j1 - j0), static_cast<int>(inner),
-                      a, ld, b_piece, ld, c + j0 * side_, ld, first ? T(0) : T(1));
-      } else if (first) {  // an empty block (n < q): nothing to add, but c starts at zero
-        for (std::int64_t col = j0; col < j1; ++col) {
-          std::fill(c + col * side_, c + col * side_ + m, T(0));
-        }
-      }
-    }
-    stats_.compute_s += MPI_Wtime() - t;
-  }
-
   // c (+)= a b: a is block (i, l), b block (l, j) of inner size `inner`; `first` overwrites c.
   void multiply_block(const T* a, const T* b, T* c, std::int64_t inner, bool first,
                       InFlight* during) {
@@ -629,7 +529,25 @@ class Runner {
     const int pieces = during != nullptr ? kPieces : 1;
     for (int piece = 0; piece < pieces; ++piece) {
       const std::int64_t j0 = n * piece / pieces, j1 = n * (piece + 1) / pieces;
-      gemm_piece(CblasNoTrans, m, j0, j1, inner, a, b + j0 * side_, c, first);
+      const double t = MPI_Wtime();
+      if (charged_) {
+        if (m > 0 && j1 > j0 && inner > 0) {
+          exec::charge_flops(2.0 * static_cast<double>(m) * static_cast<double>(j1 - j0) *
+                             static_cast<double>(inner));
+        }
+      } else if (m > 0 && j1 > j0) {
+        const int ld = static_cast<int>(side_);
+        if (inner > 0) {
+          Blas<T>::gemm(CblasNoTrans, static_cast<int>(m), static_cast<int>(j1 - j0),
+                        static_cast<int>(inner), a, ld, b + j0 * side_, ld, c + j0 * side_, ld,
+                        first ? T(0) : T(1));
+        } else if (first) {  // an empty block (n < q): nothing to add, but c starts at zero
+          for (std::int64_t col = j0; col < j1; ++col) {
+            std::fill(c + col * side_, c + col * side_ + m, T(0));
+          }
+        }
+      }
+      stats_.compute_s += MPI_Wtime() - t;
       if (during != nullptr) during->progress();
     }
   }
@@ -642,9 +560,20 @@ class Runner {
     const int pieces = during != nullptr ? kPieces : 1;
     for (int piece = 0; piece < pieces; ++piece) {
       const std::int64_t j0 = n * piece / pieces, j1 = n * (piece + 1) / pieces;
-      // Columns j0.. of op(b): columns of b, or rows of b when it is transposed.
-      const T* b_piece = tb == CblasNoTrans ? b + j0 * side_ : b + j0;
-      if (k > 0) gemm_piece(tb, m, j0, j1, k, a, b_piece, c, true);
+      const double t = MPI_Wtime();
+      if (m > 0 && j1 > j0 && k > 0) {
+        if (charged_) {
+          exec::charge_flops(2.0 * static_cast<double>(m) * static_cast<double>(j1 - j0) *
+                             static_cast<double>(k));
+        } else {
+          const int ld = static_cast<int>(side_);
+          // Columns j0.. of op(b): columns of b, or rows of b when it is transposed.
+          const T* b_piece = tb == CblasNoTrans ? b + j0 * side_ : b + j0;
+          Blas<T>::gemm(tb, static_cast<int>(m), static_cast<int>(j1 - j0), static_cast<int>(k), a,
+                        ld, b_piece, ld, c + j0 * side_, ld);
+        }
+      }
+      stats_.compute_s += MPI_Wtime() - t;
       if (during != nullptr) during->progress();
     }
   }
