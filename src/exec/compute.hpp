@@ -94,8 +94,8 @@ int wait_some(int count, MPI_Request* requests, int* done, int* indices, MPI_Sta
 /// SMPI 3.32 a reduction to rank 0 and a broadcast: SMPI sends every message under 64 KiB detached,
 /// and each detached message that finishes is removed from a list of all those in flight by a
 /// linear scan, so recursive doubling's P log2 P messages, P of them at a time, cost host time
-/// growing as P^2 log P (one 8-byte allreduce over 4,096 simulated ranks: seconds of host time; a
-/// reduction and a broadcast move 2 (P - 1) messages, few at a time: about a tenth of it).
+/// growing as P^2 log P; a reduction and a broadcast move 2 (P - 1), few at a time
+/// (docs/simulate.md).
 int allreduce(const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
 
 /// Whether every rank of `comm` holds the same `value`: one allreduce of (h, -h) per 32-bit

@@ -14,7 +14,6 @@
 #include "api/checks.hpp"
 #include "core/sized_struct.hpp"
 #include "core/status.hpp"
-#include "exec/compute.hpp"
 #include "relay/symm.h"
 #include "symm/mesh.hpp"
 #include "symm/square_cube.hpp"
@@ -166,8 +165,8 @@ relay_status_t relay_purify(relay_mesh_t mesh, long long n, const double* h, lon
       }
     }
   }
-  if (relay::exec::allreduce(rows_in.data(), rows_all.data(), static_cast<int>(2 * nn), MPI_DOUBLE,
-                             MPI_SUM, mesh->comm) != MPI_SUCCESS) {
+  if (MPI_Allreduce(rows_in.data(), rows_all.data(), static_cast<int>(2 * nn), MPI_DOUBLE, MPI_SUM,
+                    mesh->comm) != MPI_SUCCESS) {
     return fail(RELAY_ERR_MPI, "{}: MPI_Allreduce of H's row sums failed", kFn);
   }
   double lowest = std::numeric_limits<double>::infinity(), highest = -lowest, trace = 0;
@@ -238,7 +237,7 @@ relay_status_t relay_purify(relay_mesh_t mesh, long long n, const double* h, lon
         }
       }
     }
-    if (relay::exec::allreduce(sums, total, 4, MPI_DOUBLE, MPI_SUM, mesh->comm) != MPI_SUCCESS) {
+    if (MPI_Allreduce(sums, total, 4, MPI_DOUBLE, MPI_SUM, mesh->comm) != MPI_SUCCESS) {
       return fail(RELAY_ERR_MPI, "{}: MPI_Allreduce of the traces failed", kFn);
     }
     rec.trace = total[0];

@@ -685,7 +685,7 @@ relay_status_t symmetry_error(const Call& call, double* ratio, int* where_i, int
     }
     mine.where = m.i + m.p * m.j;
   }
-  if (exec::allreduce(&mine, &worst, 1, MPI_DOUBLE_INT, MPI_MAXLOC, m.comm) != MPI_SUCCESS) {
+  if (MPI_Allreduce(&mine, &worst, 1, MPI_DOUBLE_INT, MPI_MAXLOC, m.comm) != MPI_SUCCESS) {
     error = "MPI_Allreduce of the symmetry check failed";
     return RELAY_ERR_MPI;
   }

@@ -1100,7 +1100,7 @@ TEST(Gemm, InvalidArgumentsGiveThePblasInfoEverywhere) {
 }
 
 // relay's bookkeeping allreduce (exec::allreduce: under SMPI a reduction and a broadcast) gives
-// what MPI_Allreduce gives: in place and not, a sum, a MINLOC pair (the INFO agreement's), on
+// what MPI_Allreduce gives: in place and not, a sum, a MINLOC pair, on
 // the world, on a communicator whose rank 0 is not the world's, and on one rank alone.
 TEST(Gemm, BookkeepingAllreduceMatchesMpi) {
   int rank = 0, size = 1;
