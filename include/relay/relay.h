@@ -145,7 +145,8 @@ RELAY_API relay_status_t relay_bcast(void* buffer, int count, MPI_Datatype datat
                                      MPI_Comm comm, const relay_bcast_options_t* options);
 
 /** Starts a broadcast; complete it with relay_wait or relay_test. The buffer must not be
- *  touched until then. Call relay_progress (or relay_test) while computing so that
+ *  touched until then. The root's first sends leave during this call (nonblocking policy), as
+ *  MPI_Ibcast's would. Call relay_progress (or relay_test) while computing so that
  *  intermediate ranks keep forwarding segments. */
 RELAY_API relay_status_t relay_ibcast(void* buffer, int count, MPI_Datatype datatype, int root,
                                       MPI_Comm comm, const relay_bcast_options_t* options,
@@ -163,9 +164,10 @@ RELAY_API relay_status_t relay_wait(relay_request_t* request);
  *  Waiting for several operations one after the other with relay_wait does not advance the
  *  others meanwhile: a rank that forwards for another broadcast (a chain's or a tree's inner
  *  rank) holds it up, and two ranks waiting in different orders can each wait for the other.
- *  Blocking-policy, overlapped and paced (RELAY_IDLE_SLEEP_US) operations are waited for one
- *  after the other, as relay_wait would; if one is in the list, all are. On an error the
- *  requests not yet complete stay valid; the error names the first. */
+ *  Blocking-policy and overlapped operations are waited for one after the other, as relay_wait
+ *  would; if one is in the list, all are. With RELAY_IDLE_SLEEP_US set, every operation is
+ *  advanced in turn and the rank sleeps only when none moved. On an error the requests not yet
+ *  complete stay valid; the error names the first. */
 RELAY_API relay_status_t relay_waitall(int count, relay_request_t* requests);
 
 /** Advances *request without blocking and without freeing it. */

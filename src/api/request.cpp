@@ -182,24 +182,47 @@ relay_status_t relay_waitall(int count, relay_request_t* requests) {
   std::vector<int> slots, owners;
   std::vector<int> indices;
   std::vector<MPI_Status> statuses;
-  // An operation that cannot be waited on together with others (blocking policy, overlap,
-  // polling asked for by RELAY_IDLE_SLEEP_US): then every one is waited for alone, in order,
-  // as relay_wait would. (Advancing a blocking-policy broadcast between the others' messages
-  // made SUMMA's blocking pipeline 1.28x slower in simulation: its sends then start while
-  // the others' hold the links.)
+  // Blocking-policy and overlapped operations are waited for alone, in order, as relay_wait
+  // would; if one is in the list, all are. (Advancing a blocking-policy broadcast between the
+  // others' messages made SUMMA's blocking pipeline 1.28x slower in simulation: its sends
+  // then start while the others' hold the links.) When RELAY_IDLE_SLEEP_US asks for polling,
+  // every operation is advanced in turn and the rank sleeps only when none moved: waiting for
+  // them one by one, a rank would not forward the others meanwhile.
+  bool in_order = false, paced = false;
   for (int i = 0; i < count; ++i) {
-    relay_request* r = requests[i];
+    const relay_request* r = requests[i];
     if (r == RELAY_REQUEST_NULL) continue;
-    const bool together =
-        r->kind == relay_request::Kind::mpi ||
-        (r->kind == relay_request::Kind::schedule && r->executor.waits_with_others());
-    if (!together) {
-      relay_status_t first = RELAY_SUCCESS;
-      for (int k = 0; k < count; ++k) {
-        const relay_status_t st = relay_wait(&requests[k]);
-        if (first == RELAY_SUCCESS) first = st;
+    if (r->kind == relay_request::Kind::overlap ||
+        (r->kind == relay_request::Kind::schedule && r->executor.in_program_order())) {
+      in_order = true;
+    } else if (r->kind == relay_request::Kind::schedule && !r->executor.waits_with_others()) {
+      paced = true;
+    }
+  }
+  if (in_order) {
+    relay_status_t first = RELAY_SUCCESS;
+    for (int k = 0; k < count; ++k) {
+      const relay_status_t st = relay_wait(&requests[k]);
+      if (first == RELAY_SUCCESS) first = st;
+    }
+    return first;
+  }
+  if (paced) {
+    for (;;) {
+      bool all_done = true, moved = false;
+      for (int i = 0; i < count; ++i) {
+        if (requests[i] == RELAY_REQUEST_NULL) continue;
+        const std::int64_t before = relay_request_events(requests[i]);
+        int flag = 0;
+        if (const relay_status_t st = test_request(&requests[i], &flag, "relay_test", true);
+            st != RELAY_SUCCESS) {
+          return st;
+        }
+        moved = moved || flag != 0 || relay_request_events(requests[i]) != before;
+        all_done = all_done && flag != 0;
       }
-      return first;
+      if (all_done) return RELAY_SUCCESS;
+      if (!moved) relay::exec::idle_pause();
     }
   }
   // The first pass advances every request and asks MPI what has completed; after that, only

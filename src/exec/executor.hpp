@@ -71,6 +71,8 @@ class Executor {
   /// MPI requests: not in the blocking policy (it completes its own requests in program
   /// order), nor when RELAY_IDLE_SLEEP_US asks for polling.
   bool waits_with_others() const;
+  /// The blocking policy: steps one at a time, in program order, each inside its own wait.
+  bool in_program_order() const { return policy_ == Policy::blocking; }
   /// For such a wait: appends the MPI requests in flight and their slots. Call after progress().
   void in_flight(std::vector<MPI_Request>& requests, std::vector<int>& slots) const;
   /// A request in_flight() gave completed in the caller's MPI wait (which freed it).

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <numeric>
@@ -317,6 +318,40 @@ TEST(BcastApi, WaitallAdvancesEveryOperationTogether) {
   EXPECT_EQ(relay_waitall(0, nullptr), RELAY_SUCCESS);
   EXPECT_EQ(relay_waitall(-1, reqs.data()), RELAY_ERR_REQUEST);
   EXPECT_EQ(relay_waitall(1, nullptr), RELAY_ERR_REQUEST);
+}
+
+// A nonblocking broadcast's root sends when relay_ibcast is called, as MPI_Ibcast does, not at
+// its first relay_test or relay_wait: here the root calls relay again only after every other
+// rank has polled for the data (up to 10 s). Before, the root's sends waited for its next
+// relay call, and two ranks broadcasting to each other sent one panel after the other
+// (relay_waitall waits for paced operations one by one).
+TEST(BcastApi, RootSendsLeaveAtTheCall) {
+  const int size = world_size(), rank = world_rank();
+  for (relay_bcast_algorithm_t algorithm :
+       {RELAY_BCAST_BINOMIAL, RELAY_BCAST_PIPELINE, RELAY_BCAST_LINEAR}) {
+    std::vector<int> buf(256, rank == 0 ? 7 : -1);
+    auto o = options(algorithm);
+    // The pipeline in 4 segments: they all leave without a progress call (at most
+    // max_requests sends are in flight; the root's further ones wait for completions).
+    o.segment_bytes = algorithm == RELAY_BCAST_PIPELINE ? 256 : 0;
+    relay_request_t req = RELAY_REQUEST_NULL;
+    ASSERT_EQ(relay_ibcast(buf.data(), 256, MPI_INT, 0, MPI_COMM_WORLD, &o, &req), RELAY_SUCCESS);
+    MPI_Barrier(MPI_COMM_WORLD);
+    bool arrived = true;
+    if (rank != 0) {
+      const double give_up = MPI_Wtime() + 10.0;
+      int flag = 0;
+      while (flag == 0 && MPI_Wtime() < give_up) {
+        ASSERT_EQ(relay_test(&req, &flag), RELAY_SUCCESS);
+      }
+      arrived = flag != 0;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    ASSERT_EQ(relay_wait(&req), RELAY_SUCCESS);  // the root's (and a late rank's)
+    EXPECT_TRUE(all_ranks(arrived)) << relay_bcast_algorithm_name(algorithm) << " on " << size
+                                    << " ranks: the data came only after the root's next call";
+    EXPECT_TRUE(all_ranks(std::all_of(buf.begin(), buf.end(), [](int x) { return x == 7; })));
+  }
 }
 
 TEST(BcastApi, SubCommunicatorsCreatedAndFreedRepeatedly) {
