@@ -125,12 +125,12 @@ relay_status_t Executor::start(std::shared_ptr<const schedule::RankProgram> prog
   cursor_send_active_ = false;
   mismatch_ = false;
   error_.clear();
-  if (auto st = post_receives(); st != RELAY_SUCCESS) return st;
-  // Nonblocking: the sends that need no receive (a root's) leave now, as MPI_Isend's would,
-  // not at the first progress or wait. Two ranks broadcasting to each other on the emulated
-  // cluster (relay_waitall then waits for paced operations one by one) otherwise sent one
-  // panel after the other: 2x the time of MPI_Ibcast on a full-duplex link.
-  return policy_ == Policy::blocking ? RELAY_SUCCESS : local_steps();
+  if (policy_ == Policy::blocking) return post_receives();
+  // Nonblocking: besides posting the receives, the sends that need none (a root's) leave now,
+  // as MPI_Isend's would, not at the first progress or wait: two ranks broadcasting to each
+  // other otherwise sent one panel after the other (docs/gemm.md, "a broadcast's root sending
+  // at the call").
+  return local_steps();
 }
 
 bool Executor::waits_with_others() const {
