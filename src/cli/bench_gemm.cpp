@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <limits>
 #include <new>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -134,6 +135,16 @@ std::vector<Scheme> parse_schemes(const std::string& text, long long segment) {
       }
       algo = name.substr(0, slash);
     }
+    // "@SIZE": this scheme's own segment (several sizes compared in one paired run).
+    std::optional<long long> own_segment;
+    if (const auto at = algo.find('@'); at != std::string::npos) {
+      own_segment = core::parse_bytes(algo.substr(at + 1));
+      if (!own_segment || *own_segment <= 0) {
+        throw std::invalid_argument("--schemes: '" + name + "': after '@' comes a segment size " +
+                                    "like 32KiB");
+      }
+      algo = algo.substr(0, at);
+    }
     if (const auto sep = algo.find_first_of(":-"); sep != std::string::npos) {
       policy = algo.substr(sep + 1);
       algo = algo.substr(0, sep);
@@ -148,6 +159,13 @@ std::vector<Scheme> parse_schemes(const std::string& text, long long segment) {
     }
     s.segment = s.algorithm == RELAY_BCAST_PIPELINE ? segment : RELAY_SEGMENT_DEFAULT;
     if (s.algorithm == RELAY_BCAST_BINOMIAL) s.segment = 0;
+    if (own_segment) {
+      if (s.algorithm == RELAY_BCAST_MPI || s.algorithm == RELAY_BCAST_BINOMIAL) {
+        throw std::invalid_argument("--schemes: '" + name + "': " + algo +
+                                    " takes no segment size");
+      }
+      s.segment = *own_segment;
+    }
     out.push_back(s);
   }
   if (out.empty()) throw std::invalid_argument("--schemes: no scheme given");
@@ -854,7 +872,8 @@ void add_bench_gemm(CLI::App& bench, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--schemes", args->schemes,
                   "panel broadcasts: binomial, pipeline-blocking, pipeline-nonblocking, mpi, any "
-                  "algorithm[:policy], each optionally /per_owner (the default: one broadcast "
+                  "algorithm[:policy], each optionally @SIZE (its own pipeline segment, e.g. "
+                  "pipeline-nonblocking@32KiB) and /per_owner (the default: one broadcast "
                   "per owner per panel) or /per_block (one per k block); 'all' = the first four")
       ->capture_default_str();
   cmd->add_option("--segment", args->segment, "pipeline segment size")->capture_default_str();

@@ -212,7 +212,9 @@ struct Step {
 Step cut_step(const StepTimes& t, int pieces) {
   Step st;
   pieces = std::max(1, pieces);
-  st.compute = t.compute_s + (pieces - 1) * t.piece_overhead_s;
+  const PieceGrid tiles = piece_grid(pieces, t.m, t.n, t.m <= 0 || t.n <= 0);
+  st.compute =
+      t.compute_s + (tiles.cols - 1) * t.piece_overhead_s + (tiles.rows - 1) * t.row_band_s;
   // Look-ahead: the next panels' broadcasts move while this one multiplies, but a rank passes
   // a message on only inside MPI: between the multiply's pieces (and at the next step's
   // wait). A broadcast of more rounds than pieces finishes at the wait: the share of rounds
@@ -257,8 +259,14 @@ SummaCost summa_cost(Coster& coster, const Problem& p, const Options& options, i
     t.rounds = std::max({1.0, a.rounds, b.rounds});
     t.compute_s = coster.flops_s(static_cast<double>(m_loc) * static_cast<double>(n_loc) *
                                  static_cast<double>(w));
-    // Each further piece is a BLAS call that packs the m_loc x w panel of A again.
+    // Each further piece is a BLAS call that packs A's m_loc x w panel again (a further
+    // column band) or B's n_loc x w (a further row band; piece_grid, as summa.cpp cuts).
     t.piece_overhead_s = coster.piece_s(static_cast<double>(m_loc * w));
+    t.row_band_s = coster.piece_s(static_cast<double>(n_loc * w));
+    if (p.triangle == 0) {
+      t.m = m_loc;
+      t.n = n_loc;
+    }
     return t;
   };
   const std::int64_t full = k / width, rest = k % width;

@@ -40,8 +40,8 @@ struct CostInputs {
   model::Machine machine;
   double flops_per_s = 0;       ///< local multiply, real flops per second (the slowest rank's)
   double copy_bytes_per_s = 0;  ///< packing copies (a charged simulation: flops_per_s per element)
-  /// What each further piece of a multiply cut into column pieces adds, seconds per element of
-  /// the left operand (a BLAS call packs it again; the slowest rank's; 0 when charged)
+  /// What each further piece of a multiply adds, seconds per element of the operand panel a
+  /// further band of tiles packs again (piece_grid; the slowest rank's; 0 when charged)
   double piece_s_per_element = 0;
   bool copies_charged = false;  ///< copies are charged per element, not per byte
   std::string source;           ///< where the network parameters came from, for the log
@@ -78,7 +78,10 @@ struct StepTimes {
   double comm_s = 0;            ///< the next panel's broadcasts (a row's and a column's), seconds
   double rounds = 1;            ///< their message rounds on the longest path (cost.cpp)
   double compute_s = 0;         ///< the local multiply as one BLAS call
-  double piece_overhead_s = 0;  ///< what each further piece adds to it
+  double piece_overhead_s = 0;  ///< each further column band: A's m x w panel packed again
+  double row_band_s = 0;        ///< each further row band: B's n x w panel packed again
+  /// The update's local rows and columns, which piece_grid cuts; 0: columns only.
+  std::int64_t m = 0, n = 0;
 };
 
 /// The step's time with its multiply cut into `pieces`: the multiply plus what it leaves of the

@@ -116,6 +116,12 @@ run 4 "$relay" bench gemm --n 96 --block 8 --algorithms 2d,2.5d:2,3d --schemes b
 status_is 0 "bench gemm --algorithms 2d,2.5d:2,3d on 4 ranks"
 says "# 2.5d:2: 2 layers of" "bench gemm --algorithms 2d,2.5d:2,3d on 4 ranks"
 refused --start-jitter-us bench gemm --n 64 --start-jitter-us 5 --no-scalapack --quiet  # simulations only
+refused "binomial takes no segment size" bench gemm --n 64 --schemes binomial@32KiB --no-scalapack --quiet
+refused "after '@' comes a segment size" bench gemm --n 64 --schemes pipeline@0 --no-scalapack --quiet
+run 2 "$relay" bench gemm --n 64 --block 8 --schemes pipeline-nonblocking@1KiB,pipeline-nonblocking@4KiB \
+  --lookahead 1 --reps 1 --no-scalapack --quiet; rc=$?
+status_is 0 "bench gemm with a segment per scheme"
+says "pipeline-nonblocking@4KiB" "bench gemm with a segment per scheme"
 refused "more bytes than an MPI count holds" bench bcast --sizes 4GiB --quiet
 run 2 "$relay" model measure --sizes 4GiB --quiet --output "$work/m.json"; rc=$?
 status_is 2 "relay model measure --sizes 4GiB"

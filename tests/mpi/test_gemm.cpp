@@ -255,7 +255,7 @@ Case random_case(std::mt19937_64& rng, int nprow, int npcol, bool dtype1_only) {
   c.segment = coin(50) ? RELAY_SEGMENT_DEFAULT : pick({0, 64, 256});  // multiples of 16
   c.lookahead = static_cast<int>(pick({0, 0, 1, 2}));
   c.panel_width = pick({0, 0, 1, 5, 32, 64});
-  c.pieces = static_cast<int>(pick({0, 0, 3}));
+  c.pieces = static_cast<int>(pick({0, 0, 3, 6}));  // 6: 2 x 3 tiles where both fit
   c.panel_broadcasts = static_cast<relay_gemm_panel_broadcasts_t>(pick({0, 1, 2}));
   return c;
 }
