@@ -197,6 +197,39 @@ std::unique_ptr<measure::NodeEnergy> bench_energy(MPI_Comm comm) {
                                                &exec::allreduce);
 }
 
+MachineCpu::MachineCpu(MPI_Comm comm) : comm_(comm) {
+  int readable = 0;
+  if (!is_simulation()) {
+    MPI_Comm machine = exec::machine_comm(comm);
+    int machine_rank = 0;
+    MPI_Comm_rank(machine, &machine_rank);
+    MPI_Comm_free(&machine);
+    unsigned long long busy = 0, total = 0;
+    leads_ = machine_rank == 0;
+    // Every leader must read, or no figure is a machine's whole.
+    readable = leads_ ? (exec::machine_cpu_ticks(busy, total) ? 1 : 0) : 1;
+  }
+  int all = 0;
+  exec::allreduce(&readable, &all, 1, MPI_INT, MPI_MIN, comm);
+  available_ = all == 1;
+}
+
+void MachineCpu::begin() {
+  if (available_ && leads_ && !exec::machine_cpu_ticks(busy_, total_)) busy_ = total_ = 0;
+}
+
+double MachineCpu::end() {
+  if (!available_) return -1;
+  double share = 0;
+  unsigned long long busy = 0, total = 0;
+  if (leads_ && total_ > 0 && exec::machine_cpu_ticks(busy, total) && total > total_) {
+    share = static_cast<double>(busy - busy_) / static_cast<double>(total - total_);
+  }
+  double most = 0;
+  exec::allreduce(&share, &most, 1, MPI_DOUBLE, MPI_MAX, comm_);
+  return most;
+}
+
 namespace {
 
 constexpr const char* kEnergyFields[] = {"energy_package_J", "energy_dram_J", "power_package_W",

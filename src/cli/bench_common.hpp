@@ -119,6 +119,29 @@ std::string energy_note(const measure::NodeEnergy& energy, const std::string& pe
 /// per domain null or the reason its fields are null.
 nlohmann::json energy_document(const measure::NodeEnergy& energy, const std::string& per);
 
+/// How busy the machines' CPUs were during a measured call: one rank per machine (the ranks
+/// sharing its cores, exec::machine_comm) reads /proc/stat before and after, and a call's
+/// figure is the busiest machine's share of CPU time not idle, over all its CPUs (every
+/// process and the kernel's network processing). Well below 1: the ranks waited idle. Near
+/// 1: the CPUs were the limit, or ranks polled while waiting (MPI's blocking waits poll;
+/// relay's sleep between polls with RELAY_IDLE_SLEEP_US, as relay cluster run sets).
+/// Collective construction over comm; unavailable (never read, no message) in a simulation.
+class MachineCpu {
+ public:
+  explicit MachineCpu(MPI_Comm comm);
+  bool available() const { return available_; }
+  /// Local: the machine's leader reads the counters. Before the call's first barrier.
+  void begin();
+  /// Collective over comm: the busiest machine's busy share since begin(), the same on every
+  /// rank; -1 when unavailable. After every rank of the call has finished it.
+  double end();
+
+ private:
+  MPI_Comm comm_;
+  bool leads_ = false, available_ = false;
+  unsigned long long busy_ = 0, total_ = 0;
+};
+
 /// One configuration of a sweep.
 using BenchConfig = measure::SweepConfig;
 

@@ -317,6 +317,7 @@ class Bench {
 
   const Args& a_;
   std::unique_ptr<measure::NodeEnergy> energy_;  // one reader per node (bench_energy)
+  std::unique_ptr<MachineCpu> cpu_;              // one reader per machine
   double jitter_us_ = 0;
   std::vector<int> node_members_;  // world ranks on this rank's node (MPI_COMM_TYPE_SHARED)
   double link_bytes_per_s_ = 0;    // each direction; 0 unknown
@@ -403,6 +404,7 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
     int lookahead = 0;
     int pieces_asked = 0;  // --pieces (0: auto)
     std::vector<double> time, bcast, compute, wait, replicate, reduce, ratio, predicted;
+    std::vector<double> cpu;      // the busiest machine's CPU busy share per repetition
     measure::EnergyTotal energy;  // every repetition's call
     std::string ran;              // auto: what it chose ("2.5d:4"; several if the choice changed)
     long long workspace = 0, layered = 0;
@@ -428,7 +430,7 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
       }
     }
   }
-  std::vector<double> scalapack_times;
+  std::vector<double> scalapack_times, scalapack_cpu;
   measure::EnergyTotal scalapack_energy;
   // A call's energy: its node leaders read before the barrier that starts it and after the
   // allreduce that follows it (every rank done).
@@ -456,6 +458,7 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
                                      : std::is_same_v<T, double>              ? "pdgemm_"
                                      : std::is_same_v<T, std::complex<float>> ? "pcgemm_"
                                                                               : "pzgemm_");
+      cpu_->begin();
       energy_->begin();
       MPI_Barrier(MPI_COMM_WORLD);
       const double t0 = MPI_Wtime();
@@ -465,6 +468,7 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
       double t = MPI_Wtime() - t0;
       exec::allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
       add_energy(scalapack_energy);
+      scalapack_cpu.push_back(cpu_->end());
       scalapack_time = t;
       scalapack_times.push_back(t);
       progress("scalapack", t);
@@ -493,6 +497,7 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
         o.report = &report;
         relay_gemm_stats_t st;
         int info = 0;
+        cpu_->begin();
         energy_->begin();
         MPI_Barrier(MPI_COMM_WORLD);
         const double t0 = MPI_Wtime();
@@ -529,6 +534,7 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
         const long long bytes[2] = {static_cast<long long>(parts[7]),
                                     static_cast<long long>(parts[8])};
         add_energy(row.energy);
+        row.cpu.push_back(cpu_->end());
         row.time.push_back(parts[0]);
         row.bcast.push_back(parts[1]);
         row.compute.push_back(parts[2]);
@@ -567,7 +573,7 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
   auto emit = [&](const std::string& algorithm, const std::string& ran, const std::string& scheme,
                   int L, double t, double model, double bc, double comp, double w, double repl,
                   double red, double ratio, long long ws, long long layered, int pieces,
-                  int pieces_asked, const measure::EnergyTotal& energy) {
+                  int pieces_asked, double cpu, const measure::EnergyTotal& energy) {
     const bool bounded = algorithm == "2d" || algorithm == "scalapack";
     nlohmann::json r;
     r["algorithm"] = algorithm;
@@ -602,6 +608,7 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
       r["time_over_bound"] = t / bound_max;
       r["time_over_bound_sum"] = t / bound_sum;
     }
+    if (cpu >= 0) r["machine_cpu_busy"] = cpu;  // absent: not read (a simulation)
     energy.to_row(r);
     rows.push_back(r);
     if (rank_ == 0) {
@@ -614,7 +621,7 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
           pieces > 0 && pieces_.size() > 1 ? scheme + " " + pieces_label(pieces_asked) : scheme;
       std::printf(
           "%-12s %-30s %3d %10.3f %8s %9.2f %8s %8.3f %9.3f %9.3f %9.3f %8.3f %8.1f %12s %8s "
-          "%8s%s\n",
+          "%8s %6s%s\n",
           label.c_str(), shown_scheme.c_str(), L, t,
           model > 0 ? fmt::format("{:.3f}", model).c_str() : "-", flops / t / 1e9,
           peak_total > 0 ? fmt::format("{:.1f}%", 100.0 * flops / t / 1e9 / peak_total).c_str()
@@ -623,7 +630,7 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
           ratio > 0 ? fmt::format("{:.3f}x", ratio).c_str() : "-",
           link_bytes_per_s_ > 0 && bounded ? times(bound_max).c_str() : "-",
           link_bytes_per_s_ > 0 && bounded ? times(bound_sum).c_str() : "-",
-          energy_cells(r).c_str());
+          cpu >= 0 ? fmt::format("{:.0f}%", 100.0 * cpu).c_str() : "-", energy_cells(r).c_str());
     }
   };
   if (rank_ == 0) {
@@ -665,27 +672,31 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
       std::printf("# %s: %d layers of %dx%d\n", a.name.c_str(), a.layers, a.layer_rows,
                   a.layer_cols);
     }
-    std::printf("%-12s %-30s %3s %10s %8s %9s %8s %8s %9s %9s %9s %8s %8s %12s %8s %8s%s\n",
+    std::printf("%-12s %-30s %3s %10s %8s %9s %8s %8s %9s %9s %9s %8s %8s %12s %8s %8s %6s%s\n",
                 "algorithm", "scheme", "L", "time_s", "model_s", "GFLOP/s", "%peak", "repl_s",
                 "bcast_s", "gemm_s", "wait_s", "reduce_s", "mem_MiB", "vs_scalapack", "x_bound",
-                "x_sum", energy_titles().c_str());
+                "x_sum", "cpu%", energy_titles().c_str());
   }
   if (with_scalapack) {
     const double t = measure::median(scalapack_times);
-    emit("scalapack", "", "pdgemm", 0, t, 0, 0, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, scalapack_energy);
+    emit("scalapack", "", "pdgemm", 0, t, 0, 0, 0, 0, 0, 0, 1.0, 0, 0, 0, 0,
+         cpu_->available() ? measure::median(scalapack_cpu) : -1, scalapack_energy);
   }
   for (const auto& s : series) {
     emit(s.algorithm->name, s.ran, s.scheme->name, s.lookahead, measure::median(s.time),
          measure::median(s.predicted), measure::median(s.bcast), measure::median(s.compute),
          measure::median(s.wait), measure::median(s.replicate), measure::median(s.reduce),
          s.ratio.empty() ? 0.0 : measure::median(s.ratio), s.workspace, s.layered, s.pieces,
-         s.pieces_asked, s.energy);
+         s.pieces_asked, cpu_->available() ? measure::median(s.cpu) : -1, s.energy);
   }
   if (rank_ == 0) {
     std::printf(
         "mem_MiB: buffers per rank beyond the matrices (the most on any rank): panels in flight, "
         "and for 2.5d/3d A's and B's k-slabs and C's partial sums; model_s: relay's model's time "
-        "for what ran (docs/gemm.md, RELAY_MODEL_PARAMS); auto:X ran X\n");
+        "for what ran (docs/gemm.md, RELAY_MODEL_PARAMS); auto:X ran X; cpu%%: the busiest "
+        "machine's CPUs busy during the call, all of them, every process and the kernel "
+        "(/proc/stat; a rank polling in a wait counts as busy, one sleeping between polls, "
+        "RELAY_IDLE_SLEEP_US, does not)\n");
     std::fflush(stdout);
   }
 }
@@ -806,6 +817,7 @@ int Bench::run() {
   check_memory(sizes);
   find_node_and_link();
   energy_ = bench_energy(MPI_COMM_WORLD);
+  cpu_ = std::make_unique<MachineCpu>(MPI_COMM_WORLD);
 #ifdef RELAY_HAVE_SCALAPACK
   if (!a_.no_scalapack) {
     Cblacs_get(0, 0, &ctxt_);

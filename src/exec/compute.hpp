@@ -49,6 +49,12 @@ double charged_gflops();
 /// Cores of the host this rank runs on: the simulated host's under SMPI.
 int host_cores();
 
+/// This machine's CPU time since boot, in clock ticks summed over all its CPUs (/proc/stat):
+/// `busy` everything but idle and I/O wait (every process, the kernel's interrupts and network
+/// processing, time a hypervisor took), `total` that plus idle. False where there is nothing to
+/// read: a simulation (a simulated host has no such counter), a system without /proc.
+bool machine_cpu_ticks(unsigned long long& busy, unsigned long long& total);
+
 /// Names the machine whose cores this rank shares: equal on two ranks exactly when they
 /// compete for the same host_cores(). RELAY_MACHINE_ID, else the kernel's boot id; not MPI's
 /// node, since the emulated cluster's nodes are distinct nodes to MPI (and have boot ids of

@@ -19,6 +19,20 @@ void charge_flops(double /*flops*/) {}
 double charged_gflops() { return 0.0; }
 int host_cores() { return static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN))); }
 double link_bytes_per_s() { return 0.0; }
+bool machine_cpu_ticks(unsigned long long& busy, unsigned long long& total) {
+  std::ifstream in("/proc/stat");
+  std::string label;
+  // cpu  user nice system idle iowait irq softirq steal (guest time is inside user)
+  unsigned long long v[8] = {};
+  if (!(in >> label) || label != "cpu") return false;
+  for (auto& x : v) {
+    if (!(in >> x)) return false;
+  }
+  const unsigned long long idle = v[3] + v[4];
+  busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
+  total = busy + idle;
+  return total > 0;
+}
 std::string machine_id() {
   if (const char* given = core::read_setting(core::Knob::machine_id)) return given;
   std::ifstream in("/proc/sys/kernel/random/boot_id");

@@ -69,6 +69,9 @@ double charged_gflops() {
 }
 
 int host_cores() { return sg_host_core_count(sg_host_self()); }
+bool machine_cpu_ticks(unsigned long long& /*busy*/, unsigned long long& /*total*/) {
+  return false;  // the host's /proc/stat says nothing about the simulated one
+}
 
 std::string machine_id() { return sg_host_get_name(sg_host_self()); }
 

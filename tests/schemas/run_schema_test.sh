@@ -59,6 +59,16 @@ try:
 except jsonschema.ValidationError:
     pass
 doc = json.loads(pathlib.Path("gemm.json").read_text())
+# A real run reads its machine's CPUs: every row has the share, within [0, 1].
+for row in doc["rows"]:
+    assert 0 <= row["machine_cpu_busy"] <= 1, f"gemm.json: machine_cpu_busy {row.get('machine_cpu_busy')}"
+bad = json.loads(json.dumps(doc))
+bad["rows"][0]["machine_cpu_busy"] = 1.5
+try:
+    jsonschema.validate(bad, by_name["relay.bench.gemm/1"], cls=jsonschema.Draft202012Validator)
+    raise SystemExit("a row with machine_cpu_busy = 1.5 passed")
+except jsonschema.ValidationError:
+    pass
 del doc["schema"]
 try:
     jsonschema.validate(doc, by_name["relay.bench.gemm/1"], cls=jsonschema.Draft202012Validator)
