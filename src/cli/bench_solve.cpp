@@ -93,6 +93,7 @@ class Bench {
   int ctxt_ = -1, myrow_ = 0, mycol_ = 0;
   std::vector<const Solver*> solvers_;
   std::unique_ptr<measure::NodeEnergy> energy_;
+  std::unique_ptr<MachineCpu> cpu_;  // one reader per machine
   std::unique_ptr<measure::Progress> progress_;
 };
 
@@ -215,7 +216,7 @@ void Bench::run_size(int n, nlohmann::json& rows) {
       Series(const char* name, scalapack::Server who) : by(name), server(who) {}
       const char* by;
       scalapack::Server server;
-      std::vector<double> time, gemm, share, resid;
+      std::vector<double> time, gemm, share, resid, cpu;
       long long calls = 0, by_relay = 0;
       std::string config;
       measure::EnergyTotal energy;
@@ -229,7 +230,10 @@ void Bench::run_size(int n, nlohmann::json& rows) {
       B.data = B0.data;
       scalapack::serve_with(r.server);
       scalapack::reset_call_totals();
-      if (timed) energy_->begin();
+      if (timed) {
+        cpu_->begin();
+        energy_->begin();
+      }
       const double mine = solve(s, n, A, B, ipiv, work);
       double slowest = mine;
       exec::allreduce(MPI_IN_PLACE, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -237,6 +241,7 @@ void Bench::run_size(int n, nlohmann::json& rows) {
         energy_->end();
         const measure::RegionEnergy e = energy_->result();
         r.energy.add(e.joules, e.seconds, 1);
+        r.cpu.push_back(cpu_->end());
       }
       const scalapack::CallTotals totals = scalapack::call_totals();
       scalapack::serve_with(scalapack::Server::settings);
@@ -292,6 +297,7 @@ void Bench::run_size(int n, nlohmann::json& rows) {
       row["residual"] = *std::max_element(r.resid.begin(), r.resid.end());
       row["vs_scalapack"] = r.server == scalapack::Server::scalapack ? 1.0 : measure::median(ratio);
       row["relay_config"] = r.config;
+      if (cpu_->available()) row["machine_cpu_busy"] = measure::median(r.cpu);
       r.energy.to_row(row);
       rows.push_back(row);
     }
@@ -335,6 +341,7 @@ int Bench::run() {
   require_memory(MPI_COMM_WORLD, need,
                  fmt::format("relay bench solve --n {} on a {}x{} grid", n_max, rows_, cols_));
   energy_ = bench_energy(MPI_COMM_WORLD);
+  cpu_ = std::make_unique<MachineCpu>(MPI_COMM_WORLD);
   Cblacs_get(0, 0, &ctxt_);
   Cblacs_gridinit(&ctxt_, "Row", rows_, cols_);
   int r = 0, c = 0;
@@ -354,21 +361,25 @@ int Bench::run() {
         "the paired ratios, > 1 = relay faster)\n",
         rows_, cols_, a_.block, a_.nrhs, a_.nrhs == 1 ? "" : "s", a_.reps);
     std::printf("%s\n", energy_note(*energy_, "per solve (mean over the reps)").c_str());
-    std::printf("%-9s %6s %-9s %9s %8s %9s %7s %9s %13s %9s %12s%s\n", "solver", "n", "served_by",
-                "time_s", "GFLOP/s", "mult_s", "share", "relay/all", "tan2014_share", "residual",
-                "vs_scalapack", energy_titles().c_str());
+    std::printf("%-9s %6s %-9s %9s %8s %9s %7s %9s %13s %9s %12s %6s%s\n", "solver", "n",
+                "served_by", "time_s", "GFLOP/s", "mult_s", "share", "relay/all", "tan2014_share",
+                "residual", "vs_scalapack", "cpu%", energy_titles().c_str());
     for (const auto& row : rows) {
-      std::printf("%-9s %6d %-9s %9.3f %8.2f %9.3f %6.1f%% %9s %7.1f%% nb=%-3d %9.2e %11.3fx%s\n",
-                  row["solver"].get<std::string>().c_str(), row["n"].get<int>(),
-                  row["pgemm_by"].get<std::string>().c_str(), row["time_s"].get<double>(),
-                  row["gflops"].get<double>(), row["pgemm_s"].get<double>(),
-                  100 * row["pgemm_share"].get<double>(),
-                  fmt::format("{}/{}", row["pgemm_calls_by_relay"].get<long long>(),
-                              row["pgemm_calls"].get<long long>())
-                      .c_str(),
-                  100 * row["tan2014_share"].get<double>(), row["tan2014_block"].get<int>(),
-                  row["residual"].get<double>(), row["vs_scalapack"].get<double>(),
-                  energy_cells(row).c_str());
+      std::printf(
+          "%-9s %6d %-9s %9.3f %8.2f %9.3f %6.1f%% %9s %7.1f%% nb=%-3d %9.2e %11.3fx %6s%s\n",
+          row["solver"].get<std::string>().c_str(), row["n"].get<int>(),
+          row["pgemm_by"].get<std::string>().c_str(), row["time_s"].get<double>(),
+          row["gflops"].get<double>(), row["pgemm_s"].get<double>(),
+          100 * row["pgemm_share"].get<double>(),
+          fmt::format("{}/{}", row["pgemm_calls_by_relay"].get<long long>(),
+                      row["pgemm_calls"].get<long long>())
+              .c_str(),
+          100 * row["tan2014_share"].get<double>(), row["tan2014_block"].get<int>(),
+          row["residual"].get<double>(), row["vs_scalapack"].get<double>(),
+          row.contains("machine_cpu_busy")
+              ? fmt::format("{:.0f}%", 100 * row["machine_cpu_busy"].get<double>()).c_str()
+              : "-",
+          energy_cells(row).c_str());
     }
     std::printf(
         "served_by: who served the p?gemm_ and p?syrk_ calls (the multiplications); mult_s: "
@@ -376,7 +387,8 @@ int Bench::run() {
         "processes (tan2014 Table I: its cluster and block sizes); relay/all: the calls per "
         "process relay served / all (relay's drop-in hands one panel step on one node to "
         "ScaLAPACK's own unless RELAY_SCALAPACK_FORWARD=relay); residual: ||A x - b|| / (||A|| "
-        "||x|| n eps), the worst rep\n");
+        "||x|| n eps), the worst rep; cpu%%: the busiest machine's CPUs busy during the solve "
+        "(/proc/stat, every process and the kernel; a polling wait counts as busy)\n");
     for (const auto& row : rows) {
       if (row["pgemm_by"] != "relay") continue;
       if (row["pgemm_calls"].get<long long>() == 0) {
