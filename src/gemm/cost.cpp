@@ -89,6 +89,9 @@ class Coster {
   }
   // A multiply's further piece: the left operand's `elements` packed again.
   double piece_s(double elements) const { return elements * elem_ / 8.0 * in_.piece_s_per_element; }
+  double row_band_s(double elements) const {
+    return elements * elem_ / 8.0 * in_.row_band_s_per_element;
+  }
   double copy_s(double elements) const {
     if (in_.copies_charged) return elements / std::max(1.0, in_.flops_per_s);
     return elements * elem_ / std::max(1.0, in_.copy_bytes_per_s);
@@ -212,7 +215,7 @@ struct Step {
 Step cut_step(const StepTimes& t, int pieces) {
   Step st;
   pieces = std::max(1, pieces);
-  const PieceGrid tiles = piece_grid(pieces, t.m, t.n, t.m <= 0 || t.n <= 0);
+  const PieceGrid tiles = piece_grid(pieces, t.m, t.n, t.piece_overhead_s, t.row_band_s);
   st.compute =
       t.compute_s + (tiles.cols - 1) * t.piece_overhead_s + (tiles.rows - 1) * t.row_band_s;
   // Look-ahead: the next panels' broadcasts move while this one multiplies, but a rank passes
@@ -262,7 +265,7 @@ SummaCost summa_cost(Coster& coster, const Problem& p, const Options& options, i
     // Each further piece is a BLAS call that packs A's m_loc x w panel again (a further
     // column band) or B's n_loc x w (a further row band; piece_grid, as summa.cpp cuts).
     t.piece_overhead_s = coster.piece_s(static_cast<double>(m_loc * w));
-    t.row_band_s = coster.piece_s(static_cast<double>(n_loc * w));
+    t.row_band_s = coster.row_band_s(static_cast<double>(n_loc * w));
     if (p.triangle == 0) {
       t.m = m_loc;
       t.n = n_loc;
@@ -577,28 +580,39 @@ double measure_flops_per_s(MPI_Comm comm) {
 // again: n = 4096 on a 1x2 grid with look-ahead spent 2.061 s multiplying in 4 pieces a panel
 // and 2.270 s in 32 (docs/measurements/issue26_auto_pieces/shm_np2_1x2_pieces_4_32.txt). 0
 // under simulation: a charged multiply costs its flops only.
-double measure_piece_s_per_element(MPI_Comm comm) {
-  if (exec::compute_is_charged()) return 0;
+// What a further piece of a multiply costs, seconds per element of the panel it packs again:
+// the local update's shape (C += A B^T, B's panel stored n x k as SUMMA keeps it) cut into 16
+// column bands (A's panel packed again each) and into 16 row bands (B's).
+struct PieceCosts {
+  double column_band = 0, row_band = 0;
+};
+PieceCosts measure_piece_s_per_element(MPI_Comm comm) {
+  if (exec::compute_is_charged()) return {};
   constexpr int m = 512, n = 512, k = 256, kPieces = 16, kRuns = 3;
-  std::vector<double> a(m * k, 1.0), b(k * n, 0.5), c(m * n, 0.0);
-  auto run = [&](int pieces) {
+  std::vector<double> a(m * k, 1.0), b(n * k, 0.5), c(m * n, 0.0);
+  auto run = [&](int rows, int cols) {
     double best = kInfinity;
     for (int r = 0; r < kRuns; ++r) {
       const double t0 = MPI_Wtime();
-      for (int q = 0; q < pieces; ++q) {
-        const int j0 = n * q / pieces, j1 = n * (q + 1) / pieces;
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, j1 - j0, k, 1.0, a.data(), m,
-                    b.data() + static_cast<std::size_t>(j0) * k, k, 1.0,
-                    c.data() + static_cast<std::size_t>(j0) * m, m);
+      for (int i = 0; i < rows; ++i) {
+        const int i0 = m * i / rows, i1 = m * (i + 1) / rows;
+        for (int j = 0; j < cols; ++j) {
+          const int j0 = n * j / cols, j1 = n * (j + 1) / cols;
+          cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, i1 - i0, j1 - j0, k, 1.0,
+                      a.data() + i0, m, b.data() + j0, n, 1.0,
+                      c.data() + i0 + static_cast<std::size_t>(j0) * m, m);
+        }
       }
       best = std::min(best, MPI_Wtime() - t0);
     }
     return best;
   };
   MPI_Barrier(comm);
-  const double whole = run(1);
-  const double cut = run(kPieces);
-  return std::max(0.0, (cut - whole) / ((kPieces - 1) * static_cast<double>(m) * k));
+  const double whole = run(1, 1);
+  const double by_columns = run(1, kPieces), by_rows = run(kPieces, 1);
+  const double bands = (kPieces - 1) * static_cast<double>(k);
+  return {std::max(0.0, (by_columns - whole) / (bands * m)),
+          std::max(0.0, (by_rows - whole) / (bands * n))};
 }
 
 // Packing copies' rate, measured as the multiply's: every process at once, 4 x 8 MiB.
@@ -635,13 +649,15 @@ relay_status_t cost_inputs(relay_grid& grid, const CostInputs** inputs, std::str
   }
   in->copies_charged = exec::compute_is_charged();
   // The slowest process's: the least rates, the largest overhead (negated for one MPI_MIN).
-  double rates[3] = {measure_flops_per_s(grid.comm),
+  const PieceCosts pieces = measure_piece_s_per_element(grid.comm);
+  double rates[4] = {measure_flops_per_s(grid.comm),
                      in->copies_charged ? 0.0 : measure_copy_bytes_per_s(grid.comm),
-                     -measure_piece_s_per_element(grid.comm)};
-  MPI_Allreduce(MPI_IN_PLACE, rates, 3, MPI_DOUBLE, MPI_MIN, grid.comm);  // in the call's time
+                     -pieces.column_band, -pieces.row_band};
+  MPI_Allreduce(MPI_IN_PLACE, rates, 4, MPI_DOUBLE, MPI_MIN, grid.comm);  // in the call's time
   in->flops_per_s = rates[0];
   in->copy_bytes_per_s = rates[1];
   in->piece_s_per_element = -rates[2];
+  in->row_band_s_per_element = -rates[3];
   grid.cost_inputs = std::move(in);
   *inputs = grid.cost_inputs.get();
   return RELAY_SUCCESS;

@@ -40,9 +40,11 @@ struct CostInputs {
   model::Machine machine;
   double flops_per_s = 0;       ///< local multiply, real flops per second (the slowest rank's)
   double copy_bytes_per_s = 0;  ///< packing copies (a charged simulation: flops_per_s per element)
-  /// What each further piece of a multiply adds, seconds per element of the operand panel a
-  /// further band of tiles packs again (piece_grid; the slowest rank's; 0 when charged)
+  /// What each further piece of a multiply adds, seconds per element of the panel it packs
+  /// again (piece_grid; the slowest rank's; 0 when charged): a further column band packs A's,
+  /// a further row band B's (used transposed, as SUMMA's local update does).
   double piece_s_per_element = 0;
+  double row_band_s_per_element = 0;
   bool copies_charged = false;  ///< copies are charged per element, not per byte
   std::string source;           ///< where the network parameters came from, for the log
 };
@@ -80,7 +82,7 @@ struct StepTimes {
   double compute_s = 0;         ///< the local multiply as one BLAS call
   double piece_overhead_s = 0;  ///< each further column band: A's m x w panel packed again
   double row_band_s = 0;        ///< each further row band: B's n x w panel packed again
-  /// The update's local rows and columns, which piece_grid cuts; 0: columns only.
+  /// The update's local rows and columns, which piece_grid cuts; m = 0: columns only.
   std::int64_t m = 0, n = 0;
 };
 

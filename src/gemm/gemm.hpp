@@ -164,27 +164,29 @@ inline std::int64_t default_panel_width(std::int64_t k_block) {
 inline int default_pieces(int lookahead) { return lookahead > 0 ? 4 : 1; }
 
 /// How the local update (m x n of C) is cut into `pieces` BLAS calls: rows x cols tiles. Each
-/// call packs its rows of A's panel and its columns of B's, so the update packs A's panel
-/// `cols` times and B's `rows` times: of the grids with rows x cols = pieces (rows <= m, cols
-/// <= n), the one with the least cols m + rows n; on a tie the fewer row bands. Only columns
-/// (1 x pieces) when `columns_only` (a triangle's update goes by runs of columns) or m or n
-/// is 0. Cut by columns alone, 64 pieces of a 4096 x 4096 update packed A 64 times: 13% of a
-/// 2x2 run's CPU on 4 emulated nodes (perf, n = 8192, L = 1), against the kernel's 51%.
+/// call packs its rows of A's panel and its columns of B's, so every further column band packs
+/// A's panel once more (`column_band_s`) and every further row band B's (`row_band_s`): of the
+/// grids with rows x cols = pieces (rows <= m, cols <= n), the one with the least added
+/// packing; on a tie the fewer row bands. Columns only (1 x pieces) when m or n is 0 (a
+/// triangle's update goes by runs of columns) or the costs are unknown (0). The two differ:
+/// OpenBLAS copies B's panel, used transposed, several times slower per element than A's
+/// (4 ranks on 2 cores, 2048 x 2048 local, w = 256, 16 pieces, `gemm_s` over two runs: 1 x
+/// 16 1.06-1.11 s, 2 x 8 1.07-1.08, 4 x 4 1.16-1.17, 16 x 1 1.51-1.58).
 struct PieceGrid {
   int rows = 1, cols = 1;
 };
-inline PieceGrid piece_grid(int pieces, std::int64_t m, std::int64_t n, bool columns_only) {
+inline PieceGrid piece_grid(int pieces, std::int64_t m, std::int64_t n, double column_band_s,
+                            double row_band_s) {
   pieces = pieces < 1 ? 1 : pieces;
   PieceGrid best{1, pieces};
-  if (columns_only || m <= 0 || n <= 0) return best;
-  auto packed = [&](int rows, int cols) {
-    return static_cast<double>(cols) * static_cast<double>(m) +
-           static_cast<double>(rows) * static_cast<double>(n);
+  if (m <= 0 || n <= 0 || !(column_band_s > 0) || !(row_band_s > 0)) return best;
+  auto added = [&](int rows, int cols) {
+    return (cols - 1) * column_band_s + (rows - 1) * row_band_s;
   };
   for (int rows = 2; rows <= pieces; ++rows) {
     const int cols = pieces / rows;
     if (pieces % rows != 0 || rows > m || cols > n) continue;
-    if (packed(rows, cols) < packed(best.rows, best.cols)) best = {rows, cols};
+    if (added(rows, cols) < added(best.rows, best.cols)) best = {rows, cols};
   }
   return best;
 }

@@ -21,7 +21,9 @@
 
 #include "core/status.hpp"
 #include "exec/compute.hpp"
+#include "gemm/cost.hpp"
 #include "gemm/gemm.hpp"
+#include "gemm/grid.hpp"
 #include "layout/submatrix.hpp"
 
 namespace relay::gemm {
@@ -851,7 +853,15 @@ relay_status_t Summa<T>::run(std::string& error) {
   }
   const int pieces = std::max(1, static_cast<int>(std::min<std::int64_t>(
                                      run_pieces(options_), std::max<std::int64_t>(n_loc_, 1))));
-  const PieceGrid tiles = piece_grid(pieces, m_loc_, n_loc_, p_.triangle != 0);
+  // Tiles by the measured cost of packing each panel again (the grid's cost inputs, there
+  // once a call was costed); without them, or for a triangle, by columns.
+  double column_band_s = 0, row_band_s = 0;
+  if (const CostInputs* in = grid_.cost_inputs.get(); in != nullptr && p_.triangle == 0) {
+    const double w = static_cast<double>(width) * sizeof(T) / 8.0;
+    column_band_s = static_cast<double>(m_loc_) * w * in->piece_s_per_element;
+    row_band_s = static_cast<double>(n_loc_) * w * in->row_band_s_per_element;
+  }
+  const PieceGrid tiles = piece_grid(pieces, m_loc_, n_loc_, column_band_s, row_band_s);
   for (std::int64_t q = 0; q < npanels && st == RELAY_SUCCESS; ++q) {
     if (q + L < npanels) {
       st = start(slots[static_cast<std::size_t>((q + L) % nslots)], panel_start(q + L),

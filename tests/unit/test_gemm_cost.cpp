@@ -71,24 +71,28 @@ TEST(GemmPieces, BestIsTheRoundsWhenPiecesAreFree) {
   }
 }
 
-TEST(GemmPieces, TilesPackEachPanelTheFewestTimes) {
-  // Square update: the squarest grid (A packed cols times, B rows times).
-  EXPECT_EQ(piece_grid(64, 4096, 4096, false).rows, 8);
-  EXPECT_EQ(piece_grid(64, 4096, 4096, false).cols, 8);
-  EXPECT_EQ(piece_grid(4, 1000, 1000, false).rows, 2);
-  // Tall: more row bands (B, the short panel, is packed more often); wide: more column bands.
-  EXPECT_EQ(piece_grid(16, 8000, 500, false).rows, 16);
-  EXPECT_EQ(piece_grid(16, 500, 8000, false).rows, 1);
-  // A prime count, a triangle, an unknown shape: columns only.
-  EXPECT_EQ(piece_grid(7, 4096, 4096, false).cols, 7);
-  EXPECT_EQ(piece_grid(64, 4096, 4096, true).cols, 64);
-  EXPECT_EQ(piece_grid(64, 0, 4096, false).cols, 64);
-  EXPECT_EQ(piece_grid(0, 100, 100, false).rows * piece_grid(0, 100, 100, false).cols, 1);
+TEST(GemmPieces, TilesAddTheLeastPacking) {
+  // Equal costs per band: the squarest grid.
+  EXPECT_EQ(piece_grid(64, 4096, 4096, 1.0, 1.0).rows, 8);
+  EXPECT_EQ(piece_grid(64, 4096, 4096, 1.0, 1.0).cols, 8);
+  EXPECT_EQ(piece_grid(4, 1000, 1000, 1.0, 1.0).rows, 2);
+  // B's band ten times A's (as measured here): few row bands; 16 pieces by columns alone
+  // add 15 (2 x 8: 7 + 10 = 17), 64 as 2 x 32 (31 + 10 = 41 against 63 and 15 + 30 = 45).
+  EXPECT_EQ(piece_grid(16, 4096, 4096, 1.0, 10.0).rows, 1);
+  EXPECT_EQ(piece_grid(64, 4096, 4096, 1.0, 10.0).rows, 2);
+  // A's dearer: row bands.
+  EXPECT_EQ(piece_grid(16, 4096, 4096, 10.0, 1.0).rows, 16);
+  // A prime count, a triangle (m = 0), unknown or free costs: columns only.
+  EXPECT_EQ(piece_grid(7, 4096, 4096, 1.0, 1.0).cols, 7);
+  EXPECT_EQ(piece_grid(64, 0, 4096, 1.0, 1.0).cols, 64);
+  EXPECT_EQ(piece_grid(64, 4096, 4096, 0.0, 0.0).cols, 64);
+  EXPECT_EQ(piece_grid(64, 4096, 4096, 1.0, 0.0).cols, 64);
+  EXPECT_EQ(piece_grid(0, 100, 100, 1.0, 1.0).rows * piece_grid(0, 100, 100, 1.0, 1.0).cols, 1);
   // Every count is cut into exactly that many tiles, never more bands than rows or columns
   // (the run caps the count at the local columns).
   for (const auto& [m, n] : {std::pair<int, int>{300, 200}, {3, 64}, {64, 3}, {1, 64}, {7, 9}}) {
     for (int pieces = 1; pieces <= std::min(64, n); ++pieces) {
-      const auto g = piece_grid(pieces, m, n, false);
+      const auto g = piece_grid(pieces, m, n, 1.0, 1.0);
       EXPECT_EQ(g.rows * g.cols, pieces) << m << " x " << n;
       EXPECT_LE(g.rows, m) << m << " x " << n << ", " << pieces;
       EXPECT_LE(g.cols, n) << m << " x " << n << ", " << pieces;
@@ -101,8 +105,9 @@ TEST(GemmPieces, StepTimeCountsBothPanelsPacking) {
   t.row_band_s = 0.002;
   t.m = 4096;
   t.n = 4096;
-  // 16 pieces as 4 x 4: 3 further column bands (A) and 3 further row bands (B).
-  EXPECT_DOUBLE_EQ(step_s(t, 16), 0.050 + 3 * 0.001 + 3 * 0.002 + 0.2 * 0.010);
+  // 16 pieces: 1 x 16 adds 15 ms, 2 x 8 7 + 2 = 9 ms, 4 x 4 3 + 6 = 9 ms: on the tie the
+  // fewer row bands, 2 x 8.
+  EXPECT_DOUBLE_EQ(step_s(t, 16), 0.050 + 7 * 0.001 + 1 * 0.002 + 0.2 * 0.010);
   // Columns only (a triangle): 15 further column bands.
   t.m = 0;
   EXPECT_DOUBLE_EQ(step_s(t, 16), 0.050 + 15 * 0.001 + 0.2 * 0.010);
