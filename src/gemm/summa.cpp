@@ -862,6 +862,12 @@ relay_status_t Summa<T>::run(std::string& error) {
     row_band_s = static_cast<double>(n_loc_) * w * in->row_band_s_per_element;
   }
   const PieceGrid tiles = piece_grid(pieces, m_loc_, n_loc_, column_band_s, row_band_s);
+  if (pieces > 1 && core::log_enabled() && grid_.me.row == 0 && grid_.me.col == 0) {
+    core::log_line(fmt::format(
+        "gemm: local update of {}x{} in {}x{} tiles (a further column band copies A's panel "
+        "again: {:.3g} s, a row band B's: {:.3g} s; piece_grid)",
+        m_loc_, n_loc_, tiles.rows, tiles.cols, column_band_s, row_band_s));
+  }
   for (std::int64_t q = 0; q < npanels && st == RELAY_SUCCESS; ++q) {
     if (q + L < npanels) {
       st = start(slots[static_cast<std::size_t>((q + L) % nslots)], panel_start(q + L),
