@@ -241,6 +241,7 @@ SummaCost summa_cost(Coster& coster, const Problem& p, const Options& options, i
   const std::int64_t kb = std::max<std::int64_t>(1, k_block_of_b(p));
   if (width <= 0) width = default_panel_width(std::max(ka, kb));
   width = std::min(width, k);
+  const bool auto_pieces = pieces <= 0;
   // One panel step of width w: its broadcasts, their rounds and its multiply.
   auto times = [&](std::int64_t w) {
     StepTimes t;
@@ -266,7 +267,7 @@ SummaCost summa_cost(Coster& coster, const Problem& p, const Options& options, i
     // column band) or B's n_loc x w (a further row band; piece_grid, as summa.cpp cuts).
     t.piece_overhead_s = coster.piece_s(static_cast<double>(m_loc * w));
     t.row_band_s = coster.row_band_s(static_cast<double>(n_loc * w));
-    if (p.triangle == 0) {
+    if (p.triangle == 0 && auto_pieces) {  // as summa.cpp: a fixed count is cut by columns
       t.m = m_loc;
       t.n = n_loc;
     }

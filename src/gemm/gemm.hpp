@@ -65,6 +65,9 @@ struct Options {
   /// The local update's pieces per panel, with progress calls between them; 0 = automatic:
   /// the model's (best_pieces) where the call is costed, else default_pieces.
   int pieces = 0;
+  /// The pieces are auto's (set with the model's count): cut them into tiles by the measured
+  /// cost of copying each panel again (piece_grid); else by columns, the same every run.
+  bool tiles_by_cost = false;
   relay_gemm_algorithm_t algorithm = RELAY_GEMM_DEFAULT;
   int layers = 0;                         ///< c of 2.5D; 0 = default
   relay_gemm_report_t* report = nullptr;  ///< the caller's (output only)

@@ -668,6 +668,7 @@ relay_status_t multiply(const Problem& p, relay_grid& grid, const Options& optio
     run_options.bcast = panels[i].bcast;
     // auto's pieces: those the model costed the call with (best_pieces), where it did.
     run_options.pieces = options.pieces > 0 || !cost.ok ? options.pieces : cost.pieces;
+    run_options.tiles_by_cost = options.pieces == 0 && cost.ok;
     report.pieces = cand.algorithm == RELAY_GEMM_3D ? 1 : run_pieces(run_options);
     report.panel_bcast_algorithm = static_cast<int>(run_options.bcast.algorithm);
     report.panel_bcast_segment_bytes = run_options.bcast.segment_bytes;

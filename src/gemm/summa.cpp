@@ -854,9 +854,12 @@ relay_status_t Summa<T>::run(std::string& error) {
   const int pieces = std::max(1, static_cast<int>(std::min<std::int64_t>(
                                      run_pieces(options_), std::max<std::int64_t>(n_loc_, 1))));
   // Tiles by the measured cost of packing each panel again (the grid's cost inputs, there
-  // once a call was costed); without them, or for a triangle, by columns.
+  // once a call was costed) when the pieces are auto's; by columns without those rates, for a
+  // triangle, and for a count the caller fixed: the rates differ from run to run, and a fixed
+  // count is how a caller gets C identical to the bit from run to run (docs/gemm.md).
   double column_band_s = 0, row_band_s = 0;
-  if (const CostInputs* in = grid_.cost_inputs.get(); in != nullptr && p_.triangle == 0) {
+  if (const CostInputs* in = grid_.cost_inputs.get();
+      in != nullptr && p_.triangle == 0 && options_.tiles_by_cost) {
     const double w = static_cast<double>(width) * sizeof(T) / 8.0;
     column_band_s = static_cast<double>(m_loc_) * w * in->piece_s_per_element;
     row_band_s = static_cast<double>(n_loc_) * w * in->row_band_s_per_element;

@@ -890,9 +890,9 @@ TEST(Gemm, PanelBroadcastByTheModelWithoutATable) {
   }
 }
 
-// auto's pieces (options->pieces = 0) are the count the model predicts fastest for the call,
-// at least 4 with look-ahead: each forced count from 4 on the model costs no less, the report
-// says what ran, C is right either way. Without look-ahead auto runs one piece.
+// auto's pieces (options->pieces = 0) are the count (and tiles) the model predicts fastest for
+// the call, at least 4 with look-ahead: each forced count from 4 on the model costs no less,
+// the report says what ran, C is right either way. Without look-ahead auto runs one piece.
 TEST(Gemm, PiecesUnderAutoAreTheModelsLeastTime) {
   int size = 0, rank = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -923,7 +923,9 @@ TEST(Gemm, PiecesUnderAutoAreTheModelsLeastTime) {
     EXPECT_GE(forced.predicted_s, chosen.predicted_s * (1 - 1e-12))
         << pieces << " pieces predicted " << forced.predicted_s << " s, auto's " << chosen.pieces
         << " " << chosen.predicted_s << " s";
-    if (pieces == chosen.pieces) EXPECT_EQ(forced.predicted_s, chosen.predicted_s);
+    // At auto's own count the GE above still holds with equality only when auto's tiles are
+    // columns: a fixed count is cut by columns (the same every run), auto's by the measured
+    // copy costs (piece_grid), which cost no more.
   }
   options.pieces = 0;
   options.lookahead = 0;
