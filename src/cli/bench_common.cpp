@@ -220,12 +220,16 @@ void MachineCpu::begin() {
 
 double MachineCpu::end() {
   if (!available_) return -1;
-  double share = 0;
+  // /proc/stat counts clock ticks (10 ms each on most kernels): a call shorter than a few
+  // of them on every CPU has no share worth printing (a 1 ms call read 0%).
+  constexpr unsigned long long kFewestTicks = 10;
+  double share = -1;
   unsigned long long busy = 0, total = 0;
-  if (leads_ && total_ > 0 && exec::machine_cpu_ticks(busy, total) && total > total_) {
+  if (leads_ && total_ > 0 && exec::machine_cpu_ticks(busy, total) &&
+      total >= total_ + kFewestTicks) {
     share = static_cast<double>(busy - busy_) / static_cast<double>(total - total_);
   }
-  double most = 0;
+  double most = -1;
   exec::allreduce(&share, &most, 1, MPI_DOUBLE, MPI_MAX, comm_);
   return most;
 }

@@ -133,7 +133,8 @@ class MachineCpu {
   /// Local: the machine's leader reads the counters. Before the call's first barrier.
   void begin();
   /// Collective over comm: the busiest machine's busy share since begin(), the same on every
-  /// rank; -1 when unavailable. After every rank of the call has finished it.
+  /// rank; -1 when unavailable or the call was too short for the counters' ticks. After every
+  /// rank of the call has finished it.
   double end();
 
  private:

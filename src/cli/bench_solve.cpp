@@ -297,7 +297,10 @@ void Bench::run_size(int n, nlohmann::json& rows) {
       row["residual"] = *std::max_element(r.resid.begin(), r.resid.end());
       row["vs_scalapack"] = r.server == scalapack::Server::scalapack ? 1.0 : measure::median(ratio);
       row["relay_config"] = r.config;
-      if (cpu_->available()) row["machine_cpu_busy"] = measure::median(r.cpu);
+      // Absent: not read (a simulation), or too short a solve for /proc/stat's ticks.
+      if (cpu_->available() && measure::median(r.cpu) >= 0) {
+        row["machine_cpu_busy"] = measure::median(r.cpu);
+      }
       r.energy.to_row(row);
       rows.push_back(row);
     }

@@ -85,6 +85,7 @@ class Bench {
     MPI_Comm_dup(MPI_COMM_WORLD, &world_);
     MPI_Comm_rank(world_, &rank_);
     MPI_Comm_size(world_, &size_);
+    cpu_ = std::make_unique<MachineCpu>(world_);
     if (a.ranks_per_node < 1 || size_ % a.ranks_per_node != 0) {
       throw std::invalid_argument(
           fmt::format("--ranks-per-node {} does not divide the {} ranks into whole nodes",
@@ -127,6 +128,7 @@ class Bench {
 
   const Args& a_;
   MPI_Comm world_ = MPI_COMM_NULL;
+  std::unique_ptr<MachineCpu> cpu_;  // one reader per machine (bench_common.hpp)
   relay_mesh_t mesh_ = RELAY_MESH_NULL;
   int rank_ = 0, size_ = 1, p_ = 1, i_ = 0, j_ = 0, k_ = 0, c_ = 1;
   bool single_ = false;
@@ -206,10 +208,12 @@ nlohmann::json Bench::run_size(long long n, const std::vector<Config>& configs,
   }
   // Interleaved repetitions: every configuration once per round.
   std::vector<std::vector<relay_symm_stats_t>> runs(configs.size());
+  std::vector<std::vector<double>> cpu(configs.size());  // the busiest machine's CPU share
   for (int rep = 0; rep < a_.reps; ++rep) {
     for (std::size_t x = 0; x < configs.size(); ++x) {
       if (!ok[x]) continue;
       relay_symm_stats_t stats{};
+      cpu_->begin();
       MPI_Barrier(world_);
       const relay_status_t st = call<T>(n, configs[x], d.data(), d2.data(), d3.data(), ld, stats);
       int failed = st != RELAY_SUCCESS ? 1 : 0, any = 0;
@@ -235,6 +239,7 @@ nlohmann::json Bench::run_size(long long n, const std::vector<Config>& configs,
       kept.square_s = sum[3] / size_;
       kept.cube_s = sum[4] / size_;
       runs[x].push_back(kept);
+      cpu[x].push_back(cpu_->end());
       progress.step(fmt::format("n={} {} (repetition {})", n, label(configs[x]), rep + 1));
     }
   }
@@ -271,6 +276,10 @@ nlohmann::json Bench::run_size(long long n, const std::vector<Config>& configs,
     std::vector<double> all;
     for (const auto& s : runs[x]) all.push_back(s.total_s);
     row["times_s"] = all;
+    // Absent: not read (a simulation), or too short a call for /proc/stat's ticks.
+    if (cpu_->available() && measure::median(cpu[x]) >= 0) {
+      row["machine_cpu_busy"] = measure::median(cpu[x]);
+    }
     rows_json.push_back(row);
   }
   // Speed-up over the baseline with the same collectives.
@@ -356,13 +365,14 @@ int Bench::run() {
   std::printf(
       "# distribute = D down the fibers and along the rows; square = D^2 reduced and "
       "broadcast; cube = D^3 reduced, D^2 and D^3 returned; x_base = the baseline with "
-      "the same collectives / this; flight = overlap's parts sent at once\n"
+      "the same collectives / this; flight = overlap's parts sent at once; cpu%% = the busiest "
+      "machine's CPUs busy during the call (/proc/stat; a polling wait counts as busy)\n"
       "# cannon (Algorithm 6): distribute = D down the fibers and the skew; square = the "
       "Cannon steps' waits and D^2's allreduce; cube = the second skew, steps' waits and D^3's "
       "reduction\n");
-  std::printf("%-7s %-9s %-6s %5s %6s %10s %9s %10s %12s %10s %10s %7s\n", "n", "algorithm",
+  std::printf("%-7s %-9s %-6s %5s %6s %10s %9s %10s %12s %10s %10s %7s %5s\n", "n", "algorithm",
               "parts", "n_dup", "flight", "time_s", "GFLOP/s", "compute_s", "distribute_s",
-              "square_s", "cube_s", "x_base");
+              "square_s", "cube_s", "x_base", "cpu%");
   for (const auto& r : doc["rows"]) {
     if (r.contains("error")) {
       std::printf("%-7lld %-9s %-6s %5d %6d ERROR: %s\n", r["n"].get<long long>(),
@@ -372,14 +382,17 @@ int Bench::run() {
       continue;
     }
     std::printf(
-        "%-7lld %-9s %-6s %5d %6s %10.4f %9.2f %10.4f %12.4f %10.4f %10.4f %7s\n",
+        "%-7lld %-9s %-6s %5d %6s %10.4f %9.2f %10.4f %12.4f %10.4f %10.4f %7s %5s\n",
         r["n"].get<long long>(), r["algorithm"].get<std::string>().c_str(),
         r["parts"].get<std::string>().c_str(), r["n_dup"].get<int>(),
         r["algorithm"] != "overlap" ? "-" : std::to_string(r["parts_in_flight"].get<int>()).c_str(),
         r["time_s"].get<double>(), r["gflops"].get<double>(), r["compute_s"].get<double>(),
         r["distribute_s"].get<double>(), r["square_s"].get<double>(), r["cube_s"].get<double>(),
         r.contains("x_baseline") ? fmt::format("{:.3f}", r["x_baseline"].get<double>()).c_str()
-                                 : "-");
+                                 : "-",
+        r.contains("machine_cpu_busy")
+            ? fmt::format("{:.0f}%", 100 * r["machine_cpu_busy"].get<double>()).c_str()
+            : "-");
   }
   std::fflush(stdout);
   if (failed > 0) std::fprintf(stderr, "relay bench symm: %d rows failed (ERROR above)\n", failed);

@@ -122,6 +122,16 @@ run 2 "$relay" bench gemm --n 64 --block 8 --schemes pipeline-nonblocking@1KiB,p
   --lookahead 1 --reps 1 --no-scalapack --quiet; rc=$?
 status_is 0 "bench gemm with a segment per scheme"
 says "pipeline-nonblocking@4KiB" "bench gemm with a segment per scheme"
+# cpu%: a call long enough for /proc/stat's ticks (about 0.1 s a rank here) has the machine's
+# CPU share, above 0 while two ranks multiply (how far above depends on the machine's cores).
+run 2 "$relay" bench gemm --n 2048 --block 64 --schemes binomial --lookahead 0 --reps 1 \
+  --no-scalapack --quiet --json "$work/cpu.json"; rc=$?
+status_is 0 "bench gemm at n = 2048"
+python3 - "$work/cpu.json" <<'PY' || fail "bench gemm's machine_cpu_busy"
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+assert all(0 < r["machine_cpu_busy"] <= 1 for r in rows), rows
+PY
 refused "more bytes than an MPI count holds" bench bcast --sizes 4GiB --quiet
 run 2 "$relay" model measure --sizes 4GiB --quiet --output "$work/m.json"; rc=$?
 status_is 2 "relay model measure --sizes 4GiB"

@@ -31,8 +31,8 @@ for r in rows:
     assert r["time_s"] > 0 and len(r["times_s"]) == 2, r
     # ScaLAPACK's own check passes at its usual threshold (its tests use 16 with n eps).
     assert r["residual"] < 16, r
-    # A real run reads its machine's CPUs (/proc/stat): a share in [0, 1].
-    assert 0 <= r["machine_cpu_busy"] <= 1, r
+    # The machine's CPU share (/proc/stat), where the solve was long enough to read it.
+    assert 0 <= r.get("machine_cpu_busy", 0) <= 1, r
     if r["pgemm_by"] == "scalapack":
         assert r["pgemm_calls_by_relay"] == 0 and r["vs_scalapack"] == 1.0, r
     elif sys.argv[4] == "forced":

@@ -59,9 +59,10 @@ try:
 except jsonschema.ValidationError:
     pass
 doc = json.loads(pathlib.Path("gemm.json").read_text())
-# A real run reads its machine's CPUs: every row has the share, within [0, 1].
+# The machine's CPU share, where a call was long enough to read it, is within [0, 1] (the
+# cli_checks test runs one long enough to require it).
 for row in doc["rows"]:
-    assert 0 <= row["machine_cpu_busy"] <= 1, f"gemm.json: machine_cpu_busy {row.get('machine_cpu_busy')}"
+    assert 0 <= row.get("machine_cpu_busy", 0) <= 1, f"gemm.json: {row}"
 bad = json.loads(json.dumps(doc))
 bad["rows"][0]["machine_cpu_busy"] = 1.5
 try:
