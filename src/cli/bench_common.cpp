@@ -234,6 +234,18 @@ double MachineCpu::end() {
   return most;
 }
 
+void cpu_to_row(nlohmann::json& row, const std::vector<double>& shares) {
+  if (shares.empty()) return;
+  const double share = measure::median(shares);
+  if (share >= 0) row["machine_cpu_busy"] = share;
+}
+
+std::string cpu_cell(const nlohmann::json& row) {
+  return row.contains("machine_cpu_busy")
+             ? fmt::format("{:.0f}%", 100 * row["machine_cpu_busy"].get<double>())
+             : std::string("-");
+}
+
 namespace {
 
 constexpr const char* kEnergyFields[] = {"energy_package_J", "energy_dram_J", "power_package_W",

@@ -129,7 +129,6 @@ nlohmann::json energy_document(const measure::NodeEnergy& energy, const std::str
 class MachineCpu {
  public:
   explicit MachineCpu(MPI_Comm comm);
-  bool available() const { return available_; }
   /// Local: the machine's leader reads the counters. Before the call's first barrier.
   void begin();
   /// Collective over comm: the busiest machine's busy share since begin(), the same on every
@@ -142,6 +141,12 @@ class MachineCpu {
   bool leads_ = false, available_ = false;
   unsigned long long busy_ = 0, total_ = 0;
 };
+
+/// A row's `machine_cpu_busy` from a call's MachineCpu::end() shares (their median); absent
+/// where it is negative (not read, or calls too short for /proc/stat's ticks).
+void cpu_to_row(nlohmann::json& row, const std::vector<double>& shares);
+/// The row's cpu% cell ("97%", or "-" without the field).
+std::string cpu_cell(const nlohmann::json& row);
 
 /// One configuration of a sweep.
 using BenchConfig = measure::SweepConfig;

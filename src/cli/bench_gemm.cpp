@@ -573,7 +573,8 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
   auto emit = [&](const std::string& algorithm, const std::string& ran, const std::string& scheme,
                   int L, double t, double model, double bc, double comp, double w, double repl,
                   double red, double ratio, long long ws, long long layered, int pieces,
-                  int pieces_asked, double cpu, const measure::EnergyTotal& energy) {
+                  int pieces_asked, const std::vector<double>& cpu,
+                  const measure::EnergyTotal& energy) {
     const bool bounded = algorithm == "2d" || algorithm == "scalapack";
     nlohmann::json r;
     r["algorithm"] = algorithm;
@@ -608,7 +609,7 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
       r["time_over_bound"] = t / bound_max;
       r["time_over_bound_sum"] = t / bound_sum;
     }
-    if (cpu >= 0) r["machine_cpu_busy"] = cpu;  // absent: not read (a simulation)
+    cpu_to_row(r, cpu);
     energy.to_row(r);
     rows.push_back(r);
     if (rank_ == 0) {
@@ -629,8 +630,8 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
           repl, bc, comp, w, red, static_cast<double>(ws + layered) / 1048576.0,
           ratio > 0 ? fmt::format("{:.3f}x", ratio).c_str() : "-",
           link_bytes_per_s_ > 0 && bounded ? times(bound_max).c_str() : "-",
-          link_bytes_per_s_ > 0 && bounded ? times(bound_sum).c_str() : "-",
-          cpu >= 0 ? fmt::format("{:.0f}%", 100.0 * cpu).c_str() : "-", energy_cells(r).c_str());
+          link_bytes_per_s_ > 0 && bounded ? times(bound_sum).c_str() : "-", cpu_cell(r).c_str(),
+          energy_cells(r).c_str());
     }
   };
   if (rank_ == 0) {
@@ -679,15 +680,15 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
   }
   if (with_scalapack) {
     const double t = measure::median(scalapack_times);
-    emit("scalapack", "", "pdgemm", 0, t, 0, 0, 0, 0, 0, 0, 1.0, 0, 0, 0, 0,
-         cpu_->available() ? measure::median(scalapack_cpu) : -1, scalapack_energy);
+    emit("scalapack", "", "pdgemm", 0, t, 0, 0, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, scalapack_cpu,
+         scalapack_energy);
   }
   for (const auto& s : series) {
     emit(s.algorithm->name, s.ran, s.scheme->name, s.lookahead, measure::median(s.time),
          measure::median(s.predicted), measure::median(s.bcast), measure::median(s.compute),
          measure::median(s.wait), measure::median(s.replicate), measure::median(s.reduce),
          s.ratio.empty() ? 0.0 : measure::median(s.ratio), s.workspace, s.layered, s.pieces,
-         s.pieces_asked, cpu_->available() ? measure::median(s.cpu) : -1, s.energy);
+         s.pieces_asked, s.cpu, s.energy);
   }
   if (rank_ == 0) {
     std::printf(

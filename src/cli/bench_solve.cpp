@@ -297,10 +297,7 @@ void Bench::run_size(int n, nlohmann::json& rows) {
       row["residual"] = *std::max_element(r.resid.begin(), r.resid.end());
       row["vs_scalapack"] = r.server == scalapack::Server::scalapack ? 1.0 : measure::median(ratio);
       row["relay_config"] = r.config;
-      // Absent: not read (a simulation), or too short a solve for /proc/stat's ticks.
-      if (cpu_->available() && measure::median(r.cpu) >= 0) {
-        row["machine_cpu_busy"] = measure::median(r.cpu);
-      }
+      cpu_to_row(row, r.cpu);
       r.energy.to_row(row);
       rows.push_back(row);
     }
@@ -378,10 +375,7 @@ int Bench::run() {
                       row["pgemm_calls"].get<long long>())
               .c_str(),
           100 * row["tan2014_share"].get<double>(), row["tan2014_block"].get<int>(),
-          row["residual"].get<double>(), row["vs_scalapack"].get<double>(),
-          row.contains("machine_cpu_busy")
-              ? fmt::format("{:.0f}%", 100 * row["machine_cpu_busy"].get<double>()).c_str()
-              : "-",
+          row["residual"].get<double>(), row["vs_scalapack"].get<double>(), cpu_cell(row).c_str(),
           energy_cells(row).c_str());
     }
     std::printf(

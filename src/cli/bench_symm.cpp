@@ -276,10 +276,7 @@ nlohmann::json Bench::run_size(long long n, const std::vector<Config>& configs,
     std::vector<double> all;
     for (const auto& s : runs[x]) all.push_back(s.total_s);
     row["times_s"] = all;
-    // Absent: not read (a simulation), or too short a call for /proc/stat's ticks.
-    if (cpu_->available() && measure::median(cpu[x]) >= 0) {
-      row["machine_cpu_busy"] = measure::median(cpu[x]);
-    }
+    cpu_to_row(row, cpu[x]);
     rows_json.push_back(row);
   }
   // Speed-up over the baseline with the same collectives.
@@ -390,9 +387,7 @@ int Bench::run() {
         r["distribute_s"].get<double>(), r["square_s"].get<double>(), r["cube_s"].get<double>(),
         r.contains("x_baseline") ? fmt::format("{:.3f}", r["x_baseline"].get<double>()).c_str()
                                  : "-",
-        r.contains("machine_cpu_busy")
-            ? fmt::format("{:.0f}%", 100 * r["machine_cpu_busy"].get<double>()).c_str()
-            : "-");
+        cpu_cell(r).c_str());
   }
   std::fflush(stdout);
   if (failed > 0) std::fprintf(stderr, "relay bench symm: %d rows failed (ERROR above)\n", failed);

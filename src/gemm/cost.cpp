@@ -575,15 +575,13 @@ double measure_flops_per_s(MPI_Comm comm) {
   return 2.0 * n * n * n / std::max(MPI_Wtime() - t0, 1e-9);
 }
 
-// What a further piece costs a multiply cut into column pieces, seconds per element of its left
-// operand: a 512 x 512 x 256 multiply as one BLAS call and as 16 pieces (the least of three
-// runs each; every process at once, as the rate). Each piece packs the 512 x 256 left operand
-// again: n = 4096 on a 1x2 grid with look-ahead spent 2.061 s multiplying in 4 pieces a panel
-// and 2.270 s in 32 (docs/measurements/issue26_auto_pieces/shm_np2_1x2_pieces_4_32.txt). 0
-// under simulation: a charged multiply costs its flops only.
 // What a further piece of a multiply costs, seconds per element of the panel it packs again:
-// the local update's shape (C += A B^T, B's panel stored n x k as SUMMA keeps it) cut into 16
-// column bands (A's panel packed again each) and into 16 row bands (B's).
+// a 512 x 512 x 256 multiply in the local update's shape (C += A B^T, B's panel stored n x k as
+// SUMMA keeps it) as one BLAS call, as 16 column bands (A's panel packed again each) and as 16
+// row bands (B's); the least of three runs each, every process at once, as the rate. n = 4096
+// on a 1x2 grid with look-ahead spent 2.061 s multiplying in 4 pieces a panel and 2.270 s in
+// 32 (docs/measurements/issue26_auto_pieces/shm_np2_1x2_pieces_4_32.txt). 0 under
+// simulation: a charged multiply costs its flops only.
 struct PieceCosts {
   double column_band = 0, row_band = 0;
 };
