@@ -172,9 +172,8 @@ inline int default_pieces(int lookahead) { return lookahead > 0 ? 4 : 1; }
 /// grids with rows x cols = pieces (rows <= m, cols <= n), the one with the least added
 /// packing; on a tie the fewer row bands. Columns only (1 x pieces) when m or n is 0 (a
 /// triangle's update goes by runs of columns) or the costs are unknown (0). The two differ:
-/// OpenBLAS copies B's panel, used transposed, several times slower per element than A's
-/// (4 ranks on 2 cores, 2048 x 2048 local, w = 256, 16 pieces, `gemm_s` over two runs: 1 x
-/// 16 1.06-1.11 s, 2 x 8 1.07-1.08, 4 x 4 1.16-1.17, 16 x 1 1.51-1.58).
+/// OpenBLAS copies B's panel, used transposed, slower per element than A's (docs/gemm.md,
+/// "The local update with look-ahead is cut into tiles").
 struct PieceGrid {
   int rows = 1, cols = 1;
 };

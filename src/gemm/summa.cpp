@@ -320,8 +320,8 @@ void Summa<T>::pack(const Operand<T>& x, std::int64_t g, std::int64_t count, T* 
   }
   // A transpose (the k indices are the local rows): in tiles, so that each tile's reads run
   // down a column and its writes along a few panel columns. Element by element along the
-  // panel, every read was a column apart (ld elements): about 5% of a 2x2 run's CPU on 4
-  // emulated nodes went to it (perf, n = 8192, 32 KiB pipeline, L = 1).
+  // panel, every read was a column apart (ld elements): a fifth of a small call's time on
+  // shared memory (docs/gemm.md, "The cause at n = 2048").
   constexpr std::int64_t kTile = 32;
   std::int64_t lk[kTile];
   for (std::int64_t u0 = 0; u0 < count; u0 += kTile) {

@@ -76,8 +76,8 @@ TEST(GemmPieces, TilesAddTheLeastPacking) {
   EXPECT_EQ(piece_grid(64, 4096, 4096, 1.0, 1.0).rows, 8);
   EXPECT_EQ(piece_grid(64, 4096, 4096, 1.0, 1.0).cols, 8);
   EXPECT_EQ(piece_grid(4, 1000, 1000, 1.0, 1.0).rows, 2);
-  // B's band ten times A's (as 16 pieces forced into each shape suggested at 2048 rows):
-  // few row bands; 16 pieces by columns alone
+  // B's band ten times A's (the one-process probe in docs/measurements/issue26_tiles gave 5.5x
+  // at 2048 rows): few row bands; 16 pieces by columns alone
   // add 15 (2 x 8: 7 + 10 = 17), 64 as 2 x 32 (31 + 10 = 41 against 63 and 15 + 30 = 45).
   EXPECT_EQ(piece_grid(16, 4096, 4096, 1.0, 10.0).rows, 1);
   EXPECT_EQ(piece_grid(64, 4096, 4096, 1.0, 10.0).rows, 2);
