@@ -6,15 +6,19 @@
 # charged at the platform's speed). The model's network parameters are measured on the same
 # platform first (relay model measure on 3 simulated ranks) and given to auto through
 # RELAY_MODEL_PARAMS. Simulated times are deterministic; the host seconds each run prints are
-# not. Cells run one at a time (a 4,096-node cell holds about 13 GiB).
+# not. Cells run one at a time.
+# RELAY_SIMULATE_COMPUTE=timing: relay's own scratch (a reduction's operands) shares pages between
+# simulated ranks like the matrices, so the layered algorithms' partial sums fit the host (64
+# nodes, n = 16384, 2.5d:16: 99 MiB against more than 22.7 GiB, killed, with `charge`); the
+# simulated times are the same to the last digit (256 nodes, n = 4096, all five rows; the
+# numbers computed are not real, which a timing sweep does not read).
 # Usage: issue27_sweep.sh RELAY OUT_DIR [CELLS]
-#   CELLS: NODES:N,... (default 64:4096,64:8192,256:4096,256:8192,1024:4096,1024:8192,4096:4096,
-#   4096:8192); relay-smpi beside RELAY or in RELAY_SIMULATE_RELAY. Larger n did not fit this
-#   24 GiB host: 256 nodes at n = 16384 passed 22.8 GiB and was killed (a simulated rank holds
-#   about ten times its share of one matrix in private memory, see docs/gemm.md).
+#   CELLS: NODES:N,... (default: acceptance 2's cells up to 4,096 nodes, 256:8192 ... 4096:32768;
+#   16,384 nodes run on ktorus16384 but take hours of host time per cell, see docs/simulate.md);
+#   relay-smpi beside RELAY or in RELAY_SIMULATE_RELAY.
 set -euo pipefail
 relay=$1 out=$2
-cells=${3:-64:4096,64:8192,256:4096,256:8192,1024:4096,1024:8192,4096:4096,4096:8192}
+cells=${3:-256:8192,256:16384,256:32768,1024:8192,1024:16384,1024:32768,4096:8192,4096:16384,4096:32768}
 mkdir -p "$out"
 platform() { if (($1 > 4096)); then echo ktorus16384; else echo ktorus4096; fi; }
 for cell in ${cells//,/ }; do
@@ -29,7 +33,7 @@ for cell in ${cells//,/ }; do
   name="gemm_P${nodes}_n${n}"
   [[ -s $out/$name.json ]] && continue  # a cell already measured (the sweep resumes)
   echo "== $name: $p, $nodes nodes, n = $n, block $((n / root))" >&2
-  RELAY_MODEL_PARAMS=$params "$relay" simulate --platform "$p" --np "$nodes" -- bench gemm \
+  RELAY_SIMULATE_COMPUTE=timing RELAY_MODEL_PARAMS=$params "$relay" simulate --platform "$p" --np "$nodes" -- bench gemm \
     --n "$n" --block $((n / root)) --algorithms 2d,2.5d:4,2.5d:16,3d,auto --schemes binomial \
     --lookahead 1 --reps 1 --no-scalapack --quiet --json "$out/$name.json.part" \
     > "$out/$name.txt" 2>&1 || { echo "failed: $name (see $out/$name.txt)" >&2; exit 1; }

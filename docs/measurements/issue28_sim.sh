@@ -9,15 +9,18 @@
 # deterministic); the host seconds each run prints are not. RELAY_SIMULATE_COMPUTE=timing shares
 # relay's reduction scratch between simulated ranks (512 ranks' private scratch of 29 MiB blocks
 # filled this 24 GiB host): the results are not real, the timings are.
-# Usage: issue28_sim.sh RELAY OUT_DIR   (relay-smpi beside RELAY or in RELAY_SIMULATE_RELAY)
+# Usage: issue28_sim.sh RELAY OUT_DIR [ROWS]   (relay-smpi beside RELAY or in RELAY_SIMULATE_RELAY;
+#   ROWS: a shell pattern, only the rows whose name matches run, e.g. 'symm_ppn*')
 set -euo pipefail
-relay=$1 out=$2
+relay=$1 out=$2 rows=${3:-*}
 mkdir -p "$out"
 node_gflops=1560
 run() {  # name np ranks_per_node n test_cost_us extra-bench-args...
   local name=$1 np=$2 ppn=$3 n=$4 test_cost=$5
   shift 5
   [[ -s $out/$name.json ]] && return 0  # already measured (the script resumes)
+  # shellcheck disable=SC2053  # a pattern on purpose
+  [[ $name == $rows ]] || return 0
   echo "== $name: $np ranks, $ppn per node, n = $n" >&2
   RELAY_SIMULATE_GFLOPS=$(python3 -c "print($node_gflops / $ppn)") RELAY_SIMULATE_COMPUTE=timing \
     "$relay" simulate --platform stampede2 --np "$np" --ranks-per-node "$ppn" \

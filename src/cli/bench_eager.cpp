@@ -6,7 +6,8 @@
 // configuration the median time under each limit and the spread across limits:
 // (slowest - fastest) / fastest. relay's schedules pre-post their receives, so their time should
 // not depend on the limit; the naive blocking chain (blocking_chain) and MPI's own broadcast
-// are measured beside them.
+// are measured beside them. With --gemm it also launches `relay bench gemm` per limit and round:
+// ScaLAPACK's PDGEMM (BLACS broadcasts: blocking sends and receives) beside relay's schemes.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -53,6 +54,14 @@ struct Args : ResultArgs {
   bool cluster = false;
   std::string mpirun = "mpirun";
   std::vector<std::string> mpirun_flags;
+  // The GEMM under each limit (none without --gemm).
+  std::string gemm_sizes;
+  std::string gemm_grid;
+  int gemm_block = 64;
+  std::string gemm_schemes = "pipeline-nonblocking,mpi";
+  std::string gemm_lookahead = "1";
+  int gemm_reps = 3;
+  bool gemm_no_scalapack = false;
 };
 
 // The variables that set the eager limit of the MPI library relay was built with: Open MPI's
@@ -94,7 +103,92 @@ int run_with(const std::vector<std::string>& argv,
   return 1;
 }
 
+// A broadcast configuration: algorithm, policy, segment bytes, size bytes.
 using RowKey = std::tuple<std::string, std::string, std::int64_t, std::int64_t>;
+// A GEMM configuration: algorithm (scalapack or 2d), scheme, look-ahead, n.
+using GemmKey = std::tuple<std::string, std::string, int, std::int64_t>;
+
+// Runs one launch (relay bench `what`) under an eager limit and reads the JSON it wrote next to
+// its log in `dir`; a failed launch is this command's error, with the launch's output.
+nlohmann::json launch_and_read(const std::string& what, const std::vector<std::string>& argv,
+                               const std::vector<std::pair<std::string, std::string>>& env,
+                               const fs::path& json, std::int64_t limit) {
+  const fs::path log = fs::path(json).replace_extension(".log");
+  const int rc = run_with(argv, env, log);
+  if (rc != 0) {
+    std::ifstream text(log);
+    const std::string output((std::istreambuf_iterator<char>(text)),
+                             std::istreambuf_iterator<char>());
+    const std::string message = fmt::format(
+        "relay bench eager: relay bench {} under eager limit {} exited {} (launched: {}); its "
+        "output:\n{}",
+        what, core::format_bytes(limit), rc, fmt::join(argv, " "),
+        output.size() > 4000 ? output.substr(output.size() - 4000) : output);
+    // Its usage errors (an algorithm or size it refused) are this command's.
+    if (rc == kExitUsage) throw std::invalid_argument(message);
+    throw std::runtime_error(message);
+  }
+  std::ifstream in(json);
+  return nlohmann::json::parse(in);
+}
+
+// relay bench gemm's command line for --gemm.
+std::vector<std::string> gemm_arguments(const Args& a, const std::string& exe,
+                                        const std::string& json) {
+  std::vector<std::string> argv = {exe,
+                                   "bench",
+                                   "gemm",
+                                   "--n",
+                                   a.gemm_sizes,
+                                   "--block",
+                                   std::to_string(a.gemm_block),
+                                   "--schemes",
+                                   a.gemm_schemes,
+                                   "--lookahead",
+                                   a.gemm_lookahead,
+                                   "--reps",
+                                   std::to_string(a.gemm_reps),
+                                   "--quiet",
+                                   "--json",
+                                   json};
+  if (!a.gemm_grid.empty()) {
+    argv.push_back("--grid");
+    argv.push_back(a.gemm_grid);
+  }
+  if (a.gemm_no_scalapack) argv.push_back("--no-scalapack");
+  return argv;
+}
+
+// The medians of one configuration under each limit (`per_round[l]`: one figure per round),
+// printed in `unit`s per `scale` of the figure, and its spread; fills the JSON row's "limits"
+// (`field` and `field`'s rounds per limit) and "spread".
+void summarize(const std::vector<std::vector<double>>& per_round,
+               const std::vector<std::int64_t>& limits, const char* field, const char* rounds_field,
+               double scale, nlohmann::json& row) {
+  nlohmann::json per_limit = nlohmann::json::array();
+  double fastest = 0, slowest = 0;
+  bool complete = true;
+  for (std::size_t l = 0; l < limits.size(); ++l) {
+    const auto& v = per_round[l];
+    if (v.empty()) {
+      complete = false;
+      std::printf(" %14s", "-");
+      continue;
+    }
+    const double median = measure::median(v);
+    fastest = fastest == 0 ? median : std::min(fastest, median);
+    slowest = std::max(slowest, median);
+    per_limit.push_back({{"eager_limit_bytes", limits[l]}, {field, median}, {rounds_field, v}});
+    std::printf(" %14.2f", median * scale);
+  }
+  row["limits"] = per_limit;
+  if (complete && fastest > 0) {
+    row["spread"] = (slowest - fastest) / fastest;
+    std::printf(" %7.1f%%\n", 100 * (slowest - fastest) / fastest);
+  } else {
+    std::printf(" %8s\n", "-");
+  }
+}
 
 int run(const Args& a) {
   const std::vector<std::int64_t> limits = parse_size_list(a.limits);
@@ -131,6 +225,10 @@ int run(const Args& a) {
   // times[key][limit index]: one median per round.
   std::map<RowKey, std::vector<std::vector<double>>> times;
   std::vector<RowKey> order;
+  std::map<GemmKey, std::vector<std::vector<double>>> gemm_times;
+  std::vector<GemmKey> gemm_order;
+  const std::string& gemm_sizes = a.gemm_sizes;
+  std::string gemm_grid = a.gemm_grid;  // as the launched runs report it
   nlohmann::json machine;
   const int total = a.rounds * static_cast<int>(limits.size());
   int done = 0;
@@ -155,23 +253,7 @@ int run(const Args& a) {
         std::fprintf(stderr, "relay bench eager [%d/%d]: eager limit %s, round %d\n", ++done, total,
                      core::format_bytes(limits[l]).c_str(), round + 1);
       }
-      const fs::path log = dir / fmt::format("r{}_l{}.log", round, l);
-      const int rc = run_with(argv, env, log);
-      if (rc != 0) {
-        std::ifstream text(log);
-        const std::string output((std::istreambuf_iterator<char>(text)),
-                                 std::istreambuf_iterator<char>());
-        const std::string what = fmt::format(
-            "relay bench eager: relay bench bcast under eager limit {} exited {} (launched: "
-            "{}); its output:\n{}",
-            core::format_bytes(limits[l]), rc, fmt::join(argv, " "),
-            output.size() > 4000 ? output.substr(output.size() - 4000) : output);
-        // Its usage errors (an algorithm or size it refused) are this command's.
-        if (rc == kExitUsage) throw std::invalid_argument(what);
-        throw std::runtime_error(what);
-      }
-      std::ifstream in(json);
-      const nlohmann::json doc = nlohmann::json::parse(in);
+      const nlohmann::json doc = launch_and_read("bcast", argv, env, json, limits[l]);
       if (machine.is_null()) machine = doc["machine"];
       for (const auto& row : doc["rows"]) {
         if (!row.contains("avg_us")) continue;
@@ -184,6 +266,31 @@ int run(const Args& a) {
           order.push_back(key);
         }
         slot[l].push_back(row["avg_us"].get<double>());
+      }
+      if (gemm_sizes.empty()) continue;
+      const fs::path gemm_json = dir / fmt::format("gemm_r{}_l{}.json", round, l);
+      std::vector<std::string> gemm_argv = launch;
+      for (const std::string& s : gemm_arguments(a, exe, gemm_json.string())) {
+        gemm_argv.push_back(s);
+      }
+      if (!a.quiet) {
+        std::fprintf(stderr, "relay bench eager [%d/%d]: the GEMM under eager limit %s\n", done,
+                     total, core::format_bytes(limits[l]).c_str());
+      }
+      const nlohmann::json gemm_doc = launch_and_read("gemm", gemm_argv, env, gemm_json, limits[l]);
+      for (const auto& row : gemm_doc["rows"]) {
+        if (!row.contains("time_s")) continue;
+        const GemmKey key{row["algorithm"].get<std::string>(), row["scheme"].get<std::string>(),
+                          row["lookahead"].get<int>(), row["n"].get<std::int64_t>()};
+        auto& slot = gemm_times[key];
+        if (slot.empty()) {
+          slot.resize(limits.size());
+          gemm_order.push_back(key);
+        }
+        slot[l].push_back(row["time_s"].get<double>());
+      }
+      if (gemm_grid.empty() && gemm_doc["rows"].size() > 0) {
+        gemm_grid = gemm_doc["rows"][0].value("grid", std::string());
       }
     }
   }
@@ -205,38 +312,41 @@ int run(const Args& a) {
                           {"policy", policy},
                           {"segment_bytes", segment},
                           {"size_bytes", size}};
-    nlohmann::json per_limit = nlohmann::json::array();
-    double fastest = 0, slowest = 0;
-    bool complete = true;
     std::printf("%-16s %-12s %9s %9s", algorithm.c_str(), policy.c_str(),
                 segment > 0 ? core::format_bytes(segment).c_str() : "-",
                 core::format_bytes(size).c_str());
-    for (std::size_t l = 0; l < limits.size(); ++l) {
-      const auto& v = times[key][l];
-      if (v.empty()) {
-        complete = false;
-        std::printf(" %14s", "-");
-        continue;
-      }
-      const double us = measure::median(v);
-      fastest = fastest == 0 ? us : std::min(fastest, us);
-      slowest = std::max(slowest, us);
-      per_limit.push_back({{"eager_limit_bytes", limits[l]}, {"avg_us", us}, {"rounds_us", v}});
-      std::printf(" %14.2f", us / 1000);
-    }
-    row["limits"] = per_limit;
-    if (complete && fastest > 0) {
-      row["spread"] = (slowest - fastest) / fastest;
-      std::printf(" %7.1f%%\n", 100 * (slowest - fastest) / fastest);
-    } else {
-      std::printf(" %8s\n", "-");
-    }
+    summarize(times[key], limits, "avg_us", "rounds_us", 1e-3, row);
     rows.push_back(row);
   }
   std::printf(
       "spread: (slowest - fastest) / fastest over the limits; blocking_chain: MPI_Recv then "
       "MPI_Send per segment (amestoy2001's naive pipeline); hand_loop: MPI_Isend/MPI_Irecv with "
       "receives pre-posted\n");
+  nlohmann::json gemm_rows = nlohmann::json::array();
+  if (!gemm_order.empty()) {
+    std::printf(
+        "\n# the GEMM under the same limits: relay bench gemm --grid %s --block %d, %d "
+        "repetitions per launch (their median), medians over the rounds\n",
+        gemm_grid.c_str(), a.gemm_block, a.gemm_reps);
+    std::printf("%-16s %-26s %2s %7s", "algorithm", "scheme", "L", "n");
+    for (std::int64_t l : limits) {
+      std::printf(" %14s", fmt::format("ms@{}", core::format_bytes(l)).c_str());
+    }
+    std::printf(" %8s\n", "spread");
+    for (const GemmKey& key : gemm_order) {
+      const auto& [algorithm, scheme, lookahead, n] = key;
+      nlohmann::json row = {{"algorithm", algorithm}, {"scheme", scheme},
+                            {"lookahead", lookahead}, {"n", n},
+                            {"grid", gemm_grid},      {"block", a.gemm_block}};
+      std::printf("%-16s %-26s %2d %7lld", algorithm.c_str(), scheme.c_str(), lookahead,
+                  static_cast<long long>(n));
+      summarize(gemm_times[key], limits, "time_s", "rounds_s", 1e3, row);
+      gemm_rows.push_back(row);
+    }
+    std::printf(
+        "scalapack: ScaLAPACK's PDGEMM, its BLACS broadcasts blocking MPI_Send/MPI_Recv "
+        "trees; 2d: relay's SUMMA with the scheme's panel broadcasts\n");
+  }
   std::fflush(stdout);
   nlohmann::json doc;
   doc["schema"] = "relay.bench.eager/1";  // schemas/relay-bench-eager.schema.json
@@ -248,6 +358,7 @@ int run(const Args& a) {
   doc["eager_limits_bytes"] = limits;
   doc["rounds"] = a.rounds;
   doc["rows"] = rows;
+  if (!gemm_order.empty()) doc["gemm_rows"] = gemm_rows;
   return write_results(doc, a.json_path, a.plot_path, "eager.py", "relay bench eager");
 }
 
@@ -257,13 +368,15 @@ void add_bench_eager(CLI::App& bench, int& exit_code) {
   auto args = std::make_shared<Args>();
   CLI::App* cmd = bench.add_subcommand(
       "eager",
-      "Broadcasts under several MPI eager limits: relay's schedules, the naive blocking chain, "
-      "MPI's own (amestoy2001)");
+      "Broadcasts (and with --gemm the GEMM) under several MPI eager limits: relay's schedules, "
+      "the naive blocking chain, MPI's own, ScaLAPACK (amestoy2001)");
   cmd->footer(
       "Not under mpirun: launches relay bench bcast once per limit and round, with the MPI\n"
       "library's eager-limit variables set (Open MPI: OMPI_MCA_btl_tcp_eager_limit and\n"
       "OMPI_MCA_btl_vader_eager_limit). With --cluster each launch is relay cluster run (relay\n"
-      "cluster up first); otherwise --mpirun with --mpirun-flag.");
+      "cluster up first); otherwise --mpirun with --mpirun-flag. With --gemm N it also\n"
+      "launches relay bench gemm per limit and round: ScaLAPACK's PDGEMM (BLACS's blocking\n"
+      "send/receive trees) beside relay's schemes, in a second table (JSON gemm_rows).");
   cmd->add_option("--limits", args->limits, "eager limits, comma-separated (at least two)")
       ->capture_default_str();
   cmd->add_option("--sizes", args->sizes, "message sizes")->capture_default_str();
@@ -287,6 +400,26 @@ void add_bench_eager(CLI::App& bench, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--mpirun-flag", args->mpirun_flags,
                   "a flag for the launcher (repeat: --mpirun-flag=--oversubscribe)");
+  cmd->add_option("--gemm", args->gemm_sizes,
+                  "also the GEMM under each limit: relay bench gemm at these n (comma-separated; "
+                  "none by default)");
+  cmd->add_option("--gemm-grid", args->gemm_grid,
+                  "the GEMM's grid RxC (default: relay bench "
+                  "gemm's, the squarest)");
+  cmd->add_option("--gemm-block", args->gemm_block, "the GEMM's block size")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+  cmd->add_option("--gemm-schemes", args->gemm_schemes,
+                  "the GEMM's panel broadcasts (relay bench gemm --schemes)")
+      ->capture_default_str();
+  cmd->add_option("--gemm-lookahead", args->gemm_lookahead,
+                  "the GEMM's look-ahead depths (relay bench gemm --lookahead)")
+      ->capture_default_str();
+  cmd->add_option("--gemm-reps", args->gemm_reps, "the GEMM's repetitions per launch")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  cmd->add_flag("--gemm-no-scalapack", args->gemm_no_scalapack,
+                "leave ScaLAPACK's PDGEMM out of the GEMM runs");
   add_result_options(cmd, *args, " of the time under each limit");
   // Replaces the shared --cluster (which relaunches an MPI command): this one is handled here.
   cmd->remove_option(cmd->get_option("--cluster"));
