@@ -108,6 +108,19 @@ using RowKey = std::tuple<std::string, std::string, std::int64_t, std::int64_t>;
 // A GEMM configuration: algorithm (scalapack or 2d), scheme, look-ahead, n.
 using GemmKey = std::tuple<std::string, std::string, int, std::int64_t>;
 
+// One figure of configuration `key` under limit `l` (of `limits`), the configurations kept in
+// the order they first appeared.
+template <class Key>
+void record(std::map<Key, std::vector<std::vector<double>>>& times, std::vector<Key>& order,
+            const Key& key, std::size_t l, std::size_t limits, double value) {
+  auto& slot = times[key];
+  if (slot.empty()) {
+    slot.resize(limits);
+    order.push_back(key);
+  }
+  slot[l].push_back(value);
+}
+
 // Runs one launch (relay bench `what`) under an eager limit and reads the JSON it wrote next to
 // its log in `dir`; a failed launch is this command's error, with the launch's output.
 nlohmann::json launch_and_read(const std::string& what, const std::vector<std::string>& argv,
@@ -227,7 +240,6 @@ int run(const Args& a) {
   std::vector<RowKey> order;
   std::map<GemmKey, std::vector<std::vector<double>>> gemm_times;
   std::vector<GemmKey> gemm_order;
-  const std::string& gemm_sizes = a.gemm_sizes;
   std::string gemm_grid = a.gemm_grid;  // as the launched runs report it
   nlohmann::json machine;
   const int total = a.rounds * static_cast<int>(limits.size());
@@ -260,14 +272,9 @@ int run(const Args& a) {
         const RowKey key{row["algorithm"].get<std::string>(), row["policy"].get<std::string>(),
                          row["segment_bytes"].get<std::int64_t>(),
                          row["size_bytes"].get<std::int64_t>()};
-        auto& slot = times[key];
-        if (slot.empty()) {
-          slot.resize(limits.size());
-          order.push_back(key);
-        }
-        slot[l].push_back(row["avg_us"].get<double>());
+        record(times, order, key, l, limits.size(), row["avg_us"].get<double>());
       }
-      if (gemm_sizes.empty()) continue;
+      if (a.gemm_sizes.empty()) continue;
       const fs::path gemm_json = dir / fmt::format("gemm_r{}_l{}.json", round, l);
       std::vector<std::string> gemm_argv = launch;
       for (const std::string& s : gemm_arguments(a, exe, gemm_json.string())) {
@@ -282,12 +289,7 @@ int run(const Args& a) {
         if (!row.contains("time_s")) continue;
         const GemmKey key{row["algorithm"].get<std::string>(), row["scheme"].get<std::string>(),
                           row["lookahead"].get<int>(), row["n"].get<std::int64_t>()};
-        auto& slot = gemm_times[key];
-        if (slot.empty()) {
-          slot.resize(limits.size());
-          gemm_order.push_back(key);
-        }
-        slot[l].push_back(row["time_s"].get<double>());
+        record(gemm_times, gemm_order, key, l, limits.size(), row["time_s"].get<double>());
       }
       if (gemm_grid.empty() && gemm_doc["rows"].size() > 0) {
         gemm_grid = gemm_doc["rows"][0].value("grid", std::string());
