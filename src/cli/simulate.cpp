@@ -29,6 +29,8 @@
 #include "cli/commands.hpp"
 #include "cli/results.hpp"
 #include "core/settings.hpp"
+#include "gemm/layers.hpp"
+#include "layout/process_grid.hpp"
 
 namespace relay::cli {
 namespace {
@@ -148,6 +150,7 @@ struct Options {
   std::string coll_selector = "auto";
   double test_cost_us = 0.1;
   std::string privatization = "mmap";
+  std::string placement = "by-slot";
   bool dry_run = false;
   std::vector<std::string> command;
 };
@@ -198,6 +201,38 @@ double proportional_kib(pid_t root) {
   return kib;
 }
 
+// The node slot of each rank: by-slot (rank r on slot r, mpirun's default), or
+// fibers:RxC:C -- a row-major R x C grid (bench gemm's, BLACS's default) whose C layers'
+// fibers sit on consecutive slots (gemm::fiber_major_slots). Throws on a placement that does
+// not fit the ranks.
+std::vector<int> placement_slots(const std::string& placement, int ranks) {
+  std::vector<int> slot(static_cast<std::size_t>(ranks));
+  if (placement == "by-slot") {
+    for (int r = 0; r < ranks; ++r) slot[static_cast<std::size_t>(r)] = r;
+    return slot;
+  }
+  layout::ProcessGrid grid;
+  int c = 0;
+  char tail = 0;
+  if (std::sscanf(placement.c_str(), "fibers:%dx%d:%d%c", &grid.rows, &grid.cols, &c, &tail) != 3 ||
+      grid.rows < 1 || grid.cols < 1) {
+    throw std::invalid_argument(fmt::format(
+        "--placement {}: give by-slot or fibers:RxC:C (a grid and its layer count)", placement));
+  }
+  if (grid.size() != ranks) {
+    throw std::invalid_argument(fmt::format("--placement {}: a {}x{} grid holds {} ranks, not {}",
+                                            placement, grid.rows, grid.cols, grid.size(), ranks));
+  }
+  slot = gemm::fiber_major_slots(grid, c);
+  if (slot.empty()) {
+    throw std::invalid_argument(fmt::format(
+        "--placement {}: {} layers do not split the {}x{} grid (C = cx * cy, cx dividing the "
+        "rows, cy the columns)",
+        placement, c, grid.rows, grid.cols));
+  }
+  return slot;
+}
+
 int run(const Options& o) {
   const Platform platform = find_platform(o.platform);
   const int per_node = o.ranks_per_node > 0 ? o.ranks_per_node : platform.ranks_per_node;
@@ -219,13 +254,20 @@ int run(const Options& o) {
     throw std::runtime_error("smpirun not found: apt install libsimgrid-dev (SimGrid 3.32)");
   }
 
-  // Hostfile: node-0 takes ranks 0 .. per_node-1, and so on, as mpirun's by-slot placement.
+  // Hostfile: by-slot, node-0 takes ranks 0 .. per_node-1, and so on, as mpirun's default;
+  // another placement names each rank's node, one line per rank in rank order (smpirun gives
+  // the hostfile's entries to the ranks in turn).
+  const std::vector<int> slots = placement_slots(o.placement, o.ranks);
   const fs::path hostfile =
       fs::temp_directory_path() / fmt::format("relay-simulate-{}.hosts", getpid());
   {
     std::ofstream out(hostfile);
-    const int nodes = (o.ranks + per_node - 1) / per_node;
-    for (int node = 0; node < nodes; ++node) out << "node-" << node << ":" << per_node << "\n";
+    if (o.placement == "by-slot") {
+      const int nodes = (o.ranks + per_node - 1) / per_node;
+      for (int node = 0; node < nodes; ++node) out << "node-" << node << ":" << per_node << "\n";
+    } else {
+      for (int slot : slots) out << "node-" << slot / per_node << ":1\n";
+    }
     if (!out) throw std::runtime_error("cannot write " + hostfile.string());
   }
   // -quiet: smpirun would otherwise keep its unrolled hostfile in the current directory after
@@ -292,9 +334,11 @@ int run(const Options& o) {
   argv.insert(argv.end(), o.command.begin(), o.command.end());
 
   const std::string description = fmt::format(
-      "platform {} ({}), {} ranks, {} per node, correction factors {}, MPI_Test {:g} us, "
+      "platform {} ({}), {} ranks, {} per node{}, correction factors {}, MPI_Test {:g} us, "
       "privatization {}, MPI baseline collectives: {}",
-      platform.name, platform.file, o.ranks, per_node, o.factors, o.test_cost_us, o.privatization,
+      platform.name, platform.file, o.ranks, per_node,
+      o.placement == "by-slot" ? "" : ", placement " + o.placement, o.factors, o.test_cost_us,
+      o.privatization,
       selector == "flat" ? "SMPI's ompi selector, with MPI_Bcast binomial_tree and MPI_Allreduce "
                            "rdb (flat: no SMP setup)"
                          : "SMPI's " + selector + " selector");
@@ -383,6 +427,7 @@ int run(const Options& o) {
         {"platform_file", platform.file},
         {"ranks", o.ranks},
         {"ranks_per_node", per_node},
+        {"placement", o.placement},
         {"correction_factors", o.factors},
         {"coll_selector", selector},
         {"mpi_test_cost_us", o.test_cost_us},
@@ -413,6 +458,11 @@ void add_simulate(CLI::App& app, int& exit_code) {
   cmd->add_option("--ranks-per-node", o.ranks_per_node,
                   "ranks per node, filled in turn (default: the platform's; tan2014: 8)")
       ->check(CLI::Range(1, 1024));
+  cmd->add_option("--placement", o.placement,
+                  "which node each rank runs on: by-slot (in turn, as mpirun) or fibers:RxC:C "
+                  "(the 2.5D view of a row-major RxC grid with C layers, each fiber's C ranks on "
+                  "consecutive nodes: along one ring of a torus)")
+      ->capture_default_str();
   cmd->add_option("--factors", o.factors,
                   "SMPI's bandwidth/latency correction factors: off (plain latency + size / "
                   "bandwidth, as the model) or smpi (SimGrid's defaults)")

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "exec/compute.hpp"
 #include "relay/relay.h"
 #include "schedule/policy.hpp"
 #include "schedule/schedule.hpp"
@@ -109,6 +110,8 @@ class Executor {
   Policy policy_ = Policy::nonblocking;
   int max_requests_ = 1;
   Combiner combiner_;
+  // exec::scratch_is_shared(), read once: combines then only count (executor.cpp, combine).
+  const bool shared_scratch_ = scratch_is_shared();
 
   // Slots [0, max_requests) hold receives, [max_requests, 2 max_requests) sends. Completion calls
   // scan only [first_slot_, end_slot_): a root never receives and a leaf never sends, and every

@@ -37,6 +37,20 @@ bool split_layers(const layout::ProcessGrid& grid, int c, int& cx, int& cy) {
   return found;
 }
 
+std::vector<int> fiber_major_slots(const layout::ProcessGrid& grid, int c) {
+  int cx = 0, cy = 0;
+  if (!split_layers(grid, c, cx, cy)) return {};
+  const int qx = grid.rows / cx, qy = grid.cols / cy;
+  std::vector<int> slot(static_cast<std::size_t>(grid.size()));
+  for (int r = 0; r < grid.size(); ++r) {
+    const layout::GridCoord at = grid.coord_of(r);
+    const int layer = (at.row / qx) * cy + at.col / qy;  // as LayerView::my_layer
+    const int place = (at.row % qx) * qy + at.col % qy;
+    slot[static_cast<std::size_t>(r)] = place * c + layer;
+  }
+  return slot;
+}
+
 std::vector<int> admissible_layers(const layout::ProcessGrid& grid) {
   // c = cx * cy with cx dividing the rows and cy the columns: from the divisors, not by trying
   // every c up to P with split_layers (O(P^2), and every 2.5D/3D call asks).

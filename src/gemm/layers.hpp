@@ -46,6 +46,15 @@ int cube_root_layers(const layout::ProcessGrid& grid);
 /// mukunoki2017 measured c = 16 slower than c = 4 on 4,096 to 16,384 nodes); 0 if none.
 int default_layers(const layout::ProcessGrid& grid);
 
+/// A placement of `grid`'s ranks on nodes for its view of c layers (split_layers): slot[r] is the
+/// node slot of grid rank r, each fiber's c members on consecutive slots (layer index inner),
+/// the fibers in row-major order of their place. Slots are nodes in the platform's order (in a
+/// SimGrid torus the first dimension varies fastest, so a fiber of c <= that dimension's size
+/// lies along one ring). Empty when c does not split over the grid. mukunoki2017 names process
+/// placement as its future work: fibers several torus hops apart share links when every fiber
+/// reduces at once (docs/gemm.md).
+std::vector<int> fiber_major_slots(const layout::ProcessGrid& grid, int c);
+
 /// The 2D coordinates of layer z's process at my place (my fiber's member z).
 layout::GridCoord fiber_member(const relay_grid& grid, const LayerView& view, int z);
 

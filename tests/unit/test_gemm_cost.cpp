@@ -4,10 +4,16 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <tuple>
 #include <utility>
+#include <vector>
 
 #include "gemm/cost.hpp"
+#include "gemm/layers.hpp"
+#include "layout/process_grid.hpp"
 
+namespace gemm = relay::gemm;
+namespace layout = relay::layout;
 using relay::gemm::best_pieces;
 using relay::gemm::piece_grid;
 using relay::gemm::step_s;
@@ -115,3 +121,37 @@ TEST(GemmPieces, StepTimeCountsBothPanelsPacking) {
 }
 
 }  // namespace
+
+// The 2.5D placement: every fiber's c members on consecutive slots, layer index inner, each
+// slot used once; c that does not split the grid gives none.
+TEST(FiberPlacement, FibersOnConsecutiveSlots) {
+  for (const auto& [rows, cols, c] : std::vector<std::tuple<int, int, int>>{
+           {4, 4, 4}, {8, 8, 4}, {8, 8, 16}, {2, 4, 2}, {4, 2, 2}, {6, 4, 2}, {64, 64, 16}}) {
+    layout::ProcessGrid grid{rows, cols, layout::GridOrder::row_major};
+    const std::vector<int> slot = gemm::fiber_major_slots(grid, c);
+    ASSERT_EQ(slot.size(), static_cast<std::size_t>(grid.size())) << rows << "x" << cols;
+    std::vector<int> sorted = slot;
+    std::sort(sorted.begin(), sorted.end());
+    for (int i = 0; i < grid.size(); ++i) ASSERT_EQ(sorted[static_cast<std::size_t>(i)], i);
+    int cx = 0, cy = 0;
+    ASSERT_TRUE(gemm::split_layers(grid, c, cx, cy));
+    const int qx = rows / cx, qy = cols / cy;
+    for (int r = 0; r < grid.size(); ++r) {
+      const layout::GridCoord at = grid.coord_of(r);
+      // Same place (a fiber): the same block of c slots, at its layer's index in it.
+      const int place = (at.row % qx) * qy + at.col % qy;
+      const int layer = (at.row / qx) * cy + at.col / qy;
+      EXPECT_EQ(slot[static_cast<std::size_t>(r)] / c, place) << r;
+      EXPECT_EQ(slot[static_cast<std::size_t>(r)] % c, layer) << r;
+    }
+  }
+  // The first fiber of a 4x4 grid with 4 layers (2x2 of 2x2): grid ranks 0, 2, 8, 10.
+  const std::vector<int> s44 =
+      gemm::fiber_major_slots(layout::ProcessGrid{4, 4, layout::GridOrder::row_major}, 4);
+  EXPECT_EQ(s44[0], 0);
+  EXPECT_EQ(s44[2], 1);
+  EXPECT_EQ(s44[8], 2);
+  EXPECT_EQ(s44[10], 3);
+  EXPECT_TRUE(
+      gemm::fiber_major_slots(layout::ProcessGrid{3, 3, layout::GridOrder::row_major}, 2).empty());
+}
