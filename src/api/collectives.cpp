@@ -25,6 +25,7 @@
 #include "coll/reduction/reduction.hpp"
 #include "coll/select.hpp"
 #include "core/status.hpp"
+#include "exec/compute.hpp"
 
 namespace {
 
@@ -297,19 +298,26 @@ relay_status_t start_mpi(const char* fn, const Args& a, MPI_Comm comm, relay_req
   return RELAY_SUCCESS;
 }
 
-// The request's memory, lent to the collective's accumulator (coll::Traits::prepare).
+// The request's memory, lent to the collective's accumulator (coll::Traits::prepare), and its
+// local copies. A timing simulation makes none: its buffers are pages every simulated rank
+// shares and nobody reads (exec::scratch_is_shared; writing them sent SMPI's shared file to
+// disk over and over, docs/simulate.md).
 class RequestWorkspace final : public relay::coll::Workspace {
  public:
   explicit RequestWorkspace(relay_request* r) : r_(r) {}
   char* work(std::int64_t bytes) override {
     return r_->accumulator.get(static_cast<std::size_t>(std::max<std::int64_t>(1, bytes)));
   }
+  void copy_now(char* to, const char* from, std::int64_t bytes) override {
+    if (bytes > 0 && !values_unused_) std::memcpy(to, from, static_cast<std::size_t>(bytes));
+  }
   void copy_at_end(char* to, const char* from, std::int64_t bytes) override {
-    r_->copies.push_back({to, from, static_cast<std::size_t>(bytes)});
+    if (!values_unused_) r_->copies.push_back({to, from, static_cast<std::size_t>(bytes)});
   }
 
  private:
   relay_request* r_;
+  const bool values_unused_ = relay::exec::scratch_is_shared();
 };
 
 // Where the schedule runs (see the top of this file): the collective's own rule, on the

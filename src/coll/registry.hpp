@@ -235,6 +235,8 @@ class Workspace {
  public:
   /// Uninitialized bytes (at least 1), valid until the request completes; one per call.
   virtual char* work(std::int64_t bytes) = 0;
+  /// A local copy made now (the caller's data into the accumulator before the schedule runs).
+  virtual void copy_now(char* to, const char* from, std::int64_t bytes) = 0;
   /// A local copy made when the schedule has completed (results moved out of a work buffer).
   virtual void copy_at_end(char* to, const char* from, std::int64_t bytes) = 0;
 

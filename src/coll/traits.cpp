@@ -19,10 +19,6 @@ MPI_Datatype recvtype_of(const Buffers& b) {
   return b.recvtype != MPI_DATATYPE_NULL ? b.recvtype : b.type;
 }
 
-void copy(char* to, const char* from, std::int64_t bytes) {
-  if (bytes > 0) std::memcpy(to, from, static_cast<std::size_t>(bytes));
-}
-
 // This rank's block in a buffer of size blocks.
 std::int64_t mine(const AccumulatorArgs& a) { return a.rank * a.block_bytes; }
 
@@ -33,29 +29,29 @@ Accumulator bcast_accumulator(const AccumulatorArgs& a, Workspace&) { return {a.
 // that only sends (a leaf: read only); else a copy of it.
 Accumulator reduce_accumulator(const AccumulatorArgs& a, Workspace& w) {
   if (a.rank == a.root) {
-    if (!a.send_in_place) copy(a.recv, a.send, a.total_bytes);
+    if (!a.send_in_place) w.copy_now(a.recv, a.send, a.total_bytes);
     return {a.recv, nullptr};
   }
   if (!a.receives) return {a.send, nullptr};
   char* acc = w.work(a.total_bytes);
-  copy(acc, a.send, a.total_bytes);
+  w.copy_now(acc, a.send, a.total_bytes);
   return {acc, nullptr};
 }
 
-Accumulator allreduce_accumulator(const AccumulatorArgs& a, Workspace&) {
-  if (!a.send_in_place) copy(a.recv, a.send, a.total_bytes);
+Accumulator allreduce_accumulator(const AccumulatorArgs& a, Workspace& w) {
+  if (!a.send_in_place) w.copy_now(a.recv, a.send, a.total_bytes);
   return {a.recv, nullptr};
 }
 
-Accumulator allgather_accumulator(const AccumulatorArgs& a, Workspace&) {
-  if (!a.send_in_place) copy(a.recv + mine(a), a.send, a.block_bytes);
+Accumulator allgather_accumulator(const AccumulatorArgs& a, Workspace& w) {
+  if (!a.send_in_place) w.copy_now(a.recv + mine(a), a.send, a.block_bytes);
   return {a.recv, nullptr};
 }
 
 // A copy of sendbuf (or recvbuf in place), whose block `rank` is copied to recvbuf at the end.
 Accumulator reduce_scatter_block_accumulator(const AccumulatorArgs& a, Workspace& w) {
   char* acc = a.recv;
-  if (!a.send_in_place) copy(acc = w.work(a.total_bytes), a.send, a.total_bytes);
+  if (!a.send_in_place) w.copy_now(acc = w.work(a.total_bytes), a.send, a.total_bytes);
   w.copy_at_end(a.recv, acc + mine(a), a.block_bytes);
   return {acc, nullptr};
 }
@@ -63,18 +59,18 @@ Accumulator reduce_scatter_block_accumulator(const AccumulatorArgs& a, Workspace
 // recvbuf at the root; elsewhere a work buffer of size blocks holding this rank's.
 Accumulator gather_accumulator(const AccumulatorArgs& a, Workspace& w) {
   if (a.rank == a.root) {
-    if (!a.send_in_place) copy(a.recv + mine(a), a.send, a.block_bytes);
+    if (!a.send_in_place) w.copy_now(a.recv + mine(a), a.send, a.block_bytes);
     return {a.recv, nullptr};
   }
   char* acc = w.work(a.total_bytes);
-  copy(acc + mine(a), a.send, a.block_bytes);
+  w.copy_now(acc + mine(a), a.send, a.block_bytes);
   return {acc, nullptr};
 }
 
 // sendbuf at the root (read only); elsewhere a work buffer whose block `rank` is copied out.
 Accumulator scatter_accumulator(const AccumulatorArgs& a, Workspace& w) {
   if (a.rank == a.root) {
-    if (!a.recv_in_place) copy(a.recv, a.send + mine(a), a.block_bytes);
+    if (!a.recv_in_place) w.copy_now(a.recv, a.send + mine(a), a.block_bytes);
     return {a.send, nullptr};
   }
   char* acc = w.work(a.total_bytes);
@@ -90,20 +86,20 @@ Accumulator alltoall_accumulator(const AccumulatorArgs& a, Workspace& w) {
   if (a.algorithm_id == RELAY_ALLTOALL_BRUCK) {
     const BruckAlltoallLayout layout(a.size, a.block_bytes);
     char* acc = w.work(layout.bytes());
-    copy(acc + mine(a), blocks + mine(a), a.block_bytes);
+    w.copy_now(acc + mine(a), blocks + mine(a), a.block_bytes);
     for (int i = 1; i < a.size; ++i) {  // block rank + i where its first round sends it
-      copy(acc + layout.at(layout.round_from(0, i), i),
-           blocks + (a.rank + i) % a.size * a.block_bytes, a.block_bytes);
+      w.copy_now(acc + layout.at(layout.round_from(0, i), i),
+                 blocks + (a.rank + i) % a.size * a.block_bytes, a.block_bytes);
     }
     w.copy_at_end(a.recv, acc, a.total_bytes);
     return {acc, nullptr};
   }
   if (a.send_in_place) {
     char* acc = w.work(a.total_bytes);
-    copy(acc, a.recv, a.total_bytes);
+    w.copy_now(acc, a.recv, a.total_bytes);
     return {acc, a.recv};
   }
-  copy(a.recv + mine(a), a.send + mine(a), a.block_bytes);
+  w.copy_now(a.recv + mine(a), a.send + mine(a), a.block_bytes);
   return {a.send, a.recv};  // only read; receives land in recvbuf
 }
 
@@ -115,12 +111,12 @@ Accumulator barrier_accumulator(const AccumulatorArgs&, Workspace& w) {
 }
 
 // recvbuf from its first non-empty block on (api/block_layout.hpp), this rank's block copied in.
-Accumulator allgatherv_accumulator(const AccumulatorArgs& a, Workspace&) {
+Accumulator allgatherv_accumulator(const AccumulatorArgs& a, Workspace& w) {
   const std::int64_t e = a.elem_bytes;
   char* acc = a.recv + a.block_base * e;
   const auto i = static_cast<std::size_t>(a.rank);
   const std::int64_t count = (*a.block_counts)[i];
-  if (!a.send_in_place && count > 0) copy(acc + (*a.block_displs)[i] * e, a.send, count * e);
+  if (!a.send_in_place && count > 0) w.copy_now(acc + (*a.block_displs)[i] * e, a.send, count * e);
   return {acc, nullptr};
 }
 
