@@ -147,6 +147,7 @@ struct Options {
   int ranks = 0;
   int ranks_per_node = 0;  // 0: the platform's
   std::string factors = "off";
+  double flow_share = 1;  // the most of a link one flow may use (smpi/bw-factor)
   std::string coll_selector = "auto";
   double test_cost_us = 0.1;
   std::string privatization = "mmap";
@@ -277,8 +278,12 @@ int run(const Options& o) {
   if (o.factors == "off") {
     // SMPI's default correction factors are not monotone in the message size (measured with
     // SMPI 3.32): comparisons with the model need a plain latency + size / bandwidth network.
-    for (const char* cfg : {"--cfg=smpi/bw-factor:0:1", "--cfg=smpi/lat-factor:0:1",
-                            "--cfg=network/crosstraffic:0"}) {
+    // --flow-share F < 1 bounds each flow at F of its route's bandwidth while several flows
+    // still share a link up to all of it (SimGrid's CM02 bounds a flow's rate by the factor
+    // times its slowest link; the link's constraint is the plain sum): huang2018 measured one
+    // collective at about 30% of a link and several in flight filling it (their Fig. 5).
+    argv.emplace_back(fmt::format("--cfg=smpi/bw-factor:0:{:g}", o.flow_share));
+    for (const char* cfg : {"--cfg=smpi/lat-factor:0:1", "--cfg=network/crosstraffic:0"}) {
       argv.emplace_back(cfg);
     }
   }
@@ -334,17 +339,21 @@ int run(const Options& o) {
   argv.insert(argv.end(), o.command.begin(), o.command.end());
 
   const std::string description = fmt::format(
-      "platform {} ({}), {} ranks, {} per node{}, correction factors {}, MPI_Test {:g} us, "
+      "platform {} ({}), {} ranks, {} per node{}, correction factors {}{}, MPI_Test {:g} us, "
       "privatization {}, MPI baseline collectives: {}",
       platform.name, platform.file, o.ranks, per_node,
-      o.placement == "by-slot" ? "" : ", placement " + o.placement, o.factors, o.test_cost_us,
-      o.privatization,
+      o.placement == "by-slot" ? "" : ", placement " + o.placement, o.factors,
+      o.flow_share < 1 ? fmt::format(" (a flow at most {:g} of a link)", o.flow_share) : "",
+      o.test_cost_us, o.privatization,
       selector == "flat" ? "SMPI's ompi selector, with MPI_Bcast binomial_tree and MPI_Allreduce "
                            "rdb (flat: no SMP setup)"
                          : "SMPI's " + selector + " selector");
   std::printf("# simulated with SimGrid SMPI: %s\n", description.c_str());
   if (o.dry_run) {
     for (const auto& a : argv) std::printf("%s ", a.c_str());
+    std::printf("\n# hostfile (%s):", o.placement.c_str());
+    std::ifstream lines(hostfile);
+    for (std::string line; std::getline(lines, line);) std::printf(" %s", line.c_str());
     std::printf("\n");
     fs::remove(hostfile);
     return 0;
@@ -429,6 +438,7 @@ int run(const Options& o) {
         {"ranks_per_node", per_node},
         {"placement", o.placement},
         {"correction_factors", o.factors},
+        {"flow_share", o.flow_share},
         {"coll_selector", selector},
         {"mpi_test_cost_us", o.test_cost_us},
         {"privatization", o.privatization},
@@ -463,6 +473,12 @@ void add_simulate(CLI::App& app, int& exit_code) {
                   "(the 2.5D view of a row-major RxC grid with C layers, each fiber's C ranks on "
                   "consecutive nodes: along one ring of a torus)")
       ->capture_default_str();
+  cmd->add_option("--flow-share", o.flow_share,
+                  "with --factors off: the most of its route's bandwidth one flow may use, in "
+                  "(0, 1]; several flows still fill a link (huang2018 measured one collective at "
+                  "about 0.3 of a link, Fig. 5)")
+      ->check(CLI::Range(1e-3, 1.0))
+      ->capture_default_str();
   cmd->add_option("--factors", o.factors,
                   "SMPI's bandwidth/latency correction factors: off (plain latency + size / "
                   "bandwidth, as the model) or smpi (SimGrid's defaults)")
@@ -489,7 +505,8 @@ void add_simulate(CLI::App& app, int& exit_code) {
          "$TMPDIR: more host memory and disk)")
       ->check(CLI::IsMember({"mmap", "dlopen"}))
       ->capture_default_str();
-  cmd->add_flag("--dry-run", o.dry_run, "print the smpirun command instead of running it");
+  cmd->add_flag("--dry-run", o.dry_run,
+                "print the smpirun command and the hostfile instead of running it");
   cmd->add_option("command", o.command, "the relay command to simulate, after --")->required();
   cmd->footer(
       "Example: relay simulate --platform gige64 --np 64 -- bench bcast --sizes 8MiB "
@@ -501,6 +518,10 @@ void add_simulate(CLI::App& app, int& exit_code) {
         (o.command[0] != "bench" && o.command[0] != "model" && o.command[0] != "tune")) {
       throw std::invalid_argument(
           "relay simulate: the command must be bench ..., model ... or tune ...");
+    }
+    if (o.flow_share < 1 && o.factors != "off") {
+      throw std::invalid_argument(
+          "relay simulate: --flow-share sets SMPI's bandwidth factor: it needs --factors off");
     }
     exit_code = run(o);
   });

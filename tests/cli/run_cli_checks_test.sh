@@ -15,7 +15,9 @@
 #   6. relay bench gemm --n 100000 (and other benchmarks' buffers too big for the memory):
 #      the memory per rank printed, then a clear refusal with exit 1 on every rank count, not
 #      a bare std::bad_alloc;
-#   7. OSU's flags (-m, -i, -x, -f, --osu) and what the tables' columns are over.
+#   7. OSU's flags (-m, -i, -x, -f, --osu) and what the tables' columns are over;
+#   8. relay simulate's placement and flow share, as --dry-run prints them (where smpirun is
+#      installed): a 4x4 grid's fibers of 4 layers on consecutive nodes, bad values refused.
 # Usage: run_cli_checks_test.sh MPIEXEC RELAY [mpiexec flags...]
 set -uo pipefail
 mpiexec=$1 relay=$2
@@ -263,4 +265,35 @@ solo "$relay" bench bcast -m 64:8; rc=$?; status_is 2 "-m MIN > MAX"
 says "-m: '64:8' is not [MIN:]MAX" "-m 64:8"
 solo "$relay" bench coll -m 8 --sizes 8; rc=$?; status_is 2 "-m with --sizes"
 echo "7. OSU's flags: -m, -i, -x, -f and --osu's table; the default table says what it is over"
+if [ -x /usr/bin/smpirun ] || [ -x /usr/local/bin/smpirun ]; then
+  # Any readable file stands for relay-smpi in a dry run.
+  sim=(env RELAY_SIMULATE_RELAY="$relay" "$relay" simulate --platform ktorus4096 --np 16)
+  solo "${sim[@]}" --placement fibers:4x4:4 --flow-share 0.3 --dry-run -- bench gemm; rc=$?
+  status_is 0 "relay simulate --placement fibers:4x4:4 --flow-share 0.3 --dry-run"
+  says "--cfg=smpi/bw-factor:0:0.3" "--flow-share 0.3 as SMPI's bandwidth factor"
+  says "placement fibers:4x4:4" "the placement in the header"
+  # Grid ranks 0, 2, 8, 10 (the first fiber: the 2x2 layers' place (0, 0)) on nodes 0-3.
+  python3 - "$out" <<'PY' || fail "fibers:4x4:4 hostfile"
+import sys
+line = [l for l in open(sys.argv[1]) if l.startswith("# hostfile (fibers:4x4:4):")][0]
+nodes = [int(h.split(":")[0].split("-")[1]) for h in line.split("):", 1)[1].split()]
+assert len(nodes) == 16 and sorted(nodes) == list(range(16)), nodes
+assert [nodes[r] for r in (0, 2, 8, 10)] == [0, 1, 2, 3], nodes
+PY
+  solo "${sim[@]}" --dry-run -- bench gemm; rc=$?
+  status_is 0 "relay simulate --dry-run"
+  says "# hostfile (by-slot): node-0:1 node-1:1" "by-slot's hostfile"
+  solo "${sim[@]}" --placement fibers:4x4:3 --dry-run -- bench gemm; rc=$?
+  status_is 2 "--placement fibers:4x4:3"
+  says "3 layers do not split the 4x4 grid" "--placement fibers:4x4:3"
+  solo "${sim[@]}" --placement fibers:2x4:2 --dry-run -- bench gemm; rc=$?
+  status_is 2 "--placement fibers:2x4:2 on 16 ranks"
+  says "a 2x4 grid holds 8 ranks, not 16" "--placement fibers:2x4:2 on 16 ranks"
+  solo "${sim[@]}" --placement rows --dry-run -- bench gemm; rc=$?
+  status_is 2 "--placement rows"
+  solo "${sim[@]}" --flow-share 0.3 --factors smpi --dry-run -- bench gemm; rc=$?
+  status_is 2 "--flow-share with --factors smpi"
+  says "it needs --factors off" "--flow-share with --factors smpi"
+  echo "8. relay simulate: fibers placement and flow share in the dry run, bad values refused"
+fi
 echo "cli_checks: all checks passed"
