@@ -28,8 +28,10 @@ bool compute_is_timed();
 
 /// True under SMPI with RELAY_SIMULATE_COMPUTE=timing: relay's own scratch memory (the
 /// operands a reduction receives, a gather's staging) may be shared between simulated ranks
-/// like the data (allocate_scratch). A 512-rank SymmSquareCube of 29 MiB blocks held 47 MiB
-/// of private scratch per rank and filled this host's 24 GiB; shared, results are not real.
+/// like the data (allocate_scratch), and the executor's combines and the collectives' local
+/// copies are skipped (their values are not read; writing shared pages sent SMPI's /tmp file
+/// back to disk). A 512-rank SymmSquareCube of 29 MiB blocks held 47 MiB of private scratch
+/// per rank and filled this host's 24 GiB; shared, results are not real.
 bool scratch_is_shared();
 
 /// Scratch memory: allocate_data's shared pages when scratch_is_shared(), else operator new.
