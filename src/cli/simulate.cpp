@@ -202,16 +202,10 @@ double proportional_kib(pid_t root) {
   return kib;
 }
 
-// The node slot of each rank: by-slot (rank r on slot r, mpirun's default), or
-// fibers:RxC:C -- a row-major R x C grid (bench gemm's, BLACS's default) whose C layers'
-// fibers sit on consecutive slots (gemm::fiber_major_slots). Throws on a placement that does
-// not fit the ranks.
+// The node slot of each rank under fibers:RxC:C -- a row-major R x C grid (bench gemm's,
+// BLACS's default) whose C layers' fibers sit on consecutive slots (gemm::fiber_major_slots).
+// Throws on a placement that is not that or does not fit the ranks. (by-slot needs no slots.)
 std::vector<int> placement_slots(const std::string& placement, int ranks) {
-  std::vector<int> slot(static_cast<std::size_t>(ranks));
-  if (placement == "by-slot") {
-    for (int r = 0; r < ranks; ++r) slot[static_cast<std::size_t>(r)] = r;
-    return slot;
-  }
   layout::ProcessGrid grid;
   int c = 0;
   char tail = 0;
@@ -224,7 +218,7 @@ std::vector<int> placement_slots(const std::string& placement, int ranks) {
     throw std::invalid_argument(fmt::format("--placement {}: a {}x{} grid holds {} ranks, not {}",
                                             placement, grid.rows, grid.cols, grid.size(), ranks));
   }
-  slot = gemm::fiber_major_slots(grid, c);
+  std::vector<int> slot = gemm::fiber_major_slots(grid, c);
   if (slot.empty()) {
     throw std::invalid_argument(fmt::format(
         "--placement {}: {} layers do not split the {}x{} grid (C = cx * cy, cx dividing the "
@@ -258,7 +252,8 @@ int run(const Options& o) {
   // Hostfile: by-slot, node-0 takes ranks 0 .. per_node-1, and so on, as mpirun's default;
   // another placement names each rank's node, one line per rank in rank order (smpirun gives
   // the hostfile's entries to the ranks in turn).
-  const std::vector<int> slots = placement_slots(o.placement, o.ranks);
+  const std::vector<int> slots =
+      o.placement == "by-slot" ? std::vector<int>{} : placement_slots(o.placement, o.ranks);
   const fs::path hostfile =
       fs::temp_directory_path() / fmt::format("relay-simulate-{}.hosts", getpid());
   {
