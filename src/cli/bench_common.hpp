@@ -124,7 +124,8 @@ nlohmann::json energy_document(const measure::NodeEnergy& energy, const std::str
 /// figure is the busiest machine's share of CPU time not idle, over all its CPUs (every
 /// process and the kernel's network processing). Well below 1: the ranks waited idle. Near
 /// 1: the CPUs were the limit, or ranks polled while waiting (MPI's blocking waits poll;
-/// relay's sleep between polls with RELAY_IDLE_SLEEP_US, as relay cluster run sets).
+/// relay's sleep between polls with RELAY_IDLE_SLEEP_US, as relay cluster run sets with more
+/// than 2 ranks per CPU).
 /// Collective construction over comm; unavailable (never read, no message) in a simulation.
 class MachineCpu {
  public:

@@ -117,6 +117,18 @@ minimum=$((2 * (REPS + 1) * BYTES))
   fail "node 0's shaper passed $((after - before)) bytes during check, expected at least $minimum"
 log "ok: one-way $oneway s >= size/rate, $bandwidth bit/s <= rate, node 0's shaper passed $((after - before)) bytes"
 
+log "run's RELAY_IDLE_SLEEP_US: 0 up to 2 ranks per CPU, 20 above, a given value kept"
+cpus=$(getconf _NPROCESSORS_ONLN)
+sleep_of() { # np [VAR=VALUE]: the value run --dry-run reports
+  env -u RELAY_IDLE_SLEEP_US ${2:+"$2"} "$TOOL" --name "$NAME" run --np "$1" --dry-run -- true |
+    awk -F= '/^# RELAY_IDLE_SLEEP_US=/ { print $2 }'
+}
+if ((2 * cpus + 1 <= NODES * RPN)); then
+  [[ $(sleep_of $((2 * cpus + 1))) == 20 ]] || fail "run --np $((2 * cpus + 1)) on $cpus CPUs does not sleep"
+fi
+[[ $(sleep_of 1) == 0 ]] || fail "run --np 1 sleeps"
+[[ $(sleep_of 1 RELAY_IDLE_SLEEP_US=7) == 7 ]] || fail "run replaced a given RELAY_IDLE_SLEEP_US"
+
 log "broadcast correctness on $((NODES * RPN)) ranks, $RPN per node"
 run_rc=0
 cluster run --np $((NODES * RPN)) --timeout 300 --retries 1 -- "$bin" placement,verify \
