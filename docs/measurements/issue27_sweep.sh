@@ -39,7 +39,11 @@ for cell in ${cells//,/ }; do
     > "$out/$name.txt" 2>&1 || { echo "failed: $name (see $out/$name.txt)" >&2; exit 1; }
   mv "$out/$name.json.part" "$out/$name.json"
 done
-python3 - "$out" <<'PY' | tee "$out/sweep.md"
+# The table and the plot: a Python with matplotlib (RELAY_PYTHON, else Debian's, as relay's own
+# plots; a python3 earlier on PATH may lack it, and then only the table is written).
+py=${RELAY_PYTHON:-/usr/bin/python3}
+[[ -x $py ]] || py=python3
+"$py" - "$out" <<'PY' | tee "$out/sweep.md"
 import glob, json, os, sys
 out = sys.argv[1]
 cells = []
