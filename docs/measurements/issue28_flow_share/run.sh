@@ -28,3 +28,4 @@ for cell in "$@"; do
     { echo "failed: $name (see $out/$name.txt)" >&2; exit 1; }
   mv "$out/$name.json.part" "$out/$name.json"
 done
+python3 "$(dirname "$0")/table3.py" "$out" > "$out/table3.md"
