@@ -38,7 +38,8 @@ run symm_P64_n7645 64 1 7645 1 --n-dup 1,2,4,8 --in-flight 2,8
 run symm_P512_n15290 512 1 15290 2 --n-dup 4,8 --in-flight 2,8
 # At 4,096 ranks only relay's parts, one overlap row (n_dup 4, all in flight: relay's best at 64
 # nodes) against the baseline: host time. SMPI's own nonblocking collectives (the mpi rows) cost
-# 2.5x the host time of relay's at 64 ranks (25.0 s against 10.2 s CPU for these two rows).
+# 2.5x the host time of relay's at 64 ranks (25.0 s against 10.2 s CPU for these two rows, the
+# two simulations side by side on the 2 cores).
 run symm_P4096_n30580 4096 1 30580 5 --n-dup 4 --in-flight 4 --parts relay
 # Table III: about 64 nodes, PPN ranks per node, N_DUP 1 and 4 (MPI's collectives, as theirs).
 for cell in 2:125 4:216 6:343 8:512; do
