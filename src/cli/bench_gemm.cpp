@@ -382,7 +382,7 @@ void Bench::run_size(long long n, nlohmann::json& rows) {
   try {  // run() checked the memory; where that could not be read, a failure still says why
     A.resize(elems);
     B.resize(elems);
-    C.resize(elems);  // zero unless charged (exec::DataAllocator): values never read there
+    C.resize(elems);  // zero unless charged (exec::DataVector): values never read there
     C2.resize(elems);
   } catch (const std::bad_alloc&) {
     throw std::runtime_error(fmt::format(

@@ -7,13 +7,12 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <new>
 #include <string>
 #include <type_traits>
 #include <utility>
-#include <vector>
 
 namespace relay::exec {
 
@@ -129,30 +128,86 @@ void* allocate_data(std::size_t bytes);
 /// Frees what allocate_data(bytes) returned (the same bytes).
 void free_data(void* data, std::size_t bytes) noexcept;
 
-/// std::vector's allocator for such data (DataVector below). When computations are charged
-/// the values are never read, and it leaves the elements unwritten: zeroing them touched every
-/// shared page, which counted the same pages once per rank in the resident set (18 GB for
-/// n = 16384 on 1,024 simulated ranks) and spent the host's time in page faults.
+/// A growable array of such data (matrices, panels, staging buffers): allocate_data's storage,
+/// std::vector's interface where relay uses it. When computations are charged the values are
+/// never read, and new or moved elements are left unwritten: zeroing them touched every shared
+/// page, which counted the same pages once per rank in the resident set (18 GB for n = 16384 on
+/// 1,024 simulated ranks), and std::vector with an allocator that skips each element's
+/// construction still ran its loop over the elements: 23% of the host time of a 4,096-rank
+/// SymmSquareCube simulation (perf). Otherwise new elements are zero, as std::vector's. Not
+/// copyable: a copy of a matrix is always a mistake here; movable (std::swap of two panels).
 template <class T>
-struct DataAllocator {
-  using value_type = T;
-  DataAllocator() : values_unused(compute_is_charged()) {}
-  template <class U>
-  DataAllocator(const DataAllocator<U>& other) noexcept : values_unused(other.values_unused) {}
-  T* allocate(std::size_t n) { return static_cast<T*>(allocate_data(n * sizeof(T))); }
-  void deallocate(T* p, std::size_t n) noexcept { free_data(p, n * sizeof(T)); }
-  template <class U, class... Args>
-  void construct(U* p, Args&&... args) {
-    if constexpr (sizeof...(Args) == 0 && std::is_trivially_destructible_v<U>) {
-      if (values_unused) return;  // implicit-lifetime data whose value nobody reads
+class DataVector {
+  static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>,
+                "DataVector holds numbers");
+
+ public:
+  DataVector() = default;
+  explicit DataVector(std::size_t count) { resize(count); }
+  DataVector(const DataVector&) = delete;
+  DataVector& operator=(const DataVector&) = delete;
+  DataVector(DataVector&& other) noexcept
+      : data_(std::exchange(other.data_, nullptr)),
+        size_(std::exchange(other.size_, 0)),
+        capacity_(std::exchange(other.capacity_, 0)) {}
+  DataVector& operator=(DataVector&& other) noexcept {
+    if (this != &other) {
+      release();
+      data_ = std::exchange(other.data_, nullptr);
+      size_ = std::exchange(other.size_, 0);
+      capacity_ = std::exchange(other.capacity_, 0);
     }
-    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+    return *this;
   }
-  friend bool operator==(const DataAllocator&, const DataAllocator&) { return true; }
-  friend bool operator!=(const DataAllocator&, const DataAllocator&) { return false; }
-  bool values_unused = false;
+  ~DataVector() { release(); }
+
+  /// Elements kept; new ones zero unless computations are charged.
+  void resize(std::size_t count) {
+    if (count > capacity_) grow_to(count);
+    if (count > size_ && !compute_is_charged()) {
+      std::fill(data_ + size_, data_ + count, T{});
+    }
+    size_ = count;
+  }
+  void reserve(std::size_t count) {
+    if (count > capacity_) grow_to(count);
+  }
+  void push_back(const T& value) {
+    if (size_ == capacity_) grow_to(std::max<std::size_t>(16, 2 * capacity_));
+    data_[size_++] = value;
+  }
+  /// Keeps the storage, as std::vector::clear.
+  void clear() noexcept { size_ = 0; }
+
+  std::size_t size() const noexcept { return size_; }
+  std::size_t capacity() const noexcept { return capacity_; }
+  bool empty() const noexcept { return size_ == 0; }
+  T* data() noexcept { return data_; }
+  const T* data() const noexcept { return data_; }
+  T* begin() noexcept { return data_; }
+  T* end() noexcept { return data_ + size_; }
+  const T* begin() const noexcept { return data_; }
+  const T* end() const noexcept { return data_ + size_; }
+  T& operator[](std::size_t i) noexcept { return data_[i]; }
+  const T& operator[](std::size_t i) const noexcept { return data_[i]; }
+
+ private:
+  void grow_to(std::size_t count) {
+    T* grown = static_cast<T*>(allocate_data(count * sizeof(T)));
+    if (size_ > 0 && !compute_is_charged()) std::copy(data_, data_ + size_, grown);
+    release();
+    data_ = grown;
+    capacity_ = count;
+  }
+  void release() noexcept {
+    if (data_ != nullptr) free_data(data_, capacity_ * sizeof(T));
+    data_ = nullptr;
+    capacity_ = 0;
+  }
+
+  T* data_ = nullptr;
+  std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
 };
-template <class T>
-using DataVector = std::vector<T, DataAllocator<T>>;
 
 }  // namespace relay::exec
