@@ -83,11 +83,16 @@ int dup_comm(MPI_Comm comm, MPI_Comm* copy);
 MPI_Comm machine_comm(MPI_Comm comm);
 
 /// MPI_Testsome: the completed requests among `requests`, *done of them (MPI_UNDEFINED when
-/// every request is null). Under SMPI, whose MPI_Testsome charges the test cost (and a switch
-/// of simulated rank) once per request tested, MPI_Testany is asked until it finds nothing:
-/// one charge per completion and one for the miss; what MPI_Testany cannot see (a detached
-/// small send, already complete) MPI_Testsome then finishes.
+/// every request is null). Point-to-point requests only (SMPI's MPI_Waitany mistakes its own
+/// nonblocking collectives for complete ones). Under SMPI, which keeps every communication a
+/// test completed in a list it scans at each of the rank's later computations and waits (host
+/// time growing as the square of the messages), the requests complete through MPI_Waitany,
+/// with a zero-byte message to the rank itself listed last to end the poll: one test cost
+/// (smpi/test) charged per MPI_Waitany, one per completion and one for the miss.
 int test_some(int count, MPI_Request* requests, int* done, int* indices, MPI_Status* statuses);
+
+/// MPI_Test of one point-to-point request; under SMPI test_some's, for the same reason.
+int test_one(MPI_Request* request, int* flag, MPI_Status* status);
 
 /// MPI_Waitsome: blocks until at least one of `requests` completes. Under SMPI, whose
 /// MPI_Waitsome tests every other request once one completes (each test charged as above), one

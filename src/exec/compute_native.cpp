@@ -46,6 +46,9 @@ int dup_comm(MPI_Comm comm, MPI_Comm* copy) { return MPI_Comm_dup(comm, copy); }
 int test_some(int count, MPI_Request* requests, int* done, int* indices, MPI_Status* statuses) {
   return MPI_Testsome(count, requests, done, indices, statuses);
 }
+int test_one(MPI_Request* request, int* flag, MPI_Status* status) {
+  return MPI_Test(request, flag, status);
+}
 int wait_some(int count, MPI_Request* requests, int* done, int* indices, MPI_Status* statuses) {
   return MPI_Waitsome(count, requests, done, indices, statuses);
 }

@@ -311,7 +311,7 @@ relay_status_t Executor::blocking_step(bool may_block, bool& advanced) {
     int flag = 1;
     MPI_Status& status = statuses_[0];
     const int rc = may_block ? MPI_Wait(&requests_[slot], &status)
-                             : MPI_Test(&requests_[slot], &flag, &status);
+                             : test_one(&requests_[slot], &flag, &status);
     if (rc != MPI_SUCCESS) return mpi_failed(rc, may_block ? "MPI_Wait" : "MPI_Test");
     if (!flag) return RELAY_SUCCESS;
     complete_slot(slot, status);
@@ -332,7 +332,7 @@ relay_status_t Executor::blocking_step(bool may_block, bool& advanced) {
     }
     int flag = 1;
     const int rc = may_block ? MPI_Wait(&requests_[slot], MPI_STATUS_IGNORE)
-                             : MPI_Test(&requests_[slot], &flag, MPI_STATUS_IGNORE);
+                             : test_one(&requests_[slot], &flag, MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS) return mpi_failed(rc, may_block ? "MPI_Wait" : "MPI_Test");
     if (!flag) return RELAY_SUCCESS;
     cursor_send_active_ = false;
