@@ -6,9 +6,11 @@
 #include <xbt/sysdep.h>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Host.hpp>
+#include <simgrid/s4u/Link.hpp>
 #include <xbt/config.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -88,22 +90,88 @@ namespace {
 // What one poll costs the simulated clock: smpi/test (relay simulate --test-cost-us).
 double test_cost_s() { return simgrid::config::get_value<double>("smpi/test"); }
 
-// The tag of the marker below, on MPI_COMM_SELF, which relay uses for nothing else.
+// This rank's poll marker (below): a zero-byte message to itself on MPI_COMM_SELF, which relay
+// uses for nothing else. Globals are per simulated rank (SMPI's privatization).
 constexpr int kPollMarkerTag = 32766;
+MPI_Request poll_marker = MPI_REQUEST_NULL;
+char poll_marker_in = 0;
+char poll_marker_out = 0;
+int self_route_known = -1;  // -1: not looked up yet
+
+// Whether a message from this rank's host to itself has a route: SimGrid's torus zones have
+// none unless the platform gives the cluster a loopback (the shipped ones do).
+bool has_self_route() {
+  if (self_route_known < 0) {
+    std::vector<simgrid::s4u::Link*> links;
+    double latency_s = 0;
+    const simgrid::s4u::Host* host = simgrid::s4u::Host::current();
+    host->route_to(host, links, &latency_s);
+    self_route_known = !links.empty() || latency_s > 0 ? 1 : 0;
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (self_route_known == 0 && rank == 0) {
+      std::fprintf(stderr,
+                   "relay: the platform has no route from host %s to itself: polls use SMPI's "
+                   "MPI_Testany, whose host time grows as the square of the messages polled; give "
+                   "the cluster loopback_bw and loopback_lat (docs/simulate.md, \"Polls\")\n",
+                   host->get_cname());
+    }
+  }
+  return self_route_known == 1;
+}
+
+// Posts the next poll's marker: it arrives after the self route's latency (1-2 us on the
+// shipped platforms but gige64's 50 us), before the next poll when a computation separates them.
+int post_poll_marker() {
+  int rc = MPI_Irecv(&poll_marker_in, 0, MPI_BYTE, 0, kPollMarkerTag, MPI_COMM_SELF, &poll_marker);
+  if (rc != MPI_SUCCESS) return rc;
+  MPI_Request send = MPI_REQUEST_NULL;
+  rc = MPI_Isend(&poll_marker_out, 0, MPI_BYTE, 0, kPollMarkerTag, MPI_COMM_SELF, &send);
+  // Below SMPI's detached-send threshold: complete at once.
+  return rc == MPI_SUCCESS ? MPI_Wait(&send, MPI_STATUS_IGNORE) : rc;
+}
+
+// The poll of platforms without a route to self: MPI_Testany until it finds nothing (SMPI
+// charges n test costs at the n-th miss in a row), then MPI_Testsome for what MPI_Testany
+// cannot see (a detached small send, already complete), one more test cost per request left.
+int test_some_by_testany(int count, MPI_Request* requests, int* done, int* indices,
+                         MPI_Status* statuses) {
+  for (;;) {
+    int index = MPI_UNDEFINED, flag = 0;
+    MPI_Status status;
+    if (const int rc = MPI_Testany(count, requests, &index, &flag, &status); rc != MPI_SUCCESS) {
+      return rc;
+    }
+    if (flag == 0) return MPI_SUCCESS;
+    if (index == MPI_UNDEFINED) break;
+    indices[*done] = index;
+    if (statuses != MPI_STATUSES_IGNORE) statuses[*done] = status;
+    ++*done;
+  }
+  if (std::none_of(requests, requests + count,
+                   [](MPI_Request r) { return r != MPI_REQUEST_NULL; })) {
+    return MPI_SUCCESS;
+  }
+  int more = 0;
+  const int rc = MPI_Testsome(count, requests, &more, indices + *done,
+                              statuses != MPI_STATUSES_IGNORE ? statuses + *done : statuses);
+  if (rc == MPI_SUCCESS && more != MPI_UNDEFINED) *done += more;
+  return rc;
+}
 }  // namespace
 
-// A poll completes requests through MPI_Waitany, never MPI_Test: SimGrid 3.32 keeps every
+// A poll completes requests through MPI_Waitany, not MPI_Test: SimGrid 3.32 keeps every
 // communication a test completed in the rank's list of activities until the rank exits, and
 // scans that list each time one of the rank's computations or waits ends (ExecImpl::post,
 // CommImpl::finish). A look-ahead GEMM polls between pieces of its multiplication, so host
 // time grew as the square of its messages: 72-75% of a 64-rank tan2014 run at n = 17920 went
-// to that scan (perf), and 20,000 polled 1 MiB messages between two ranks took 19.4 s of host
+// to that scan (perf), and 20,000 polled 1 MiB messages between two ranks took 18.5 s of host
 // time against 0.8 s waited (docs/simulate.md). MPI_Waitany returns the requests already
-// complete first, in order; a zero-byte message to this rank itself, listed last, completes
-// at the current simulated time and ends the poll when nothing else is complete. Each
-// MPI_Waitany is charged one test cost, as SMPI charges each MPI_Testany; its own MPI_Testany
-// charges n times the cost at the n-th consecutive miss, n counted across all ranks and never
-// reset by smpi/grow-injected-times:no, which made a poll's price depend on other ranks.
+// complete first, in order, then the marker, listed last, which the previous poll posted: a
+// poll after a computation returns at once, one right after another waits at most the self
+// route's latency for something to complete. Each MPI_Waitany is charged one test cost, as
+// SMPI charges each MPI_Testany; its own MPI_Testany charges n times the cost at the n-th miss
+// in a row, n counted across all ranks whatever smpi/grow-injected-times says.
 int test_some(int count, MPI_Request* requests, int* done, int* indices, MPI_Status* statuses) {
   *done = 0;
   if (std::none_of(requests, requests + count,
@@ -111,29 +179,26 @@ int test_some(int count, MPI_Request* requests, int* done, int* indices, MPI_Sta
     *done = MPI_UNDEFINED;
     return MPI_SUCCESS;
   }
+  if (!has_self_route()) return test_some_by_testany(count, requests, done, indices, statuses);
+  int rc = poll_marker == MPI_REQUEST_NULL ? post_poll_marker() : MPI_SUCCESS;
   std::vector<MPI_Request> polled(requests, requests + count);
-  polled.push_back(MPI_REQUEST_NULL);
-  char marker_in = 0, marker_out = 0;
-  MPI_Request marker_send = MPI_REQUEST_NULL;
-  int rc = MPI_Irecv(&marker_in, 0, MPI_BYTE, 0, kPollMarkerTag, MPI_COMM_SELF, &polled.back());
-  if (rc == MPI_SUCCESS) {
-    rc = MPI_Isend(&marker_out, 0, MPI_BYTE, 0, kPollMarkerTag, MPI_COMM_SELF, &marker_send);
-  }
+  polled.push_back(poll_marker);
   const double cost_s = test_cost_s();
   while (rc == MPI_SUCCESS) {
     if (cost_s > 0) simgrid::s4u::this_actor::sleep_for(cost_s);
     int index = MPI_UNDEFINED;
     MPI_Status status;
     rc = MPI_Waitany(count + 1, polled.data(), &index, &status);
-    if (rc != MPI_SUCCESS || index == count || index == MPI_UNDEFINED) break;
+    if (rc != MPI_SUCCESS || index == MPI_UNDEFINED) break;
+    if (index == count) {  // the marker: nothing else is complete
+      poll_marker = MPI_REQUEST_NULL;
+      rc = post_poll_marker();
+      break;
+    }
     requests[index] = polled[static_cast<std::size_t>(index)];  // MPI_REQUEST_NULL now
     indices[*done] = index;
     if (statuses != MPI_STATUSES_IGNORE) statuses[*done] = status;
     ++*done;
-  }
-  if (marker_send != MPI_REQUEST_NULL) {
-    const int send_rc = MPI_Wait(&marker_send, MPI_STATUS_IGNORE);
-    if (rc == MPI_SUCCESS) rc = send_rc;
   }
   return rc;
 }
