@@ -305,7 +305,7 @@ int run(const Options& o) {
     argv.emplace_back("--cfg=smpi/allreduce:rdb");
     // The ompi selector's MPI_Barrier (bruck) sends P log2 P zero-byte messages, P at a time,
     // and SimGrid removes each finished one from a list by a linear scan: five barriers on 4,096
-    // ranks took 25.9 s of host CPU against 1.9 s with ompi_tree, a fan-in and fan-out of
+    // ranks took 21.7 s of host CPU against 2.1 s with ompi_tree, a fan-in and fan-out of
     // 2 (P - 1) messages (2.9 against 3.7 ms simulated; docs/measurements/smpi_barrier/).
     argv.emplace_back("--cfg=smpi/barrier:ompi_tree");
   }

@@ -165,7 +165,7 @@ int test_some_by_testany(int count, MPI_Request* requests, int* done, int* indic
 // scans that list each time one of the rank's computations or waits ends (ExecImpl::post,
 // CommImpl::finish). A look-ahead GEMM polls between pieces of its multiplication, so host
 // time grew as the square of its messages: 72-75% of a 64-rank tan2014 run at n = 17920 went
-// to that scan (perf), and 20,000 polled 1 MiB messages between two ranks took 18.5 s of host
+// to that scan (perf), and 20,000 polled 1 MiB messages between two ranks took 13.7 s of host
 // time against 0.8 s waited (docs/simulate.md). MPI_Waitany returns the requests already
 // complete first, in order, then the marker, listed last, which the previous poll posted: a
 // poll after a computation returns at once, one right after another waits at most the self
