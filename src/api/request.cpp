@@ -416,3 +416,73 @@ const char* relay_build_info(void) {
 }
 
 }  // extern "C"
+
+namespace relay::api {
+
+relay_status_t wait_for_progress(const std::vector<relay_request_t*>& requests,
+                                 const std::vector<MPI_Request*>& p2p, bool& waited) {
+  waited = false;
+  if (exec::idle_is_paced()) return RELAY_SUCCESS;
+  std::vector<MPI_Request> in_flight;
+  std::vector<int> slots, owners;  // owner: index into requests, or -1 - index into p2p
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    relay_request* r = *requests[i];
+    if (r == RELAY_REQUEST_NULL) continue;
+    if (r->kind == relay_request::Kind::overlap) return RELAY_SUCCESS;
+    if (r->kind == relay_request::Kind::mpi) {
+      if (r->mpi_done) continue;
+      if (!exec::waits_see_collectives()) return RELAY_SUCCESS;
+      in_flight.push_back(r->mpi_request);
+      slots.push_back(-1);
+    } else {
+      if (r->executor.in_program_order() || !r->executor.waits_with_others()) {
+        return RELAY_SUCCESS;
+      }
+      r->executor.in_flight(in_flight, slots);
+    }
+    owners.resize(in_flight.size(), static_cast<int>(i));
+  }
+  for (std::size_t k = 0; k < p2p.size(); ++k) {
+    if (*p2p[k] == MPI_REQUEST_NULL) continue;
+    in_flight.push_back(*p2p[k]);
+    slots.push_back(-1);
+    owners.push_back(-1 - static_cast<int>(k));
+  }
+  if (in_flight.empty()) return RELAY_SUCCESS;
+  std::vector<int> indices(in_flight.size());
+  std::vector<MPI_Status> statuses(in_flight.size());
+  int done = 0;
+  if (exec::wait_some(static_cast<int>(in_flight.size()), in_flight.data(), &done, indices.data(),
+                      statuses.data()) != MPI_SUCCESS) {
+    return fail(RELAY_ERR_MPI, "relay: MPI_Waitsome failed");
+  }
+  if (done == MPI_UNDEFINED) return RELAY_SUCCESS;
+  waited = true;
+  std::vector<char> touched(requests.size(), 0);
+  for (int d = 0; d < done; ++d) {
+    const auto x = static_cast<std::size_t>(indices[static_cast<std::size_t>(d)]);
+    const int owner = owners[x];
+    if (owner < 0) {
+      *p2p[static_cast<std::size_t>(-1 - owner)] = MPI_REQUEST_NULL;
+      continue;
+    }
+    relay_request* r = *requests[static_cast<std::size_t>(owner)];
+    touched[static_cast<std::size_t>(owner)] = 1;
+    if (slots[x] >= 0) {
+      r->executor.completed_elsewhere(slots[x], statuses[static_cast<std::size_t>(d)]);
+    } else {
+      r->mpi_request = MPI_REQUEST_NULL;
+      r->mpi_done = true;
+    }
+  }
+  relay_status_t first = RELAY_SUCCESS;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    if (touched[i] == 0) continue;
+    int flag = 0;
+    const relay_status_t st = test_request(requests[i], &flag, "relay_test", false);
+    if (first == RELAY_SUCCESS) first = st;
+  }
+  return first;
+}
+
+}  // namespace relay::api

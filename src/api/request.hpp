@@ -82,3 +82,16 @@ relay_status_t relay_request_finish(relay_request* request, const char* function
 
 /// How far a schedule has progressed (Executor::events); 0 for other kinds and NULL.
 std::int64_t relay_request_events(const relay_request* request);
+
+namespace relay::api {
+/// For a caller that advances several operations itself and reacts to each one's completion
+/// (SymmSquareCube forwards a part as soon as it has arrived): blocks until an MPI request of
+/// one of `requests` (relay requests) or of `p2p` (MPI point-to-point requests) completes,
+/// hands it to its owner (a completed p2p request becomes MPI_REQUEST_NULL) and advances the
+/// relay requests it handed completions to without polling, freeing those that completed
+/// (*requests[i] == RELAY_REQUEST_NULL after). `waited` is false when it could not block --
+/// a blocking-policy, paced (RELAY_IDLE_SLEEP_US) or overlapped operation, one of MPI's
+/// nonblocking collectives under SMPI, nothing in flight --: the caller then polls instead.
+relay_status_t wait_for_progress(const std::vector<relay_request_t*>& requests,
+                                 const std::vector<MPI_Request*>& p2p, bool& waited);
+}  // namespace relay::api

@@ -99,6 +99,10 @@ int test_one(MPI_Request* request, int* flag, MPI_Status* status);
 /// MPI_Waitany: *done is 1, and the caller's next test or wait finds the others.
 int wait_some(int count, MPI_Request* requests, int* done, int* indices, MPI_Status* statuses);
 
+/// Whether wait_some can wait for MPI's own nonblocking collectives (MPI_Ibcast, ...): not
+/// under SMPI, whose MPI_Waitany does not see them complete; they must be tested there.
+bool waits_see_collectives();
+
 /// MPI_Allreduce for relay's own bookkeeping outside any measured call (set-up, memory checks,
 /// statistics: a few bytes), not for a collective being measured (the `mpi` algorithms call
 /// MPI themselves) nor inside a call whose time is measured (relay_gemm's agreement, argument

@@ -69,6 +69,8 @@ void idle_sleep() {
 
 const std::string& pacing_error() { return pacing().error; }
 
+bool idle_is_paced() { return pacing().idle_sleep_ns > 0; }
+
 void idle_pause() {
   if (pacing().idle_sleep_ns > 0) idle_sleep();
 }
@@ -133,9 +135,7 @@ relay_status_t Executor::start(std::shared_ptr<const schedule::RankProgram> prog
   return local_steps();
 }
 
-bool Executor::waits_with_others() const {
-  return policy_ != Policy::blocking && pacing().idle_sleep_ns == 0;
-}
+bool Executor::waits_with_others() const { return policy_ != Policy::blocking && !idle_is_paced(); }
 
 void Executor::in_flight(std::vector<MPI_Request>& requests, std::vector<int>& slots) const {
   for (int slot = first_slot_; slot < end_slot_; ++slot) {

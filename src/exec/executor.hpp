@@ -34,6 +34,10 @@ using schedule::Policy;  // the executor's policies are shared vocabulary (sched
 /// a rank waiting for messages does between polls that found nothing to do.
 void idle_pause();
 
+/// Whether RELAY_IDLE_SLEEP_US is set (> 0): waits then poll and sleep between polls instead of
+/// blocking in MPI, whose waits keep the core busy (the emulated cluster's ranks share cores).
+bool idle_is_paced();
+
 /// Why RELAY_IDLE_SLEEP_US or RELAY_PEER_BYTES_IN_FLIGHT cannot be used (empty when both can):
 /// Executor::start then fails with RELAY_ERR_OPTIONS.
 const std::string& pacing_error();

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "api/request.hpp"
 #include "core/status.hpp"
 #include "exec/compute.hpp"
 #include "exec/executor.hpp"
@@ -81,11 +82,28 @@ class InFlight {
 
   // Waits for every operation (also after an error, so that none outlives the call) and
   // returns the first error.
+  //
+  // Between passes the rank blocks until a message of any operation completes
+  // (api::wait_for_progress), and the next pass asks MPI nothing: under SMPI each poll is a
+  // switch of simulated rank and a message to itself (exec::test_some), and a rank that polled
+  // until its parts arrived made one every microsecond of simulated time -- the 512-node
+  // simulation of docs/symm.md ran for an hour without finishing. Where it cannot block
+  // (RELAY_IDLE_SLEEP_US, a blocking-policy broadcast, MPI's own collectives under SMPI) it polls.
   relay_status_t wait() {
+    bool poll = true, can_block = true;
     for (;;) {
       bool moved = false;
-      if (!pass(moved)) break;
-      if (!moved) exec::idle_pause();
+      if (!pass(moved, poll)) break;
+      bool waited = false;
+      if (can_block) {
+        if (relay_status_t st = block(waited); st != RELAY_SUCCESS) {
+          note(st);
+          waited = false;
+          can_block = false;  // polls find the operations' own errors from here on
+        }
+      }
+      poll = !waited;
+      if (!waited && !moved) exec::idle_pause();
     }
     ops_.clear();
     return status_;
@@ -94,23 +112,41 @@ class InFlight {
   /// One pass over every operation without blocking (between pieces of a multiplication).
   relay_status_t progress() {
     bool moved = false;
-    pass(moved);
+    pass(moved, true);
     return status_;
   }
 
  private:
+  // Blocks until an MPI request of a pending operation completes (see wait()).
+  relay_status_t block(bool& waited) {
+    std::vector<relay_request_t*> relay;
+    std::vector<MPI_Request*> p2p;
+    for (Op& op : ops_) {
+      if (op.done) continue;
+      if (op.relay != RELAY_REQUEST_NULL) {
+        relay.push_back(&op.relay);
+      } else {
+        p2p.push_back(&op.mpi);
+      }
+    }
+    return api::wait_for_progress(relay, p2p, waited);
+  }
+
   // Tests every operation once, starting follow-ups and queued operations as others complete;
-  // returns whether any is still pending.
-  bool pass(bool& moved) {
+  // returns whether any is still pending. Without `poll`, after block(), an operation counts
+  // as complete only if block() completed it: MPI is asked nothing.
+  bool pass(bool& moved, bool poll) {
     bool pending = false;
     {
       for (std::size_t x = 0; x < ops_.size(); ++x) {
         if (ops_[x].done) continue;
         int flag = 0;
         relay_status_t st = RELAY_SUCCESS;
-        if (ops_[x].relay != RELAY_REQUEST_NULL) {
+        if (!poll) {
+          flag = ops_[x].relay == RELAY_REQUEST_NULL && ops_[x].mpi == MPI_REQUEST_NULL;
+        } else if (ops_[x].relay != RELAY_REQUEST_NULL) {
           st = relay_test(&ops_[x].relay, &flag);
-        } else if (MPI_Test(&ops_[x].mpi, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+        } else if (exec::test_one(&ops_[x].mpi, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
           st = RELAY_ERR_MPI;
         }
         if (st != RELAY_SUCCESS) {

@@ -151,6 +151,13 @@ void check_against_reference(const char* label) {
   relay_mesh_t mesh = RELAY_MESH_NULL;
   ASSERT_EQ(relay_mesh_create(cube.comm, 0, &mesh), RELAY_SUCCESS) << relay_last_error();
   const MpiCollectives mpi_collectives;
+  // relay's pipeline in the blocking policy: operations that complete in program order, which
+  // the overlapped phases cannot wait for together with the others (they poll instead).
+  relay_bcast_options_t blocking_pipeline;
+  relay_bcast_options_init(&blocking_pipeline);
+  ASSERT_EQ(relay_bcast_algorithm_from_name("pipeline", &blocking_pipeline.algorithm),
+            RELAY_SUCCESS);
+  blocking_pipeline.policy = RELAY_POLICY_BLOCKING;
   relay::test::Failures failures;
   for (long long n : {1LL, 2LL, 7LL, 13LL, 40LL}) {
     const Reference ref(n);
@@ -158,25 +165,29 @@ void check_against_reference(const char* label) {
       relay_symm_algorithm_t algorithm;
       int n_dup;
       bool mpi;
+      bool blocking = false;  // relay's blocking pipeline for the broadcasts
     };
     for (const Variant v :
          {Variant{RELAY_SYMM_BASELINE, 1, false}, Variant{RELAY_SYMM_BASELINE, 1, true},
           Variant{RELAY_SYMM_OVERLAP, 1, false}, Variant{RELAY_SYMM_OVERLAP, 2, false},
           Variant{RELAY_SYMM_OVERLAP, 3, true}, Variant{RELAY_SYMM_OVERLAP, 4, false},
-          Variant{RELAY_SYMM_OVERLAP, 8, true}, Variant{RELAY_SYMM_DEFAULT, 0, false}}) {
+          Variant{RELAY_SYMM_OVERLAP, 8, true}, Variant{RELAY_SYMM_OVERLAP, 2, false, true},
+          Variant{RELAY_SYMM_DEFAULT, 0, false}}) {
       Local<T> local(mesh, ref);
       relay_symm_options_t options;
       relay_symm_options_init(&options);
       options.algorithm = v.algorithm;
       options.n_dup = v.n_dup;
       if (v.mpi) mpi_collectives.use(options);
+      if (v.blocking) options.bcast = &blocking_pipeline;
       relay_symm_stats_t stats{};
       const relay_status_t st = relay_symm_square_cube(mesh, n, Types<T>::mpi(), local.d.data(),
                                                        local.ld, local.d2.data(), local.ld,
                                                        local.d3.data(), local.ld, &options, &stats);
       const std::string what = std::string(label) + " n=" + std::to_string(n) +
                                " algorithm=" + std::to_string(v.algorithm) +
-                               " n_dup=" + std::to_string(v.n_dup) + (v.mpi ? " mpi" : " relay");
+                               " n_dup=" + std::to_string(v.n_dup) + (v.mpi ? " mpi" : " relay") +
+                               (v.blocking ? " blocking pipeline" : "");
       if (st != RELAY_SUCCESS) {
         failures.add(what + ": " + relay_last_error());
         continue;
