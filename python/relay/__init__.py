@@ -36,7 +36,8 @@ _EXPORTS = {
         "IN_PLACE", "Request", "bcast", "ibcast", "reduce", "ireduce", "allreduce",
         "iallreduce", "allgather", "iallgather", "allgatherv", "iallgatherv",
         "reduce_scatter_block", "ireduce_scatter_block", "gather", "igather", "scatter",
-        "iscatter", "alltoall", "ialltoall", "barrier", "ibarrier", "waitall", "describe",
+        "iscatter", "alltoall", "ialltoall", "barrier", "ibarrier", "waitall", "progressall",
+        "describe",
         "overlap_prepare", "overlap_bcast", "overlap_ibcast", "overlap_reduce",
         "overlap_ireduce", "overlap_allreduce", "overlap_iallreduce", "overlap_reduce_bcast",
         "overlap_ireduce_bcast"],
@@ -73,7 +74,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time, loaded on fir
                               ireduce, ireduce_scatter_block, iscatter, overlap_allreduce,
                               overlap_bcast, overlap_iallreduce, overlap_ibcast,
                               overlap_ireduce, overlap_ireduce_bcast, overlap_prepare,
-                              overlap_reduce, overlap_reduce_bcast, reduce,
+                              overlap_reduce, overlap_reduce_bcast, progressall, reduce,
                               reduce_scatter_block, scatter, waitall)
     from .info import build_info  # noqa: F401
     from .matrix import (Descriptor, DistributedMatrix, Grid, gemm, gemm_local,  # noqa: F401

@@ -116,6 +116,14 @@ def waitall(requests: Sequence[Request]) -> list:
     return [r.result for r in requests]
 
 
+def progressall(requests: Sequence[Request]) -> None:
+    """Advances every request without blocking, with one MPI test for all of them
+    (``relay_progressall``): what to call between slices of computation while several
+    operations are in flight. Frees nothing; complete them with ``wait``, ``test`` or
+    ``waitall``."""
+    _core.progressall([r._request for r in requests])
+
+
 def _finish(started, result, nonblocking: bool):
     return Request(started, result) if nonblocking else result
 

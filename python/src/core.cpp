@@ -192,6 +192,19 @@ void wait_all(const std::vector<Request*>& requests) {
   check_status(status, "relay.waitall");
 }
 
+void progress_all(const std::vector<Request*>& requests) {
+  std::vector<relay_request_t> handles;
+  for (Request* r : requests) {
+    if (!r->done()) handles.push_back(*r->handle());
+  }
+  relay_status_t status;
+  {
+    nb::gil_scoped_release release;
+    status = relay_progressall(static_cast<int>(handles.size()), handles.data());
+  }
+  check_status(status, "relay.progressall");  // frees nothing: the handles stay as they were
+}
+
 nb::list part_times_list(const PartTimes& times) {
   nb::list parts;
   for (const auto& t : times) {
@@ -864,6 +877,7 @@ NB_MODULE(_core, m) {
           },
           "Overlapped operations: each part's times once complete, else None");
   m.def("waitall", &wait_all, nb::arg("requests"));
+  m.def("progressall", &progress_all, nb::arg("requests"));
 
   m.def("bcast", &bcast, nb::arg("buf"), nb::arg("root"), nb::arg("comm"), nb::arg("options"),
         nb::arg("nonblocking"));

@@ -415,6 +415,58 @@ const char* relay_build_info(void) {
   return text.c_str();
 }
 
+relay_status_t relay_progressall(int count, relay_request_t* requests) {
+  if (count < 0) {
+    return fail(RELAY_ERR_REQUEST, "relay_progressall: argument 1 (count) is {}", count);
+  }
+  if (count > 0 && requests == nullptr) {
+    return fail(RELAY_ERR_REQUEST, "relay_progressall: argument 2 is NULL");
+  }
+  // Under SMPI each MPI test is a switch of simulated rank and a message the rank sends itself
+  // (exec::test_some): SUMMA with look-ahead tested each panel broadcast on its own between
+  // pieces of its multiplication.
+  std::vector<MPI_Request> in_flight;
+  std::vector<int> slots, owners;
+  for (int i = 0; i < count; ++i) {
+    relay_request* r = requests[i];
+    if (r == RELAY_REQUEST_NULL) continue;
+    if (r->kind == relay_request::Kind::schedule && r->executor.waits_with_others()) {
+      r->executor.in_flight(in_flight, slots);
+      owners.resize(in_flight.size(), i);
+    } else {
+      bool done = false;
+      if (const relay_status_t st = advance(r, done, "relay_progressall"); st != RELAY_SUCCESS) {
+        return st;
+      }
+    }
+  }
+  if (in_flight.empty()) return RELAY_SUCCESS;
+  std::vector<int> indices(in_flight.size());
+  std::vector<MPI_Status> statuses(in_flight.size());
+  int done = 0;
+  if (relay::exec::test_some(static_cast<int>(in_flight.size()), in_flight.data(), &done,
+                             indices.data(), statuses.data()) != MPI_SUCCESS) {
+    return fail(RELAY_ERR_MPI, "relay_progressall: MPI_Testsome failed");
+  }
+  if (done == MPI_UNDEFINED) return RELAY_SUCCESS;
+  std::vector<char> touched(static_cast<std::size_t>(count), 0);
+  for (int d = 0; d < done; ++d) {
+    const auto x = static_cast<std::size_t>(indices[static_cast<std::size_t>(d)]);
+    const int owner = owners[x];
+    touched[static_cast<std::size_t>(owner)] = 1;
+    requests[owner]->executor.completed_elsewhere(slots[x], statuses[static_cast<std::size_t>(d)]);
+  }
+  for (int i = 0; i < count; ++i) {
+    if (touched[static_cast<std::size_t>(i)] == 0) continue;
+    bool finished = false;
+    if (const relay_status_t st = advance(requests[i], finished, "relay_progressall", false);
+        st != RELAY_SUCCESS) {
+      return st;
+    }
+  }
+  return RELAY_SUCCESS;
+}
+
 }  // extern "C"
 
 namespace relay::api {

@@ -193,7 +193,7 @@ class Summa {
   /// Per k index of the panel: its owner along X's k axis (-1: replicated) and local index.
   void k_places(const Operand<T>& x, const Slot<T>& slot, std::vector<int>& owner,
                 std::vector<std::int64_t>& local) const;
-  relay_status_t progress(Slot<T>& slot);
+  relay_status_t progress_others(std::vector<Slot<T>>& slots, const Slot<T>& current);
   relay_status_t wait(Slot<T>& slot);
   void scale_c();
   /// C(i0:i1, j0:j1) += alpha * panel A * (panel B)^T on this process's local C; with
@@ -245,6 +245,7 @@ class Summa {
   relay_bcast_options_t bcast_options_{};
   std::string error_;
   PanelBroadcasts panels_;
+  std::vector<relay_request_t> progress_requests_;  // progress_others's list, kept
 };
 
 template <class T>
@@ -537,23 +538,32 @@ relay_status_t Summa<T>::start(Slot<T>& slot, std::int64_t k0, std::int64_t w) {
 }
 
 template <class T>
-relay_status_t Summa<T>::progress(Slot<T>& slot) {
-  if (!slot.active) return RELAY_SUCCESS;
+relay_status_t Summa<T>::progress_others(std::vector<Slot<T>>& slots, const Slot<T>& current) {
   const double t0 = MPI_Wtime();
-  for (relay_request_t r : slot.bcasts) {
-    if (r != RELAY_REQUEST_NULL) {
-      relay_status_t st = relay_progress(r);
-      if (st != RELAY_SUCCESS) {
-        error_ = fmt::format("panel broadcast: {}", relay_last_error());
-        return st;
-      }
+  // Every later panel's broadcasts with one MPI test (relay_progressall): under SMPI each test
+  // is a rank switch and a message to itself, and SUMMA on 16,384 simulated ranks spent most
+  // of its host time in those, one per broadcast per piece of the multiplication.
+  progress_requests_.clear();
+  for (Slot<T>& other : slots) {
+    if (&other == &current || !other.active) continue;
+    for (relay_request_t r : other.bcasts) {
+      if (r != RELAY_REQUEST_NULL) progress_requests_.push_back(r);
     }
   }
-  for (Gather<T>* g : {&slot.ga, &slot.gb}) {
-    if (g->request != MPI_REQUEST_NULL) {
-      int flag = 0;
-      int rc = MPI_Test(&g->request, &flag, MPI_STATUS_IGNORE);
-      if (rc != MPI_SUCCESS) return mpi_error(rc, "MPI_Test");
+  if (relay_status_t st =
+          relay_progressall(static_cast<int>(progress_requests_.size()), progress_requests_.data());
+      st != RELAY_SUCCESS) {
+    error_ = fmt::format("panel broadcast: {}", relay_last_error());
+    return st;
+  }
+  for (Slot<T>& other : slots) {
+    if (&other == &current || !other.active) continue;
+    for (Gather<T>* g : {&other.ga, &other.gb}) {
+      if (g->request != MPI_REQUEST_NULL) {
+        int flag = 0;
+        int rc = MPI_Test(&g->request, &flag, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS) return mpi_error(rc, "MPI_Test");
+      }
     }
   }
   stats_.bcast_s += MPI_Wtime() - t0;
@@ -892,11 +902,7 @@ relay_status_t Summa<T>::run(std::string& error) {
       // Simulation: the multiplication's flops (a complex one is 4 real ones) become time.
       if (charged_ && flops > 0) exec::charge_flops(flops);
       stats_.compute_s += MPI_Wtime() - t0;
-      if (L > 0) {
-        for (Slot<T>& other : slots) {
-          if (&other != &slot && st == RELAY_SUCCESS) st = progress(other);
-        }
-      }
+      if (L > 0) st = progress_others(slots, slot);
     }
   }
   // On an error, complete what is in flight so that no request outlives the call.

@@ -320,6 +320,41 @@ TEST(BcastApi, WaitallAdvancesEveryOperationTogether) {
   EXPECT_EQ(relay_waitall(1, nullptr), RELAY_ERR_REQUEST);
 }
 
+// The crossing pipelines of the test above, each rank testing only the one it names first and
+// advancing both with relay_progressall in between: without it advancing the other, this hangs
+// as relay_wait one by one does (from 3 ranks). An MPI and a blocking-policy broadcast in the
+// list are advanced by their own relay_progress.
+TEST(BcastApi, ProgressallAdvancesEveryOperation) {
+  const int size = world_size(), rank = world_rank();
+  const int n = 1 << 18;
+  std::vector<std::vector<int>> bufs(4, std::vector<int>(n));
+  const int roots[4] = {0, size - 1, 0, size - 1};
+  std::vector<relay_request_t> reqs(4, RELAY_REQUEST_NULL);
+  for (int k = 0; k < 4; ++k) {
+    for (auto& x : bufs[k]) x = rank == roots[k] ? 20 + k : -1;
+    auto o = options(k == 2 ? RELAY_BCAST_MPI : RELAY_BCAST_PIPELINE);
+    o.segment_bytes = 65536;
+    o.policy = k == 3 ? RELAY_POLICY_BLOCKING : RELAY_POLICY_NONBLOCKING;
+    ASSERT_EQ(relay_ibcast(bufs[k].data(), n, MPI_INT, roots[k], MPI_COMM_WORLD, &o, &reqs[k]),
+              RELAY_SUCCESS);
+  }
+  if (rank == 0) std::swap(reqs[0], reqs[1]);  // rank 0 names the second first
+  for (int flag = 0; flag == 0;) {
+    ASSERT_EQ(relay_progressall(4, reqs.data()), RELAY_SUCCESS) << relay_last_error();
+    ASSERT_EQ(relay_test(&reqs[0], &flag), RELAY_SUCCESS) << relay_last_error();
+  }
+  EXPECT_EQ(relay_progressall(4, reqs.data()), RELAY_SUCCESS);  // reqs[0] is NULL: skipped
+  ASSERT_EQ(relay_waitall(4, reqs.data()), RELAY_SUCCESS);
+  bool ok = true;
+  for (int k = 0; k < 4; ++k) {
+    for (int x : bufs[k]) ok = ok && x == 20 + k;
+  }
+  EXPECT_TRUE(all_ranks(ok));
+  EXPECT_EQ(relay_progressall(0, nullptr), RELAY_SUCCESS);
+  EXPECT_EQ(relay_progressall(-1, reqs.data()), RELAY_ERR_REQUEST);
+  EXPECT_EQ(relay_progressall(1, nullptr), RELAY_ERR_REQUEST);
+}
+
 // A nonblocking broadcast's root sends when relay_ibcast is called, as MPI_Ibcast does, not at
 // its first relay_test or relay_wait: here the root calls relay again only after every other
 // rank has polled for the data (up to 10 s). Before, the root's sends waited for its next

@@ -21,6 +21,22 @@ def test_ibcast_progress_and_wait(comm, rng):
     np.testing.assert_array_equal(buf, want)
 
 
+def test_progressall_then_waitall(comm, rng):
+    n = 1 << 16
+    p = comm.Get_size()
+    sources = [comm.bcast(rng.standard_normal(n), root=root) for root in (0, p - 1)]
+    bufs = [s.copy() if comm.Get_rank() == root else np.zeros(n)
+            for s, root in zip(sources, (0, p - 1))]
+    reqs = [relay.ibcast(b, root, algorithm="pipeline", segment_bytes=16384)
+            for b, root in zip(bufs, (0, p - 1))]
+    for _ in range(10):
+        relay.progressall(reqs)
+    relay.waitall(reqs)
+    relay.progressall(reqs)  # complete ones are skipped
+    for b, s in zip(bufs, sources):
+        np.testing.assert_array_equal(b, s)
+
+
 def test_test_until_done(comm, rng):
     x = rng.standard_normal(5000)
     want = np.empty_like(x)
