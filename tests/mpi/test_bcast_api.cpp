@@ -285,35 +285,49 @@ TEST(BcastApi, SeveralOperationsInFlightOnOneCommunicator) {
   EXPECT_TRUE(all_ranks(ok));
 }
 
+// Starts the four broadcasts of the two tests below: crossing nonblocking pipelines (roots 0
+// and P-1; rank 0 names the second first), then an MPI and a blocking-policy one. Broadcast k
+// sends value + k.
+struct CrossingBroadcasts {
+  std::vector<std::vector<int>> bufs;
+  std::vector<relay_request_t> reqs;
+  explicit CrossingBroadcasts(int value) : bufs(4, std::vector<int>(1 << 18)), reqs(4) {
+    const int size = world_size(), rank = world_rank();
+    const int roots[4] = {0, size - 1, 0, size - 1};
+    for (int k = 0; k < 4; ++k) {
+      for (auto& x : bufs[k]) x = rank == roots[k] ? value + k : -1;
+      auto o = options(k == 2 ? RELAY_BCAST_MPI : RELAY_BCAST_PIPELINE);
+      o.segment_bytes = 65536;
+      o.policy = k == 3 ? RELAY_POLICY_BLOCKING : RELAY_POLICY_NONBLOCKING;
+      reqs[k] = RELAY_REQUEST_NULL;
+      EXPECT_EQ(relay_ibcast(bufs[k].data(), static_cast<int>(bufs[k].size()), MPI_INT, roots[k],
+                             MPI_COMM_WORLD, &o, &reqs[k]),
+                RELAY_SUCCESS);
+    }
+    if (rank == 0) std::swap(reqs[0], reqs[1]);
+  }
+  bool arrived(int value) const {
+    bool ok = true;
+    for (int k = 0; k < 4; ++k) {
+      for (int x : bufs[k]) ok = ok && x == value + k;
+    }
+    return all_ranks(ok);
+  }
+};
+
 // Two pipelines whose chains cross (roots 0 and P-1), each rank naming them in its own order.
 // Waited one by one with relay_wait this hangs from 3 ranks on: rank P-1 waits for the first,
 // which rank 1 forwards only once rank 0 sends it, while rank 0 waits for the second, which
 // rank P-1 sends only once it is done waiting (1 MiB each, 64 KiB of it in flight per peer).
 // relay_waitall advances both; an MPI and a blocking-policy broadcast ride along.
 TEST(BcastApi, WaitallAdvancesEveryOperationTogether) {
-  const int size = world_size(), rank = world_rank();
-  const int n = 1 << 18;
-  std::vector<std::vector<int>> bufs(4, std::vector<int>(n));
-  const int roots[4] = {0, size - 1, 0, size - 1};
-  std::vector<relay_request_t> reqs(4, RELAY_REQUEST_NULL);
-  for (int k = 0; k < 4; ++k) {
-    for (auto& x : bufs[k]) x = rank == roots[k] ? 10 + k : -1;
-    auto o = options(k == 2 ? RELAY_BCAST_MPI : RELAY_BCAST_PIPELINE);
-    o.segment_bytes = 65536;
-    o.policy = k == 3 ? RELAY_POLICY_BLOCKING : RELAY_POLICY_NONBLOCKING;
-    ASSERT_EQ(relay_ibcast(bufs[k].data(), n, MPI_INT, roots[k], MPI_COMM_WORLD, &o, &reqs[k]),
-              RELAY_SUCCESS);
-  }
-  if (rank == 0) std::swap(reqs[0], reqs[1]);  // rank 0 names the second first
+  CrossingBroadcasts crossing(10);
+  std::vector<relay_request_t>& reqs = crossing.reqs;
   ASSERT_EQ(relay_waitall(2, reqs.data()), RELAY_SUCCESS);
   EXPECT_EQ(reqs[0], RELAY_REQUEST_NULL);
   EXPECT_EQ(reqs[1], RELAY_REQUEST_NULL);
   ASSERT_EQ(relay_waitall(2, reqs.data() + 2), RELAY_SUCCESS);
-  bool ok = true;
-  for (int k = 0; k < 4; ++k) {
-    for (int x : bufs[k]) ok = ok && x == 10 + k;
-  }
-  EXPECT_TRUE(all_ranks(ok));
+  EXPECT_TRUE(crossing.arrived(10));
   EXPECT_EQ(relay_waitall(4, reqs.data()), RELAY_SUCCESS);  // all NULL: complete
   EXPECT_EQ(relay_waitall(0, nullptr), RELAY_SUCCESS);
   EXPECT_EQ(relay_waitall(-1, reqs.data()), RELAY_ERR_REQUEST);
@@ -325,31 +339,15 @@ TEST(BcastApi, WaitallAdvancesEveryOperationTogether) {
 // as relay_wait one by one does (from 3 ranks). An MPI and a blocking-policy broadcast in the
 // list are advanced by their own relay_progress.
 TEST(BcastApi, ProgressallAdvancesEveryOperation) {
-  const int size = world_size(), rank = world_rank();
-  const int n = 1 << 18;
-  std::vector<std::vector<int>> bufs(4, std::vector<int>(n));
-  const int roots[4] = {0, size - 1, 0, size - 1};
-  std::vector<relay_request_t> reqs(4, RELAY_REQUEST_NULL);
-  for (int k = 0; k < 4; ++k) {
-    for (auto& x : bufs[k]) x = rank == roots[k] ? 20 + k : -1;
-    auto o = options(k == 2 ? RELAY_BCAST_MPI : RELAY_BCAST_PIPELINE);
-    o.segment_bytes = 65536;
-    o.policy = k == 3 ? RELAY_POLICY_BLOCKING : RELAY_POLICY_NONBLOCKING;
-    ASSERT_EQ(relay_ibcast(bufs[k].data(), n, MPI_INT, roots[k], MPI_COMM_WORLD, &o, &reqs[k]),
-              RELAY_SUCCESS);
-  }
-  if (rank == 0) std::swap(reqs[0], reqs[1]);  // rank 0 names the second first
+  CrossingBroadcasts crossing(20);
+  std::vector<relay_request_t>& reqs = crossing.reqs;
   for (int flag = 0; flag == 0;) {
     ASSERT_EQ(relay_progressall(4, reqs.data()), RELAY_SUCCESS) << relay_last_error();
     ASSERT_EQ(relay_test(&reqs[0], &flag), RELAY_SUCCESS) << relay_last_error();
   }
   EXPECT_EQ(relay_progressall(4, reqs.data()), RELAY_SUCCESS);  // reqs[0] is NULL: skipped
   ASSERT_EQ(relay_waitall(4, reqs.data()), RELAY_SUCCESS);
-  bool ok = true;
-  for (int k = 0; k < 4; ++k) {
-    for (int x : bufs[k]) ok = ok && x == 20 + k;
-  }
-  EXPECT_TRUE(all_ranks(ok));
+  EXPECT_TRUE(crossing.arrived(20));
   EXPECT_EQ(relay_progressall(0, nullptr), RELAY_SUCCESS);
   EXPECT_EQ(relay_progressall(-1, reqs.data()), RELAY_ERR_REQUEST);
   EXPECT_EQ(relay_progressall(1, nullptr), RELAY_ERR_REQUEST);
