@@ -175,9 +175,11 @@ RELAY_API relay_status_t relay_progress(relay_request_t request);
 
 /** relay_progress of each of requests[0..count) (NULL ones are skipped), with one MPI test for
  *  all of them (MPI_Testsome over their messages in flight) instead of one each: what a rank
- *  computing in slices calls between slices with several operations in flight. Blocking-policy,
- *  paced (RELAY_IDLE_SLEEP_US), `mpi` and overlapped operations are advanced by their own
- *  relay_progress. Frees nothing; on an error the first is returned. */
+ *  computing in slices calls between slices with several operations in flight. An operation
+ *  with every send complete and every receive posted is not tested (nothing of it is left to
+ *  forward: its wait finds it complete). Blocking-policy, paced (RELAY_IDLE_SLEEP_US), `mpi`
+ *  and overlapped operations are advanced by their own relay_progress. Frees nothing; on an
+ *  error the first is returned. */
 RELAY_API relay_status_t relay_progressall(int count, relay_request_t* requests);
 
 /** Writes the configuration relay would run for these arguments (after defaults, environment

@@ -431,7 +431,10 @@ relay_status_t relay_progressall(int count, relay_request_t* requests) {
     relay_request* r = requests[i];
     if (r == RELAY_REQUEST_NULL) continue;
     if (r->kind == relay_request::Kind::schedule && r->executor.waits_with_others()) {
-      r->executor.in_flight(in_flight, slots);
+      // A leaf of a broadcast tree, once its receives are posted, has nothing a poll could
+      // move for the others: its completion is found by its wait. (Half the ranks of a
+      // binomial tree are leaves; under SMPI each poll is a simulated event.)
+      if (r->executor.polls_help_others()) r->executor.in_flight(in_flight, slots);
       owners.resize(in_flight.size(), i);
     } else {
       bool done = false;

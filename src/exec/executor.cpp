@@ -137,6 +137,11 @@ relay_status_t Executor::start(std::shared_ptr<const schedule::RankProgram> prog
 
 bool Executor::waits_with_others() const { return policy_ != Policy::blocking && !idle_is_paced(); }
 
+bool Executor::polls_help_others() const {
+  if (program_ == nullptr) return false;
+  return sends_done_ < program_->send_count() || recvs_posted_ < program_->recv_count();
+}
+
 void Executor::in_flight(std::vector<MPI_Request>& requests, std::vector<int>& slots) const {
   for (int slot = first_slot_; slot < end_slot_; ++slot) {
     if (requests_[slot] == MPI_REQUEST_NULL) continue;

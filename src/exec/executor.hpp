@@ -78,6 +78,11 @@ class Executor {
   bool waits_with_others() const;
   /// The blocking policy: steps one at a time, in program order, each inside its own wait.
   bool in_program_order() const { return policy_ == Policy::blocking; }
+  /// Whether a poll can still move something for other ranks: a send not yet complete (MPI
+  /// may need the sender's calls to push it), or a receive not yet posted (posting it early is
+  /// what keeps senders independent of the eager limit). When neither, only this operation's own
+  /// completion is left to find, which its wait finds as well.
+  bool polls_help_others() const;
   /// For such a wait: appends the MPI requests in flight and their slots. Call after progress().
   void in_flight(std::vector<MPI_Request>& requests, std::vector<int>& slots) const;
   /// A request in_flight() gave completed in the caller's MPI wait (which freed it).
