@@ -30,6 +30,7 @@
 #include "cli/commands.hpp"
 #include "cli/results.hpp"
 #include "cli/sweep.hpp"
+#include "core/blas_library.hpp"
 #include "core/settings.hpp"
 #include "core/units.hpp"
 #include "exec/compute.hpp"
@@ -778,6 +779,9 @@ void Bench::check_memory(const std::vector<long long>& sizes) {
         "node\n",
         human_bytes(most).c_str(), worst_n, size_,
         available >= 0 ? human_bytes(static_cast<double>(available)).c_str() : "unknown");
+    // The kernels the BLAS chose set the peak and every time below: said with the figures.
+    const std::string blas = core::running_blas_library();
+    if (!blas.empty()) std::printf("# BLAS: %s\n", blas.c_str());
     std::fflush(stdout);
   }
   require_memory(MPI_COMM_WORLD, need,

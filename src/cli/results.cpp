@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/blas_library.hpp"
 #include "core/mpi_library.hpp"
 #include "core/settings.hpp"
 #include "relay/relay.h"
@@ -51,6 +52,8 @@ nlohmann::json machine_description(MPI_Comm comm) {
     return v != nullptr ? nlohmann::json(v) : nlohmann::json(nullptr);
   };
   m["mpi_library"] = lib;
+  const std::string blas = core::running_blas_library();
+  m["blas_library"] = blas.empty() ? nlohmann::json(nullptr) : nlohmann::json(blas);
   // Under SimGrid (relay simulate), every figure is a simulated one: said in every result file.
   if (is_simulation()) {
     const char* platform = core::read_setting(core::Knob::simulate_platform);
