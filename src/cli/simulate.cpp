@@ -502,9 +502,11 @@ void add_simulate(CLI::App& app, int& exit_code) {
   cmd->add_option(
          "--privatization", o.privatization,
          "how each simulated rank gets its own globals: mmap (one copy of relay-smpi, each "
-         "rank's data mapped in when it runs) or dlopen (a copy of relay-smpi per rank in "
-         "$TMPDIR: more host memory and disk)")
-      ->check(CLI::IsMember({"mmap", "dlopen"}))
+         "rank's data mapped in when it runs), dlopen (a copy of relay-smpi per rank in "
+         "$TMPDIR: more host memory and disk) or no (the ranks share relay-smpi's globals; relay "
+         "keeps a rank's own state per rank: no remapping at each switch of rank, the least "
+         "host time; docs/simulate.md)")
+      ->check(CLI::IsMember({"mmap", "dlopen", "no"}))
       ->capture_default_str();
   cmd->add_flag("--dry-run", o.dry_run,
                 "print the smpirun command and the hostfile instead of running it");

@@ -2,12 +2,21 @@
 
 #include <vector>
 
+#include "exec/compute.hpp"
+
 namespace relay::exec {
 
+CommAttribute::PerRank& CommAttribute::mine() {
+  const int key = rank_key();
+  std::lock_guard<std::mutex> lock(mutex_);
+  return ranks_[key];  // a node: the reference outlives the lock and later insertions
+}
+
 void CommAttribute::release(void* value) {
+  PerRank& me = mine();
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (live_.erase(value) == 0) return;  // already freed by the finalize hook
+    if (me.live.erase(value) == 0) return;  // already freed by the finalize hook
   }
   release_(value);
 }
@@ -18,25 +27,27 @@ int CommAttribute::delete_fn(MPI_Comm, int, void* value, void* self) {
 }
 
 int CommAttribute::finalize_fn(MPI_Comm, int, void*, void* self) {
-  auto* me = static_cast<CommAttribute*>(self);
+  auto* attribute = static_cast<CommAttribute*>(self);
+  PerRank& me = attribute->mine();  // MPI_Finalize runs in the finalizing rank
   std::vector<void*> live;
   {
-    std::lock_guard<std::mutex> lock(me->mutex_);
-    live.assign(me->live_.begin(), me->live_.end());
+    std::lock_guard<std::mutex> lock(attribute->mutex_);
+    live.assign(me.live.begin(), me.live.end());
   }
-  for (void* v : live) me->release(v);
+  for (void* v : live) attribute->release(v);
   return MPI_SUCCESS;
 }
 
 relay_status_t CommAttribute::init(std::string& error) {
-  std::call_once(once_, [this] {
-    init_rc_ = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_fn, &keyval_, this);
-    if (init_rc_ != MPI_SUCCESS) return;
+  PerRank& me = mine();
+  std::call_once(me.once, [this, &me] {
+    me.init_rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_fn, &me.keyval, this);
+    if (me.init_rc != MPI_SUCCESS) return;
     int self_key = MPI_KEYVAL_INVALID;
-    init_rc_ = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_fn, &self_key, this);
-    if (init_rc_ == MPI_SUCCESS) init_rc_ = MPI_Comm_set_attr(MPI_COMM_SELF, self_key, nullptr);
+    me.init_rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_fn, &self_key, this);
+    if (me.init_rc == MPI_SUCCESS) me.init_rc = MPI_Comm_set_attr(MPI_COMM_SELF, self_key, nullptr);
   });
-  if (init_rc_ != MPI_SUCCESS) {
+  if (me.init_rc != MPI_SUCCESS) {
     error = "could not create relay's communicator attribute";
     return RELAY_ERR_MPI;
   }
@@ -47,7 +58,7 @@ relay_status_t CommAttribute::get(MPI_Comm comm, void** value, std::string& erro
   *value = nullptr;
   if (auto st = init(error); st != RELAY_SUCCESS) return st;
   int found = 0;
-  if (MPI_Comm_get_attr(comm, keyval_, value, &found) != MPI_SUCCESS) {
+  if (MPI_Comm_get_attr(comm, mine().keyval, value, &found) != MPI_SUCCESS) {
     error = "MPI_Comm_get_attr failed";
     return RELAY_ERR_MPI;
   }
@@ -56,15 +67,16 @@ relay_status_t CommAttribute::get(MPI_Comm comm, void** value, std::string& erro
 }
 
 relay_status_t CommAttribute::set(MPI_Comm comm, void* value, std::string& error) {
+  PerRank& me = mine();
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    live_.insert(value);
+    me.live.insert(value);
   }
   if (auto st = init(error); st != RELAY_SUCCESS) {
     release(value);
     return st;
   }
-  if (MPI_Comm_set_attr(comm, keyval_, value) != MPI_SUCCESS) {
+  if (MPI_Comm_set_attr(comm, me.keyval, value) != MPI_SUCCESS) {
     release(value);
     error = "MPI_Comm_set_attr failed";
     return RELAY_ERR_MPI;
@@ -75,7 +87,7 @@ relay_status_t CommAttribute::set(MPI_Comm comm, void* value, std::string& error
 relay_status_t CommAttribute::remove(MPI_Comm comm, std::string& error) {
   void* value = nullptr;
   if (auto st = get(comm, &value, error); st != RELAY_SUCCESS || value == nullptr) return st;
-  if (MPI_Comm_delete_attr(comm, keyval_) != MPI_SUCCESS) {  // calls delete_fn: frees value
+  if (MPI_Comm_delete_attr(comm, mine().keyval) != MPI_SUCCESS) {  // calls delete_fn: frees value
     error = "MPI_Comm_delete_attr failed";
     return RELAY_ERR_MPI;
   }

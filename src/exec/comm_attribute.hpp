@@ -10,6 +10,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <unordered_map>
 
 #include "relay/relay.h"
 
@@ -38,12 +39,20 @@ class CommAttribute {
   static int delete_fn(MPI_Comm, int, void* value, void* self);
   static int finalize_fn(MPI_Comm, int, void*, void* self);
 
+  // One rank's keyval and values. Per rank (exec::rank_key): without SMPI's privatization
+  // the simulated ranks share this object, and one rank's finalize hook must free its own
+  // values only. In a real run there is one.
+  struct PerRank {
+    std::once_flag once;
+    int init_rc = MPI_SUCCESS;
+    int keyval = MPI_KEYVAL_INVALID;
+    std::set<void*> live;  // values not freed yet
+  };
+  PerRank& mine();
+
   Release release_;
-  std::once_flag once_;
-  int init_rc_ = MPI_SUCCESS;
-  int keyval_ = MPI_KEYVAL_INVALID;
-  std::mutex mutex_;
-  std::set<void*> live_;  // values not freed yet
+  std::mutex mutex_;  // guards ranks_ and every PerRank's `live`; never held across MPI
+  std::unordered_map<int, PerRank> ranks_;
 };
 
 }  // namespace relay::exec

@@ -10,11 +10,30 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <type_traits>
+#include <unordered_map>
 #include <utility>
 
 namespace relay::exec {
+
+/// Whose state "this process's" state is: 0 in a real run, where each rank is a process; under
+/// SMPI the simulated rank (its actor). Without SMPI's privatization (relay simulate
+/// --privatization no) every simulated rank shares the program's globals, so what must be one
+/// rank's own is kept per rank_key (rank_local).
+int rank_key();
+
+/// This rank's `T`, default-constructed at first use: one static in a real run, one per
+/// simulated rank under SMPI. References stay valid (the map's nodes never move).
+template <class T>
+T& rank_local() {
+  static std::mutex mutex;  // held for the lookup only: never across an MPI call
+  static std::unordered_map<int, T> by_rank;
+  const int key = rank_key();
+  std::lock_guard<std::mutex> lock(mutex);
+  return by_rank[key];
+}
 
 /// True when local computations are charged instead of executed: under SMPI unless
 /// RELAY_SIMULATE_COMPUTE=real (the correctness runs, with real data); never on real MPI.

@@ -20,6 +20,8 @@
 
 namespace relay::exec {
 
+int rank_key() { return static_cast<int>(sg_actor_self_get_pid()); }
+
 bool compute_is_charged() {
   const char* mode = core::read_setting(core::Knob::simulate_compute);
   return mode == nullptr || std::strcmp(mode, "real") != 0;
@@ -91,16 +93,20 @@ namespace {
 double test_cost_s() { return simgrid::config::get_value<double>("smpi/test"); }
 
 // This rank's poll marker (below): a zero-byte message to itself on MPI_COMM_SELF, which relay
-// uses for nothing else. Globals are per simulated rank (SMPI's privatization).
+// uses for nothing else. Kept per rank (rank_local): without SMPI's privatization the
+// simulated ranks share every global.
 constexpr int kPollMarkerTag = 32766;
-MPI_Request poll_marker = MPI_REQUEST_NULL;
-char poll_marker_in = 0;
-char poll_marker_out = 0;
-int self_route_known = -1;  // -1: not looked up yet
+struct PollState {
+  MPI_Request marker = MPI_REQUEST_NULL;
+  char marker_in = 0;
+  char marker_out = 0;
+  int self_route_known = -1;  // -1: not looked up yet
+};
 
 // Whether a message from this rank's host to itself has a route: SimGrid's torus zones have
 // none unless the platform gives the cluster a loopback (the shipped ones do).
 bool has_self_route() {
+  int& self_route_known = rank_local<PollState>().self_route_known;
   if (self_route_known < 0) {
     std::vector<simgrid::s4u::Link*> links;
     double latency_s = 0;
@@ -122,11 +128,11 @@ bool has_self_route() {
 
 // Posts the next poll's marker: it arrives after the self route's latency (1-2 us on the
 // shipped platforms but gige64's 50 us), before the next poll when a computation separates them.
-int post_poll_marker() {
-  int rc = MPI_Irecv(&poll_marker_in, 0, MPI_BYTE, 0, kPollMarkerTag, MPI_COMM_SELF, &poll_marker);
+int post_poll_marker(PollState& me) {
+  int rc = MPI_Irecv(&me.marker_in, 0, MPI_BYTE, 0, kPollMarkerTag, MPI_COMM_SELF, &me.marker);
   if (rc != MPI_SUCCESS) return rc;
   MPI_Request send = MPI_REQUEST_NULL;
-  rc = MPI_Isend(&poll_marker_out, 0, MPI_BYTE, 0, kPollMarkerTag, MPI_COMM_SELF, &send);
+  rc = MPI_Isend(&me.marker_out, 0, MPI_BYTE, 0, kPollMarkerTag, MPI_COMM_SELF, &send);
   // Below SMPI's detached-send threshold: complete at once.
   return rc == MPI_SUCCESS ? MPI_Wait(&send, MPI_STATUS_IGNORE) : rc;
 }
@@ -180,9 +186,10 @@ int test_some(int count, MPI_Request* requests, int* done, int* indices, MPI_Sta
     return MPI_SUCCESS;
   }
   if (!has_self_route()) return test_some_by_testany(count, requests, done, indices, statuses);
-  int rc = poll_marker == MPI_REQUEST_NULL ? post_poll_marker() : MPI_SUCCESS;
+  PollState& me = rank_local<PollState>();
+  int rc = me.marker == MPI_REQUEST_NULL ? post_poll_marker(me) : MPI_SUCCESS;
   std::vector<MPI_Request> polled(requests, requests + count);
-  polled.push_back(poll_marker);
+  polled.push_back(me.marker);
   const double cost_s = test_cost_s();
   while (rc == MPI_SUCCESS) {
     if (cost_s > 0) simgrid::s4u::this_actor::sleep_for(cost_s);
@@ -191,8 +198,8 @@ int test_some(int count, MPI_Request* requests, int* done, int* indices, MPI_Sta
     rc = MPI_Waitany(count + 1, polled.data(), &index, &status);
     if (rc != MPI_SUCCESS || index == MPI_UNDEFINED) break;
     if (index == count) {  // the marker: nothing else is complete
-      poll_marker = MPI_REQUEST_NULL;
-      rc = post_poll_marker();
+      me.marker = MPI_REQUEST_NULL;
+      rc = post_poll_marker(me);
       break;
     }
     requests[index] = polled[static_cast<std::size_t>(index)];  // MPI_REQUEST_NULL now

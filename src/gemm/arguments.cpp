@@ -11,6 +11,7 @@
 #include "core/sized_struct.hpp"
 #include "core/status.hpp"
 #include "core/units.hpp"
+#include "exec/compute.hpp"
 #include "gemm/gemm.hpp"
 #include "layout/matrix_check.hpp"
 
@@ -118,7 +119,7 @@ int info_rank(int info) {
 int agree_on_info(int info, const relay_grid& grid) {
   int pair[2] = {info_rank(info), info}, best[2] = {0, 0};
   // MPI_MINLOC on (rank, INFO) keeps the INFO that goes with the smallest rank.
-  MPI_Allreduce(pair, best, 1, MPI_2INT, MPI_MINLOC, grid.comm);  // in the call's time
+  exec::allreduce(pair, best, 1, MPI_2INT, MPI_MINLOC, grid.comm);  // as agree_on_call
   return best[0] == INT_MAX ? 0 : best[1];
 }
 
@@ -164,9 +165,12 @@ CallAgreement agree_on_call(int info, const std::array<int, 3>& flags, std::uint
   const long long lo = static_cast<long long>(fingerprint & 0xffffffffu);
   const long long in[8] = {info != 0 ? 1 : 0, flags[0], flags[1], flags[2], hi, lo, -hi, -lo};
   long long out[8] = {};
-  // MPI's own allreduce: this runs inside the call's time, and its ranks leave it together as
-  // a real MPI's do (exec::allreduce's reduction and broadcast would stagger SUMMA's start).
-  MPI_Allreduce(in, out, 8, MPI_LONG_LONG, MPI_MAX, grid.comm);
+  // MPI_Allreduce on real MPI. Under SMPI a reduction and a broadcast (exec::allreduce): SMPI's
+  // recursive doubling sends P log2 P small messages, P at a time, and SimGrid 3.32 removes each
+  // from a list by a linear scan; at 4,096 simulated ranks this one call per multiplication was
+  // a tenth of a SUMMA's host time (paired, docs/simulate.md). The ranks then leave it staggered
+  // by the broadcast's depth, a few microseconds: simulated times moved by about 1% there.
+  exec::allreduce(in, out, 8, MPI_LONG_LONG, MPI_MAX, grid.comm);
   CallAgreement a;
   a.info = out[0] != 0 ? agree_on_info(info, grid) : 0;
   for (std::size_t i = 0; i < 3; ++i) a.any_flags[i] = static_cast<int>(out[1 + i]);

@@ -652,7 +652,7 @@ relay_status_t cost_inputs(relay_grid& grid, const CostInputs** inputs, std::str
   double rates[4] = {measure_flops_per_s(grid.comm),
                      in->copies_charged ? 0.0 : measure_copy_bytes_per_s(grid.comm),
                      -pieces.column_band, -pieces.row_band};
-  MPI_Allreduce(MPI_IN_PLACE, rates, 4, MPI_DOUBLE, MPI_MIN, grid.comm);  // in the call's time
+  exec::allreduce(MPI_IN_PLACE, rates, 4, MPI_DOUBLE, MPI_MIN, grid.comm);  // as agree_on_call
   in->flops_per_s = rates[0];
   in->copy_bytes_per_s = rates[1];
   in->piece_s_per_element = -rates[2];

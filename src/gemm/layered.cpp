@@ -548,7 +548,7 @@ Fit run_layered(const Problem& p, relay_grid& grid, const Candidate& cand, const
   const double need = layered_peak_bytes(p, grid, *view, one_step, options);
   const double limit = memory_limit(options, *view);
   double worst[2] = {limit > 0 && need > limit ? need - limit : 0.0, need};
-  MPI_Allreduce(MPI_IN_PLACE, worst, 2, MPI_DOUBLE, MPI_MAX, grid.comm);  // in the call's time
+  exec::allreduce(MPI_IN_PLACE, worst, 2, MPI_DOUBLE, MPI_MAX, grid.comm);  // as agree_on_call
   auto kib = [](double bytes) {  // "896KiB": whole KiB, rounded up
     return core::format_bytes(static_cast<std::int64_t>(std::ceil(bytes / 1024.0)) * 1024);
   };
