@@ -14,7 +14,9 @@
 # numbers computed are not real, which a timing sweep does not read).
 # Usage: issue27_sweep.sh RELAY OUT_DIR [CELLS]
 #   CELLS: NODES:N,... (default: acceptance 2's cells up to 4,096 nodes, 256:8192 ... 4096:32768;
-#   16,384 nodes run on ktorus16384 but take hours of host time per cell, see docs/simulate.md);
+#   16,384 nodes run on ktorus16384: one 2D SUMMA there took about 10 minutes of host time with
+#   --privatization no and look-ahead 0, so a cell of five algorithms with look-ahead 1 about an
+#   hour or more, see docs/simulate.md);
 #   relay-smpi beside RELAY or in RELAY_SIMULATE_RELAY.
 set -euo pipefail
 relay=$1 out=$2
@@ -33,7 +35,9 @@ for cell in ${cells//,/ }; do
   name="gemm_P${nodes}_n${n}"
   [[ -s $out/$name.json ]] && continue  # a cell already measured (the sweep resumes)
   echo "== $name: $p, $nodes nodes, n = $n, block $((n / root))" >&2
-  RELAY_SIMULATE_COMPUTE=timing RELAY_MODEL_PARAMS=$params "$relay" simulate --platform "$p" --np "$nodes" -- bench gemm \
+  # --privatization no: the simulated output is the same as with mmap (256 nodes, n = 8192, all
+  # five rows identical, 2026-12-07; docs/simulate.md, "Privatization: none"), in less host time.
+  RELAY_SIMULATE_COMPUTE=timing RELAY_MODEL_PARAMS=$params "$relay" simulate --platform "$p" --np "$nodes" --privatization no -- bench gemm \
     --n "$n" --block $((n / root)) --algorithms 2d,2.5d:4,2.5d:16,3d,auto --schemes binomial \
     --lookahead 1 --reps 1 --no-scalapack --quiet --json "$out/$name.json.part" \
     > "$out/$name.txt" 2>&1 || { echo "failed: $name (see $out/$name.txt)" >&2; exit 1; }
