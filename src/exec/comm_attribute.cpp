@@ -2,18 +2,10 @@
 
 #include <vector>
 
-#include "exec/compute.hpp"
-
 namespace relay::exec {
 
-CommAttribute::PerRank& CommAttribute::mine() {
-  const int key = rank_key();
-  std::lock_guard<std::mutex> lock(mutex_);
-  return ranks_[key];  // a node: the reference outlives the lock and later insertions
-}
-
 void CommAttribute::release(void* value) {
-  PerRank& me = mine();
+  PerRank& me = ranks_.mine();
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (me.live.erase(value) == 0) return;  // already freed by the finalize hook
@@ -28,7 +20,7 @@ int CommAttribute::delete_fn(MPI_Comm, int, void* value, void* self) {
 
 int CommAttribute::finalize_fn(MPI_Comm, int, void*, void* self) {
   auto* attribute = static_cast<CommAttribute*>(self);
-  PerRank& me = attribute->mine();  // MPI_Finalize runs in the finalizing rank
+  PerRank& me = attribute->ranks_.mine();  // MPI_Finalize runs in the finalizing rank
   std::vector<void*> live;
   {
     std::lock_guard<std::mutex> lock(attribute->mutex_);
@@ -38,8 +30,9 @@ int CommAttribute::finalize_fn(MPI_Comm, int, void*, void* self) {
   return MPI_SUCCESS;
 }
 
-relay_status_t CommAttribute::init(std::string& error) {
-  PerRank& me = mine();
+relay_status_t CommAttribute::init(PerRank*& mine, std::string& error) {
+  mine = &ranks_.mine();
+  PerRank& me = *mine;
   std::call_once(me.once, [this, &me] {
     me.init_rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_fn, &me.keyval, this);
     if (me.init_rc != MPI_SUCCESS) return;
@@ -56,9 +49,10 @@ relay_status_t CommAttribute::init(std::string& error) {
 
 relay_status_t CommAttribute::get(MPI_Comm comm, void** value, std::string& error) {
   *value = nullptr;
-  if (auto st = init(error); st != RELAY_SUCCESS) return st;
+  PerRank* me = nullptr;
+  if (auto st = init(me, error); st != RELAY_SUCCESS) return st;
   int found = 0;
-  if (MPI_Comm_get_attr(comm, mine().keyval, value, &found) != MPI_SUCCESS) {
+  if (MPI_Comm_get_attr(comm, me->keyval, value, &found) != MPI_SUCCESS) {
     error = "MPI_Comm_get_attr failed";
     return RELAY_ERR_MPI;
   }
@@ -67,16 +61,17 @@ relay_status_t CommAttribute::get(MPI_Comm comm, void** value, std::string& erro
 }
 
 relay_status_t CommAttribute::set(MPI_Comm comm, void* value, std::string& error) {
-  PerRank& me = mine();
+  PerRank* me = nullptr;
+  const relay_status_t st = init(me, error);
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    me.live.insert(value);
+    me->live.insert(value);
   }
-  if (auto st = init(error); st != RELAY_SUCCESS) {
+  if (st != RELAY_SUCCESS) {
     release(value);
     return st;
   }
-  if (MPI_Comm_set_attr(comm, me.keyval, value) != MPI_SUCCESS) {
+  if (MPI_Comm_set_attr(comm, me->keyval, value) != MPI_SUCCESS) {
     release(value);
     error = "MPI_Comm_set_attr failed";
     return RELAY_ERR_MPI;
@@ -87,7 +82,8 @@ relay_status_t CommAttribute::set(MPI_Comm comm, void* value, std::string& error
 relay_status_t CommAttribute::remove(MPI_Comm comm, std::string& error) {
   void* value = nullptr;
   if (auto st = get(comm, &value, error); st != RELAY_SUCCESS || value == nullptr) return st;
-  if (MPI_Comm_delete_attr(comm, mine().keyval) != MPI_SUCCESS) {  // calls delete_fn: frees value
+  if (MPI_Comm_delete_attr(comm, ranks_.mine().keyval) !=
+      MPI_SUCCESS) {  // calls delete_fn: frees value
     error = "MPI_Comm_delete_attr failed";
     return RELAY_ERR_MPI;
   }

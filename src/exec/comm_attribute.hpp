@@ -10,8 +10,8 @@
 #include <mutex>
 #include <set>
 #include <string>
-#include <unordered_map>
 
+#include "exec/compute.hpp"
 #include "relay/relay.h"
 
 namespace relay::exec {
@@ -34,7 +34,6 @@ class CommAttribute {
   relay_status_t remove(MPI_Comm comm, std::string& error);
 
  private:
-  relay_status_t init(std::string& error);
   void release(void* value);  // once per value, whoever comes first
   static int delete_fn(MPI_Comm, int, void* value, void* self);
   static int finalize_fn(MPI_Comm, int, void*, void* self);
@@ -48,11 +47,12 @@ class CommAttribute {
     int keyval = MPI_KEYVAL_INVALID;
     std::set<void*> live;  // values not freed yet
   };
-  PerRank& mine();
+  /// This rank's keyval, its attribute hooks set up at the first call.
+  relay_status_t init(PerRank*& me, std::string& error);
 
   Release release_;
-  std::mutex mutex_;  // guards ranks_ and every PerRank's `live`; never held across MPI
-  std::unordered_map<int, PerRank> ranks_;
+  std::mutex mutex_;  // guards every PerRank's `live`; never held across MPI
+  RankLocal<PerRank> ranks_;
 };
 
 }  // namespace relay::exec

@@ -24,15 +24,27 @@ namespace relay::exec {
 /// rank's own is kept per rank_key (rank_local).
 int rank_key();
 
-/// This rank's `T`, default-constructed at first use: one static in a real run, one per
-/// simulated rank under SMPI. References stay valid (the map's nodes never move).
+/// A `T` per rank_key, default-constructed at first use: one in a real run, one per simulated
+/// rank under SMPI. References stay valid (the map's nodes never move).
+template <class T>
+class RankLocal {
+ public:
+  T& mine() {
+    const int key = rank_key();
+    std::lock_guard<std::mutex> lock(mutex_);  // the lookup only: never across an MPI call
+    return by_rank_[key];
+  }
+
+ private:
+  std::mutex mutex_;
+  std::unordered_map<int, T> by_rank_;
+};
+
+/// This rank's `T` of the program (a RankLocal static per type).
 template <class T>
 T& rank_local() {
-  static std::mutex mutex;  // held for the lookup only: never across an MPI call
-  static std::unordered_map<int, T> by_rank;
-  const int key = rank_key();
-  std::lock_guard<std::mutex> lock(mutex);
-  return by_rank[key];
+  static RankLocal<T> values;
+  return values.mine();
 }
 
 /// True when local computations are charged instead of executed: under SMPI unless

@@ -105,8 +105,8 @@ struct PollState {
 
 // Whether a message from this rank's host to itself has a route: SimGrid's torus zones have
 // none unless the platform gives the cluster a loopback (the shipped ones do).
-bool has_self_route() {
-  int& self_route_known = rank_local<PollState>().self_route_known;
+bool has_self_route(PollState& me) {
+  int& self_route_known = me.self_route_known;
   if (self_route_known < 0) {
     std::vector<simgrid::s4u::Link*> links;
     double latency_s = 0;
@@ -185,8 +185,8 @@ int test_some(int count, MPI_Request* requests, int* done, int* indices, MPI_Sta
     *done = MPI_UNDEFINED;
     return MPI_SUCCESS;
   }
-  if (!has_self_route()) return test_some_by_testany(count, requests, done, indices, statuses);
   PollState& me = rank_local<PollState>();
+  if (!has_self_route(me)) return test_some_by_testany(count, requests, done, indices, statuses);
   int rc = me.marker == MPI_REQUEST_NULL ? post_poll_marker(me) : MPI_SUCCESS;
   std::vector<MPI_Request> polled(requests, requests + count);
   polled.push_back(me.marker);
