@@ -130,6 +130,17 @@ int test_one(MPI_Request* request, int* flag, MPI_Status* status);
 /// MPI_Waitany: *done is 1, and the caller's next test or wait finds the others.
 int wait_some(int count, MPI_Request* requests, int* done, int* indices, MPI_Status* statuses);
 
+/// The tag a point-to-point message of `bytes` travels with, for relay's protocol tag `tag`
+/// (1..30000, exec::CommState::next_tag): `tag` on real MPI. Under SMPI with
+/// smpi/async-small-thresh set (relay simulate sets 64 KiB), a message below the threshold goes
+/// through a second mailbox, and a send checks the other mailbox for a posted receive before
+/// its own: messages from one rank with one tag on both sides of the threshold then match out
+/// of order -- a segmented ring allreduce of 1 MiB on 3 ranks, 64 KiB segments and a shorter
+/// last one, ended in SMPI's deadlock report. Above the threshold the tag is moved past 2^24
+/// (SMPI's MPI_TAG_UB is INT_MAX), so each mailbox only sees its own and keeps MPI's order.
+/// Both sides of a message must pass the message's size (receives are posted at it).
+int wire_tag(int tag, std::int64_t bytes);
+
 /// Whether wait_some can wait for MPI's own nonblocking collectives (MPI_Ibcast, ...): not
 /// under SMPI, whose MPI_Waitany does not see them complete; they must be tested there.
 bool waits_see_collectives();

@@ -5,6 +5,7 @@
 #include <smpi/smpi.h>
 #include <xbt/sysdep.h>
 #include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
 #include <xbt/config.hpp>
@@ -19,6 +20,27 @@
 #include "exec/compute.hpp"
 
 namespace relay::exec {
+
+namespace {
+
+// When every simulated rank waits for a message that will never come, SimGrid prints its
+// deadlock report, ends the simulation and exits with status 0, as if the program had run:
+// `relay simulate` then printed no result and said "exit status 0", and a simulated test that
+// deadlocked passed. Registered once, by a static initializer, before any simulated rank runs
+// (with --privatization dlopen once per rank's copy: the first to run exits).
+[[maybe_unused]] const bool g_deadlock_fails = [] {
+  simgrid::s4u::Engine::on_deadlock_cb([] {
+    std::fflush(nullptr);
+    std::fprintf(stderr,
+                 "relay: the simulated ranks deadlocked (SimGrid's report above): no result. "
+                 "Please report it with the command line: relay's schedules complete on every "
+                 "MPI, so this is a defect of relay's or of SMPI's.\n");
+    std::_Exit(1);
+  });
+  return true;
+}();
+
+}  // namespace
 
 int rank_key() { return static_cast<int>(sg_actor_self_get_pid()); }
 
@@ -223,6 +245,13 @@ int test_one(MPI_Request* request, int* flag, MPI_Status* status) {
 }
 
 bool waits_see_collectives() { return false; }
+
+int wire_tag(int tag, std::int64_t bytes) {
+  // Read once: the same for every simulated rank (SMPI's configuration is the process's).
+  static const int small_below = simgrid::config::get_value<int>("smpi/async-small-thresh");
+  constexpr int kLargeTagOffset = 1 << 24;
+  return small_below > 0 && bytes >= small_below ? tag + kLargeTagOffset : tag;
+}
 
 int wait_some(int count, MPI_Request* requests, int* done, int* indices, MPI_Status* statuses) {
   int index = MPI_UNDEFINED;

@@ -167,8 +167,8 @@ relay_status_t Executor::post_receives() {
     if (!ready(s)) break;
     free_recv_slots_.pop_back();
     char* target = s.to_scratch ? combiner_.scratch + s.scratch_offset : buffer_ + s.offset;
-    const int rc = MPI_Irecv(target, static_cast<int>(s.bytes), MPI_BYTE, s.peer, tag_, comm_,
-                             &requests_[slot]);
+    const int rc = MPI_Irecv(target, static_cast<int>(s.bytes), MPI_BYTE, s.peer,
+                             wire_tag(tag_, s.bytes), comm_, &requests_[slot]);
     if (rc != MPI_SUCCESS) return mpi_failed(rc, "MPI_Irecv");
     slot_step_[slot] = recvs_posted_++;
   }
@@ -185,8 +185,8 @@ relay_status_t Executor::start_sends() {
     if (in_flight > 0 && in_flight + s.bytes > peer_bytes_limit_) break;
     const int slot = free_send_slots_.back();
     free_send_slots_.pop_back();
-    const int rc = MPI_Isend(buffer_ + s.offset, static_cast<int>(s.bytes), MPI_BYTE, s.peer, tag_,
-                             comm_, &requests_[slot]);
+    const int rc = MPI_Isend(buffer_ + s.offset, static_cast<int>(s.bytes), MPI_BYTE, s.peer,
+                             wire_tag(tag_, s.bytes), comm_, &requests_[slot]);
     if (rc != MPI_SUCCESS) return mpi_failed(rc, "MPI_Isend");
     in_flight += s.bytes;
     slot_step_[slot] = sends_started_++;
@@ -322,8 +322,8 @@ relay_status_t Executor::blocking_step(bool may_block, bool& advanced) {
     complete_slot(slot, status);
     if (auto st = post_receives(); st != RELAY_SUCCESS) return st;
   } else if (may_block && !cursor_send_active_) {
-    const int rc =
-        MPI_Send(buffer_ + s.offset, static_cast<int>(s.bytes), MPI_BYTE, s.peer, tag_, comm_);
+    const int rc = MPI_Send(buffer_ + s.offset, static_cast<int>(s.bytes), MPI_BYTE, s.peer,
+                            wire_tag(tag_, s.bytes), comm_);
     if (rc != MPI_SUCCESS) return mpi_failed(rc, "MPI_Send");
     send_completed(sends_done_);
     if (auto st = post_receives(); st != RELAY_SUCCESS) return st;
@@ -331,7 +331,7 @@ relay_status_t Executor::blocking_step(bool may_block, bool& advanced) {
     const int slot = max_requests_;
     if (!cursor_send_active_) {
       const int rc = MPI_Isend(buffer_ + s.offset, static_cast<int>(s.bytes), MPI_BYTE, s.peer,
-                               tag_, comm_, &requests_[slot]);
+                               wire_tag(tag_, s.bytes), comm_, &requests_[slot]);
       if (rc != MPI_SUCCESS) return mpi_failed(rc, "MPI_Isend");
       cursor_send_active_ = true;
     }
