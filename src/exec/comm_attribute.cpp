@@ -48,8 +48,12 @@ relay_status_t CommAttribute::init(PerRank*& mine, std::string& error) {
 }
 
 relay_status_t CommAttribute::get(MPI_Comm comm, void** value, std::string& error) {
-  *value = nullptr;
   PerRank* me = nullptr;
+  return get(comm, value, me, error);
+}
+
+relay_status_t CommAttribute::get(MPI_Comm comm, void** value, PerRank*& me, std::string& error) {
+  *value = nullptr;
   if (auto st = init(me, error); st != RELAY_SUCCESS) return st;
   int found = 0;
   if (MPI_Comm_get_attr(comm, me->keyval, value, &found) != MPI_SUCCESS) {
@@ -81,9 +85,9 @@ relay_status_t CommAttribute::set(MPI_Comm comm, void* value, std::string& error
 
 relay_status_t CommAttribute::remove(MPI_Comm comm, std::string& error) {
   void* value = nullptr;
-  if (auto st = get(comm, &value, error); st != RELAY_SUCCESS || value == nullptr) return st;
-  if (MPI_Comm_delete_attr(comm, ranks_.mine().keyval) !=
-      MPI_SUCCESS) {  // calls delete_fn: frees value
+  PerRank* me = nullptr;
+  if (auto st = get(comm, &value, me, error); st != RELAY_SUCCESS || value == nullptr) return st;
+  if (MPI_Comm_delete_attr(comm, me->keyval) != MPI_SUCCESS) {  // calls delete_fn: frees value
     error = "MPI_Comm_delete_attr failed";
     return RELAY_ERR_MPI;
   }

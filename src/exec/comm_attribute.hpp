@@ -49,6 +49,8 @@ class CommAttribute {
   };
   /// This rank's keyval, its attribute hooks set up at the first call.
   relay_status_t init(PerRank*& me, std::string& error);
+  /// get(), handing back this rank's entry too (remove's keyval: one lookup per call).
+  relay_status_t get(MPI_Comm comm, void** value, PerRank*& me, std::string& error);
 
   Release release_;
   std::mutex mutex_;  // guards every PerRank's `live`; never held across MPI
