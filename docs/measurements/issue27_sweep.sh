@@ -37,9 +37,11 @@ for cell in ${cells//,/ }; do
   echo "== $name: $p, $nodes nodes, n = $n, block $((n / root))" >&2
   # --privatization no: the simulated output is the same as with mmap (256 nodes, n = 8192, all
   # five rows identical, 2026-12-07; docs/simulate.md, "Privatization: none"), in less host time.
+  # Progress (each algorithm's simulated time and the host seconds so far) goes to the cell's
+  # .txt as it runs: a 16,384-node cell takes an hour or more.
   RELAY_SIMULATE_COMPUTE=timing RELAY_MODEL_PARAMS=$params "$relay" simulate --platform "$p" --np "$nodes" --privatization no -- bench gemm \
     --n "$n" --block $((n / root)) --algorithms 2d,2.5d:4,2.5d:16,3d,auto --schemes binomial \
-    --lookahead 1 --reps 1 --no-scalapack --quiet --json "$out/$name.json.part" \
+    --lookahead 1 --reps 1 --no-scalapack --json "$out/$name.json.part" \
     > "$out/$name.txt" 2>&1 || { echo "failed: $name (see $out/$name.txt)" >&2; exit 1; }
   mv "$out/$name.json.part" "$out/$name.json"
 done
