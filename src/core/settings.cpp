@@ -127,6 +127,10 @@ constexpr std::array kSettings{
     Setting{Knob::simulate_relay, "RELAY_SIMULATE_RELAY", "path", "built",
             "the relay program built for SimGrid SMPI (relay-smpi) that `relay simulate` runs",
             R::command, A::free},
+    Setting{Knob::simulate_smpirun, "RELAY_SIMULATE_SMPIRUN", "path", "built",
+            "the smpirun `relay simulate` runs: SimGrid 3.32 with relay's patch when "
+            "./dev simgrid has built it (.deps/simgrid-3.32-relay), else Debian's",
+            R::command, A::free},
     Setting{Knob::simulate_platform, "RELAY_SIMULATE_PLATFORM", "text", "unset",
             "set by relay simulate for its ranks: the simulated platform, printed with results",
             R::command, A::free},

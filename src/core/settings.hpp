@@ -44,6 +44,7 @@ enum class Knob {
   cluster_cache,
   cluster_check_bin,
   simulate_relay,
+  simulate_smpirun,
   simulate_platform,
   simulate_compute,
   simulate_gflops,

@@ -16,7 +16,7 @@
 #      the memory per rank printed, then a clear refusal with exit 1 on every rank count, not
 #      a bare std::bad_alloc;
 #   7. OSU's flags (-m, -i, -x, -f, --osu) and what the tables' columns are over;
-#   8. relay simulate's placement and flow share, as --dry-run prints them (where smpirun is
+#   8. relay simulate's placement, flow share and smpirun, as --dry-run prints them (where smpirun is
 #      installed): a 4x4 grid's fibers of 4 layers on consecutive nodes, bad values refused.
 # Usage: run_cli_checks_test.sh MPIEXEC RELAY [mpiexec flags...]
 set -uo pipefail
@@ -294,6 +294,12 @@ PY
   solo "${sim[@]}" --flow-share 0.3 --factors smpi --dry-run -- bench gemm; rc=$?
   status_is 2 "--flow-share with --factors smpi"
   says "it needs --factors off" "--flow-share with --factors smpi"
-  echo "8. relay simulate: fibers placement and flow share in the dry run, bad values refused"
+  solo env RELAY_SIMULATE_SMPIRUN=/usr/bin/smpirun "${sim[@]}" --dry-run -- bench gemm; rc=$?
+  status_is 0 "RELAY_SIMULATE_SMPIRUN=/usr/bin/smpirun"
+  says "# smpirun: /usr/bin/smpirun" "the smpirun RELAY_SIMULATE_SMPIRUN names"
+  solo env RELAY_SIMULATE_SMPIRUN="$work/no-smpirun" "${sim[@]}" --dry-run -- bench gemm; rc=$?
+  status_is 1 "RELAY_SIMULATE_SMPIRUN naming no program"
+  says "RELAY_SIMULATE_SMPIRUN: $work/no-smpirun is not an executable" "a missing smpirun"
+  echo "8. relay simulate: fibers placement flow share and smpirun in the dry run, bad values refused"
 fi
 echo "cli_checks: all checks passed"
