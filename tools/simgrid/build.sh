@@ -14,6 +14,10 @@
 # Source: SimGrid's release on PyPI (the registry this project may reach), checked by SHA-256.
 # About 30 minutes on 2 cores; needs Debian's build tools and libboost-dev (./dev installs them).
 set -euo pipefail
+case ${1:-} in
+  -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+  -*) echo "tools/simgrid/build.sh: unknown option $1 (--help)" >&2; exit 2 ;;
+esac
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 prefix=${1:-$root/.deps/simgrid-3.32-relay}
