@@ -252,10 +252,11 @@ int run(const Options& o) {
     throw std::runtime_error(
         fmt::format("RELAY_SIMULATE_SMPIRUN: {} is not an executable", given_smpirun));
   }
-  const std::string smpirun = first_existing(
-      {given_smpirun ? given_smpirun : "", RELAY_SOURCE_DIR "/.deps/simgrid-3.32-relay/bin/smpirun",
-       "/usr/bin/smpirun", "/usr/local/bin/smpirun"},
-      X_OK);
+  const std::string smpirun =
+      given_smpirun ? given_smpirun
+                    : first_existing({RELAY_SOURCE_DIR "/.deps/simgrid-3.32-relay/bin/smpirun",
+                                      "/usr/bin/smpirun", "/usr/local/bin/smpirun"},
+                                     X_OK);
   if (smpirun.empty()) {
     throw std::runtime_error("smpirun not found: apt install libsimgrid-dev (SimGrid 3.32)");
   }

@@ -300,6 +300,6 @@ PY
   solo env RELAY_SIMULATE_SMPIRUN="$work/no-smpirun" "${sim[@]}" --dry-run -- bench gemm; rc=$?
   status_is 1 "RELAY_SIMULATE_SMPIRUN naming no program"
   says "RELAY_SIMULATE_SMPIRUN: $work/no-smpirun is not an executable" "a missing smpirun"
-  echo "8. relay simulate: fibers placement flow share and smpirun in the dry run, bad values refused"
+  echo "8. relay simulate: fibers placement, flow share and smpirun in the dry run, bad values refused"
 fi
 echo "cli_checks: all checks passed"

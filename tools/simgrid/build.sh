@@ -7,12 +7,12 @@
 # The patch (activity-list.patch): SimGrid 3.32 keeps every detached communication in flight
 # (each SMPI message under smpi/send-is-detached-thresh, 64 KiB) in one std::list and removes
 # each finished one with a scan of that list; at 16,384 ranks with 32 KiB panels the scan took
-# 89% of the host's time (perf, 2026-12-07) and a GEMM cell would have run for days. The patch
+# 89% of the host's time (perf, 2026-12-07). The patch
 # removes in constant time and keeps the list's order, so simulated results do not change.
 #
 # Usage: tools/simgrid/build.sh [PREFIX]   (default .deps/simgrid-3.32-relay beside this checkout)
 # Source: SimGrid's release on PyPI (the registry this project may reach), checked by SHA-256.
-# About 30 minutes on 2 cores; needs Debian's build tools and libboost-dev (./dev installs them).
+# About 7 minutes on 2 cores; needs Debian's build tools and libboost-dev (./dev installs them).
 set -euo pipefail
 case ${1:-} in
   -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
