@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <map>
 #include <tuple>
@@ -145,6 +146,15 @@ class Coster {
   // The fiber's exchange: every member sends each other member `pair_bytes`.
   double exchange_s(int ranks, std::int64_t pair_bytes) {
     if (ranks <= 1 || pair_bytes <= 0) return 0;
+    // A's and B's exchanges are one size on a square problem: replayed once (a linear
+    // alltoall of 128 ranks is 16,256 messages, 15 ms here).
+    const auto key = std::make_pair(ranks, pair_bytes);
+    if (auto it = exchange_cache_.find(key); it != exchange_cache_.end()) return it->second;
+    const double s = exchange_uncached_s(ranks, pair_bytes);
+    exchange_cache_[key] = s;
+    return s;
+  }
+  double exchange_uncached_s(int ranks, std::int64_t pair_bytes) {
     const auto schedule = coll::coll_schedule(coll::Collective::alltoall, "linear", ranks, 0,
                                               pair_bytes * ranks, elem_, 0);
     if (!schedule) {
@@ -197,6 +207,7 @@ class Coster {
   bool ok_ = true;
   bool by_table_ = false, by_closed_form_ = false;
   std::map<std::tuple<int, std::int64_t, int>, Bcast> bcast_cache_;
+  std::map<std::pair<int, std::int64_t>, double> exchange_cache_;
 };
 
 // op(A)'s k dimension block and op(B)'s: the blocks a panel's pieces follow.
@@ -373,59 +384,169 @@ CostBreakdown predict(const Problem& p, const layout::ProcessGrid& grid, const C
   return out;
 }
 
-PanelChoice choose_panel_bcast(const Problem& p, const layout::ProcessGrid& grid,
-                               const Candidate& candidate, const Options& options,
-                               const CostInputs& inputs) {
+namespace {
+
+// The configurations choose_panel_bcast weighs against the closed form's.
+struct Try {
+  relay_bcast_algorithm_t algorithm;
+  long long segment_bytes;  // 0: unsegmented
+};
+constexpr Try kTries[] = {{RELAY_BCAST_LINEAR, 0},           {RELAY_BCAST_BINOMIAL, 0},
+                          {RELAY_BCAST_BINARY, 0},           {RELAY_BCAST_SCATTER_ALLGATHER, 0},
+                          {RELAY_BCAST_PIPELINE, 16 << 10},  {RELAY_BCAST_PIPELINE, 64 << 10},
+                          {RELAY_BCAST_PIPELINE, 256 << 10}, {RELAY_BCAST_PIPELINE, 1 << 20}};
+constexpr int kTryCount = static_cast<int>(sizeof kTries / sizeof kTries[0]);
+
+Options with_try(const Options& options, const Try& t) {
+  Options o = options;
+  o.bcast.algorithm = t.algorithm;
+  o.bcast.segment_bytes = t.segment_bytes;
+  return o;
+}
+
+// A table rule (for some of them) or the caller's own choice stands; so does a call the model
+// cannot cost.
+bool weighs_tries(const CostBreakdown& first) {
+  return first.ok && !first.panels_by_table && first.panels_by_closed_form;
+}
+
+// The choice from the first costing and, where weighs_tries, each try's (kTries' order).
+PanelChoice pick(const Options& options, const CostBreakdown& first,
+                 const std::vector<CostBreakdown>& tries) {
   PanelChoice out;
   out.bcast = options.bcast;
-  out.cost = predict(p, grid, candidate, options, inputs);
-  // A table rule (for some of them) or the caller's own choice stands; so does a call the
-  // model cannot cost.
-  if (!out.cost.ok || out.cost.panels_by_table || !out.cost.panels_by_closed_form) return out;
-  struct Try {
-    relay_bcast_algorithm_t algorithm;
-    long long segment_bytes;  // 0: unsegmented
-  };
-  static constexpr Try kTries[] = {
-      {RELAY_BCAST_LINEAR, 0},           {RELAY_BCAST_BINOMIAL, 0},
-      {RELAY_BCAST_BINARY, 0},           {RELAY_BCAST_SCATTER_ALLGATHER, 0},
-      {RELAY_BCAST_PIPELINE, 16 << 10},  {RELAY_BCAST_PIPELINE, 64 << 10},
-      {RELAY_BCAST_PIPELINE, 256 << 10}, {RELAY_BCAST_PIPELINE, 1 << 20}};
+  out.cost = first;
+  if (!weighs_tries(first)) return out;
   auto name = [](relay_bcast_algorithm_t a, long long segment) {
     const coll::Algorithm* row = coll::find_algorithm(coll::Collective::bcast, a);
     const std::string text = row != nullptr ? std::string(row->name) : "?";
     return segment > 0 ? fmt::format("{} {} KiB", text, segment >> 10) : text;
   };
-  out.considered = fmt::format("the closed form's {:.3g} s", out.cost.total_s);
-  for (const Try& t : kTries) {
-    Options o = options;
-    o.bcast.algorithm = t.algorithm;
-    o.bcast.segment_bytes = t.segment_bytes;
-    const CostBreakdown c = predict(p, grid, candidate, o, inputs);
+  out.considered = fmt::format("the closed form's {:.3g} s", first.total_s);
+  for (int i = 0; i < kTryCount; ++i) {
+    const Try& t = kTries[i];
+    const CostBreakdown& c = tries[static_cast<std::size_t>(i)];
     out.considered +=
         c.ok ? fmt::format(", {} {:.3g} s", name(t.algorithm, t.segment_bytes), c.total_s)
              : fmt::format(", {} not costed", name(t.algorithm, t.segment_bytes));
     // Strictly faster: on a tie the closed form's (what auto ran before) stays.
     if (c.ok && c.total_s < out.cost.total_s) {
       out.cost = c;
-      out.bcast = o.bcast;
+      out.bcast = with_try(options, t).bcast;
       out.by_model = true;
     }
   }
   return out;
 }
 
-PanelChoice cached_panel_bcast(relay_grid& grid, const Problem& p, const Candidate& candidate,
-                               const Options& options, const CostInputs& inputs) {
-  coll::ActiveTable table;
-  // A table that cannot be read: nothing cached (the call's broadcasts report the error).
-  if (coll::active_table(table) != RELAY_SUCCESS) {
-    return choose_panel_bcast(p, grid.shape, candidate, options, inputs);
+// A CostBreakdown as doubles, for the allreduce that shares them (exact: every value is a
+// double or a small integer).
+constexpr int kCostDoubles = 9;
+void put(const CostBreakdown& c, double* to) {
+  const double v[kCostDoubles] = {c.replicate_s,
+                                  c.panels_s,
+                                  c.compute_s,
+                                  c.reduce_s,
+                                  c.total_s,
+                                  static_cast<double>(c.pieces),
+                                  c.ok ? 1.0 : 0.0,
+                                  c.panels_by_table ? 1.0 : 0.0,
+                                  c.panels_by_closed_form ? 1.0 : 0.0};
+  std::copy(v, v + kCostDoubles, to);
+}
+CostBreakdown get(const double* from) {
+  CostBreakdown c;
+  c.replicate_s = from[0];
+  c.panels_s = from[1];
+  c.compute_s = from[2];
+  c.reduce_s = from[3];
+  c.total_s = from[4];
+  c.pieces = static_cast<int>(from[5]);
+  c.ok = from[6] != 0;
+  c.panels_by_table = from[7] != 0;
+  c.panels_by_closed_form = from[8] != 0;
+  return c;
+}
+
+// Each of `work`'s costings on one process of `comm` in turn (the i-th on process i mod P),
+// then shared: every process's zeros elsewhere, summed. x + 0 is x, so every process ends with
+// the owner's doubles exactly.
+std::vector<CostBreakdown> costed_over(const std::vector<std::function<CostBreakdown()>>& work,
+                                       MPI_Comm comm) {
+  int me = 0, size = 1;
+  MPI_Comm_rank(comm, &me);
+  MPI_Comm_size(comm, &size);
+  std::vector<double> all(work.size() * kCostDoubles, 0.0);
+  for (std::size_t i = static_cast<std::size_t>(me); i < work.size();
+       i += static_cast<std::size_t>(size)) {
+    put(work[i](), all.data() + i * kCostDoubles);
   }
+  if (size > 1 && !all.empty()) {
+    exec::allreduce(MPI_IN_PLACE, all.data(), static_cast<int>(all.size()), MPI_DOUBLE, MPI_SUM,
+                    comm);  // as agree_on_call
+  }
+  std::vector<CostBreakdown> out;
+  out.reserve(work.size());
+  for (std::size_t i = 0; i < work.size(); ++i) out.push_back(get(all.data() + i * kCostDoubles));
+  return out;
+}
+
+}  // namespace
+
+PanelChoice choose_panel_bcast(const Problem& p, const layout::ProcessGrid& grid,
+                               const Candidate& candidate, const Options& options,
+                               const CostInputs& inputs) {
+  const CostBreakdown first = predict(p, grid, candidate, options, inputs);
+  std::vector<CostBreakdown> tries;
+  if (weighs_tries(first)) {
+    for (const Try& t : kTries)
+      tries.push_back(predict(p, grid, candidate, with_try(options, t), inputs));
+  }
+  return pick(options, first, tries);
+}
+
+std::vector<PanelChoice> choose_panel_bcasts(const Problem& p, const layout::ProcessGrid& grid,
+                                             const std::vector<Candidate>& candidates,
+                                             const Options& options, const CostInputs& inputs,
+                                             MPI_Comm comm) {
+  // Round 1: each candidate with the caller's options.
+  std::vector<std::function<CostBreakdown()>> work;
+  for (const Candidate& c : candidates) {
+    work.emplace_back([&, c] { return predict(p, grid, c, options, inputs); });
+  }
+  const std::vector<CostBreakdown> first = costed_over(work, comm);
+  // Round 2: the tries of every candidate whose broadcasts the closed form would run.
+  work.clear();
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    if (!weighs_tries(first[i])) continue;
+    for (const Try& t : kTries) {
+      work.emplace_back(
+          [&, c = candidates[i], t] { return predict(p, grid, c, with_try(options, t), inputs); });
+    }
+  }
+  const std::vector<CostBreakdown> tried = costed_over(work, comm);
+  std::vector<PanelChoice> out;
+  std::size_t next = 0;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    std::vector<CostBreakdown> tries;
+    if (weighs_tries(first[i])) {
+      tries.assign(tried.begin() + static_cast<std::ptrdiff_t>(next),
+                   tried.begin() + static_cast<std::ptrdiff_t>(next + kTryCount));
+      next += kTryCount;
+    }
+    out.push_back(pick(options, first[i], tries));
+  }
+  return out;
+}
+
+namespace {
+
+// The cache key: everything choose_panel_bcast reads of the call.
+std::string choice_key(const Problem& p, const Candidate& candidate, const Options& options) {
   int type_size = 0;
   MPI_Type_size(p.type, &type_size);
   const relay_bcast_options_t& b = options.bcast;
-  const std::string key = fmt::format(
+  return fmt::format(
       "{} {} {} {}{} {} | {} {} {} {} {} {} | {} {} {} {} | {} {} {} {} {} {} {} {} {}", p.m, p.n,
       p.k, static_cast<int>(p.opa), static_cast<int>(p.opb),
       p.type == MPI_C_FLOAT_COMPLEX || p.type == MPI_C_DOUBLE_COMPLEX ? -type_size : type_size,
@@ -434,6 +555,18 @@ PanelChoice cached_panel_bcast(relay_grid& grid, const Problem& p, const Candida
       options.panel_width, options.lookahead, options.pieces, options.panels_per_owner,
       static_cast<int>(b.algorithm), static_cast<int>(b.policy), b.segment_bytes, b.fanout,
       b.max_requests);
+}
+
+}  // namespace
+
+std::vector<PanelChoice> cached_panel_bcasts(relay_grid& grid, const Problem& p,
+                                             const std::vector<Candidate>& candidates,
+                                             const Options& options, const CostInputs& inputs) {
+  coll::ActiveTable table;
+  // A table that cannot be read: nothing cached (the call's broadcasts report the error).
+  if (coll::active_table(table) != RELAY_SUCCESS) {
+    return choose_panel_bcasts(p, grid.shape, candidates, options, inputs, grid.comm);
+  }
   if (!grid.panel_choices) grid.panel_choices = std::make_unique<PanelChoices>();
   PanelChoices& choices = *grid.panel_choices;
   auto& cache = choices.by_key;
@@ -442,13 +575,30 @@ PanelChoice cached_panel_bcast(relay_grid& grid, const Problem& p, const Candida
     cache.clear();
     choices.table = table;
   }
-  if (auto it = cache.find(key); it != cache.end()) return it->second;
+  std::vector<std::string> keys;
+  std::vector<Candidate> missing;
+  std::vector<PanelChoice> out(candidates.size());
+  std::vector<std::size_t> missing_at;  // where each of `missing` goes in `out`
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    keys.push_back(choice_key(p, candidates[i], options));
+    if (auto it = cache.find(keys.back()); it != cache.end()) {
+      out[i] = it->second;
+    } else {
+      missing.push_back(candidates[i]);
+      missing_at.push_back(i);
+    }
+  }
+  if (missing.empty()) return out;
+  std::vector<PanelChoice> made =
+      choose_panel_bcasts(p, grid.shape, missing, options, inputs, grid.comm);
   // Bounded: a program that multiplies ever new shapes must not grow without end.
   constexpr std::size_t kMaxEntries = 1024;
-  if (cache.size() >= kMaxEntries) cache.clear();
-  PanelChoice choice = choose_panel_bcast(p, grid.shape, candidate, options, inputs);
-  cache.emplace(key, choice);
-  return choice;
+  if (cache.size() + made.size() > kMaxEntries) cache.clear();
+  for (std::size_t j = 0; j < made.size(); ++j) {
+    out[missing_at[j]] = made[j];
+    cache.emplace(keys[missing_at[j]], std::move(made[j]));
+  }
+  return out;
 }
 
 namespace {

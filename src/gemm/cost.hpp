@@ -120,19 +120,37 @@ PanelChoice choose_panel_bcast(const Problem& p, const layout::ProcessGrid& grid
                                const Candidate& candidate, const Options& options,
                                const CostInputs& inputs);
 
+/// choose_panel_bcast for each of `candidates`, the work dealt out over the processes of `comm`
+/// (collective; `comm` holds the grid's processes). Each candidate's first costing (the
+/// caller's options), then, where the closed form would run its broadcasts, each of the eight
+/// configurations weighed: one costing per process in turn, one allreduce of the results per
+/// round (at most two), so that every process holds every answer. The same answers as
+/// choose_panel_bcast, to the last digit: each costing is computed on one process and copied.
+/// Why: every process used to weigh everything itself -- on 16,384 processes (a 128x128 grid,
+/// n = 32768) nine candidates with the configurations weighed cost 0.6 s on each, longer than
+/// the multiplication, and a simulation of them paid it 16,384 times over.
+std::vector<PanelChoice> choose_panel_bcasts(const Problem& p, const layout::ProcessGrid& grid,
+                                             const std::vector<Candidate>& candidates,
+                                             const Options& options, const CostInputs& inputs,
+                                             MPI_Comm comm);
+
 /// choose_panel_bcast's answers on one grid, kept for later calls of the same shape: weighing
 /// nine configurations costs about half a millisecond, which a ScaLAPACK solver's hundreds of
 /// small updates would pay on every call. Keyed by everything the choice reads: the problem's
 /// shape, types and blocks, the options and the candidate; emptied when the active tuning
-/// table changes.
+/// table changes. Every process of the grid holds the same entries (the same calls made them),
+/// so all of them agree on which calls weigh again (collectively).
 struct PanelChoices {
   std::map<std::string, PanelChoice> by_key;
   coll::ActiveTable table;  ///< the table they were chosen under (held: its address stays unique)
 };
 
-/// choose_panel_bcast through `grid`'s PanelChoices.
-PanelChoice cached_panel_bcast(relay_grid& grid, const Problem& p, const Candidate& candidate,
-                               const Options& options, const CostInputs& inputs);
+/// choose_panel_bcasts through `grid`'s PanelChoices: what is not cached is weighed over the
+/// grid's processes (collective when anything is not; the tuning table must be the same on
+/// every process, as for the broadcasts themselves).
+std::vector<PanelChoice> cached_panel_bcasts(relay_grid& grid, const Problem& p,
+                                             const std::vector<Candidate>& candidates,
+                                             const Options& options, const CostInputs& inputs);
 
 /// The grid's cost inputs, made on first use and kept with the grid: the network from
 /// RELAY_MODEL_PARAMS (a relay model measure file: alpha from its smallest ping-pong, beta

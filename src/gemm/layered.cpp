@@ -614,7 +614,7 @@ relay_status_t multiply(const Problem& p, relay_grid& grid, const Options& optio
     order.push_back(Candidate{});
   }
   // Per candidate, its panel broadcasts (the caller's options, or auto's configuration chosen
-  // by the model where no tuning table covers them: choose_panel_bcast) and the model's time.
+  // by the model where no tuning table covers them: choose_panel_bcasts) and the model's time.
   std::vector<PanelChoice> panels(order.size());
   for (PanelChoice& c : panels) c.bcast = options.bcast;
   // The cost inputs are made on a grid's first non-empty call whatever it runs (collective).
@@ -623,9 +623,7 @@ relay_status_t multiply(const Problem& p, relay_grid& grid, const Options& optio
     if (auto st = cost_inputs(grid, &inputs, error); st != RELAY_SUCCESS) return st;
   }
   if (inputs != nullptr) {
-    for (std::size_t i = 0; i < order.size(); ++i) {
-      panels[i] = cached_panel_bcast(grid, p, order[i], options, *inputs);
-    }
+    panels = cached_panel_bcasts(grid, p, order, options, *inputs);  // collective when not cached
     if (order.size() > 1) {
       std::vector<std::size_t> rank(order.size());
       for (std::size_t i = 0; i < rank.size(); ++i) rank[i] = i;
