@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gemm/cost.hpp"
+#include "gemm/grid.hpp"
 #include "layout/descriptor.hpp"
 #include "layout/process_grid.hpp"
 
@@ -96,6 +97,52 @@ TEST(Gemm, AutoWeighsOverTheProcessesWhatOneProcessWouldAlone) {
   }
   // Nothing to weigh: no costing, and still collective-safe (every process returns at once).
   EXPECT_TRUE(gemm::choose_panel_bcasts(p, grid, {}, fixed, in, MPI_COMM_WORLD).empty());
+}
+
+// The grid's cache: a call whose candidates are partly kept (a forced call made one of them,
+// as bench gemm's 2d before auto) weighs the others only, and each answer lands at its own
+// candidate's place.
+TEST(Gemm, AutoCacheFillsOnlyTheCandidatesNotKept) {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  relay_grid* grid = nullptr;
+  std::string error;
+  ASSERT_EQ(gemm::create_grid(MPI_COMM_WORLD, 1, size, relay::layout::GridOrder::row_major, true,
+                              &grid, error),
+            RELAY_SUCCESS)
+      << error;
+  std::vector<gemm::Candidate> candidates = gemm::auto_candidates(grid->shape);
+  if (candidates.size() < 2) {  // one process: 2D alone
+    gemm::Candidate layered;
+    layered.algorithm = RELAY_GEMM_25D;  // costed only, never run: the model reads the shape
+    candidates.push_back(layered);
+  }
+  const gemm::CostInputs in = torus_like();
+  const gemm::Problem p = square_problem(1024, 64);
+  gemm::Options o;
+  relay_bcast_options_init(&o.bcast);
+  o.lookahead = 1;
+  std::vector<gemm::PanelChoice> alone;
+  for (const gemm::Candidate& c : candidates) {
+    alone.push_back(gemm::choose_panel_bcast(p, grid->shape, c, o, in));
+  }
+  // The last candidate first, alone; then all (the last one kept); then all again (all kept).
+  const std::vector<gemm::PanelChoice> last =
+      gemm::cached_panel_bcasts(*grid, p, {candidates.back()}, o, in);
+  ASSERT_EQ(last.size(), 1u);
+  expect_same(last[0], alone.back(), "the last candidate alone");
+  for (int round = 0; round < 2; ++round) {
+    const std::vector<gemm::PanelChoice> all =
+        gemm::cached_panel_bcasts(*grid, p, candidates, o, in);
+    ASSERT_EQ(all.size(), candidates.size());
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      expect_same(all[i], alone[i],
+                  gemm::candidate_name(candidates[i]) + ", round " + std::to_string(round));
+    }
+  }
+  ASSERT_TRUE(grid->panel_choices);
+  EXPECT_EQ(grid->panel_choices->by_key.size(), candidates.size());
+  gemm::free_grid(grid);
 }
 
 }  // namespace
