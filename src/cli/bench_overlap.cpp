@@ -308,7 +308,8 @@ void Bench::check_placement(nlohmann::json& doc) {
   char host[MPI_MAX_PROCESSOR_NAME] = {};
   int length = 0;
   MPI_Get_processor_name(host, &length);
-  std::vector<char> all(static_cast<std::size_t>(size_) * MPI_MAX_PROCESSOR_NAME);
+  // The root's alone (machine_description says why).
+  std::vector<char> all(rank_ == 0 ? static_cast<std::size_t>(size_) * MPI_MAX_PROCESSOR_NAME : 1);
   MPI_Gather(host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
              0, world_);
   if (rank_ != 0) return;

@@ -36,7 +36,9 @@ nlohmann::json machine_description(MPI_Comm comm) {
   char host[MPI_MAX_PROCESSOR_NAME] = {};
   int length = 0;
   MPI_Get_processor_name(host, &length);
-  std::vector<char> all(static_cast<std::size_t>(size) * MPI_MAX_PROCESSOR_NAME);
+  // The root's alone: P names on every rank are P^2 in a simulation, where all ranks share one
+  // host (16,384 simulated ranks: 27 GB, the OOM killer at the end of a finished GEMM sweep).
+  std::vector<char> all(rank == 0 ? static_cast<std::size_t>(size) * MPI_MAX_PROCESSOR_NAME : 1);
   MPI_Gather(host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
              0, comm);
   nlohmann::json m;
