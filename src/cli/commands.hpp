@@ -46,6 +46,8 @@ void add_bench_solve(CLI::App& bench, int& exit_code);
 void add_bench_eager(CLI::App& bench, int& exit_code);
 void add_algorithms(CLI::App& app, int& exit_code);
 void add_model(CLI::App& app, int& exit_code);
+/// relay model gemm (model_gemm.cpp), a subcommand of relay model.
+void add_model_gemm(CLI::App& model, int& exit_code);
 void add_tune(CLI::App& app, int& exit_code);
 void add_env(CLI::App& app, int& exit_code);
 void add_simulate(CLI::App& app, int& exit_code);

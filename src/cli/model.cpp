@@ -317,8 +317,8 @@ std::optional<coll::Collective> parse_operation(const std::string& name) {
 }
 
 void add_model(CLI::App& app, int& exit_code) {
-  CLI::App* model =
-      app.add_subcommand("model", "Measure point-to-point parameters; predict collective times");
+  CLI::App* model = app.add_subcommand(
+      "model", "Measure point-to-point parameters; predict collective and GEMM times");
   model->require_subcommand(1);
 
   auto m = std::make_shared<P2pMeasureArgs>();
@@ -380,6 +380,8 @@ void add_model(CLI::App& app, int& exit_code) {
       exit_code = write_results(doc, m->output, "", "", "relay model measure");
     }
   });
+
+  add_model_gemm(*model, exit_code);
 
   auto p = std::make_shared<PredictArgs>();
   CLI::App* predict = model->add_subcommand(

@@ -697,9 +697,7 @@ bool read_network(const relay_grid& grid, const char* path, CostInputs& in, std:
     // the transfer (model/params.hpp), which doubles every hop of a large panel's broadcast
     // (256 simulated torus nodes, n = 8192, block 512: 2D predicted at 0.142 s with the
     // table, 0.088 s with alpha and beta, 0.089 s simulated).
-    const nlohmann::json doc = nlohmann::json::parse(text);
-    in.machine = model::machine_from_json(doc, false);
-    large_message_fit(doc, in.machine);
+    in.machine = panel_machine(nlohmann::json::parse(text));
   } catch (const std::exception& e) {
     error = fmt::format("{}: {}", core::setting(core::Knob::model_params).name, e.what());
     return false;
@@ -779,6 +777,12 @@ double measure_copy_bytes_per_s(MPI_Comm comm) {
 }
 
 }  // namespace
+
+model::Machine panel_machine(const nlohmann::json& params) {
+  model::Machine machine = model::machine_from_json(params, false);
+  large_message_fit(params, machine);
+  return machine;
+}
 
 relay_status_t cost_inputs(relay_grid& grid, const CostInputs** inputs, std::string& error) {
   if (grid.cost_inputs) {

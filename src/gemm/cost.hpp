@@ -152,6 +152,12 @@ std::vector<PanelChoice> cached_panel_bcasts(relay_grid& grid, const Problem& p,
                                              const std::vector<Candidate>& candidates,
                                              const Options& options, const CostInputs& inputs);
 
+/// The network the model costs panels with, from a relay model measure file: its Hockney fit
+/// (not the PLogP table: cost_inputs says why), with beta from the ping-pong's two largest
+/// sizes and alpha from its smallest where it has them. Throws what model::machine_from_json
+/// throws for a file that is not one.
+model::Machine panel_machine(const nlohmann::json& params);
+
 /// The grid's cost inputs, made on first use and kept with the grid: the network from
 /// RELAY_MODEL_PARAMS (a relay model measure file: alpha from its smallest ping-pong, beta
 /// from its two largest), else a

@@ -51,6 +51,20 @@ solo "$relay" --help; rc=$?; status_is 0 "--help"
 solo "$relay" --version; rc=$?; status_is 0 "--version"
 solo "$relay" algorithms; rc=$?; status_is 0 "relay algorithms"
 solo "$relay" "${predict[@]}"; rc=$?; status_is 0 "relay model predict"
+# relay model gemm: auto's candidates on a grid of any size, from the file.
+solo "$relay" model gemm --params "$work/params.json" --grid 16x16 --n 4096 --gflops 10; rc=$?
+status_is 0 "relay model gemm"
+says "auto runs " "relay model gemm"
+grep -qE '^3d:[0-9]+ ' "$out" || fail "relay model gemm: no 3d candidate on a 16x16 grid"
+solo "$relay" model gemm --params "$work/params.json" --grid 16by16 --n 4096 --gflops 10; rc=$?
+status_is 2 "relay model gemm --grid 16by16"
+says "--grid '16by16' is not RxC" "relay model gemm --grid 16by16"
+solo "$relay" model gemm --params "$work/params.json" --grid 4x4 --n 512 --gflops 10 --bcast mpi; rc=$?
+status_is 2 "relay model gemm --bcast mpi (no schedule to cost)"
+says "--bcast mpi is not auto or a broadcast with a schedule" "relay model gemm --bcast mpi"
+echo "not json" >"$work/not_params.json"
+solo "$relay" model gemm --params "$work/not_params.json" --grid 4x4 --n 512 --gflops 10; rc=$?
+status_is 2 "relay model gemm with a --params file that is not one"
 run 2 "$relay" bench bcast --max-requests 0 --sizes 1KiB --quiet; rc=$?; status_is 2 "--max-requests 0 under mpirun"
 run 2 "$relay" bench bcast --window 0 --sizes 1KiB --quiet; rc=$?; status_is 2 "--window 0 under mpirun"
 run 2 "$relay" bench bcast --root 5 --sizes 1KiB --quiet; rc=$?; status_is 2 "--root 5 on 2 ranks"
@@ -72,6 +86,7 @@ echo "1. exit statuses: 2 usage errors, 1 failures, 0 success"
 # 2. nan, inf and negative numbers, for every floating-point option of every command.
 floats=("bench bcast --min-time" "bench coll --operation allreduce --min-time" "bench overlap --min-time"
   "model measure --spread" "model measure --max-seconds" "model predict --params $work/params.json --duplex"
+  "model gemm --params $work/params.json --grid 2x2 --n 64 --gflops"
   "tune --min-time" "tune --threshold" "tune --noise" "tune --variant-within")
 for f in "${floats[@]}"; do
   read -r -a words <<<"$f"

@@ -25,6 +25,7 @@ run1 bench symm --n 64 --reps 1 --json symm.json
 run1 purify --model chain --n 64 --json purify.json
 run1 model predict --params params.json --ranks 4 --sizes 64KiB --algorithms binomial \
   --policies blocking --segments 0 --json predict.json
+run1 model gemm --params params.json --grid 4x4 --n 512 --gflops 10 --json model_gemm.json
 run2 tune --operation bcast --sizes 64KiB --methods model --table-method model --params params.json \
   --output table.json --json tune.json --quiet
 run2 tune --for-gemm --n 64 --block 8 --reps 1 --algorithms binomial,pipeline --segments 1KiB \
@@ -42,7 +43,8 @@ written = {"bcast.json": "relay.bench.bcast/1", "bcast_osu.json": "relay.bench.b
            "coll.json": "relay.bench.coll/1", "gemm.json": "relay.bench.gemm/1",
            "overlap.json": "relay.bench.overlap/1", "symm.json": "relay.bench.symm/1",
            "purify.json": "relay.purify/1", "params.json": "relay.model.params/1",
-           "predict.json": "relay.model.predict/1", "tune.json": "relay.tune/1",
+           "predict.json": "relay.model.predict/1", "model_gemm.json": "relay.model.gemm/1",
+           "tune.json": "relay.tune/1",
            "table.json": "relay.tuning/1", "tune_gemm.json": "relay.tune.gemm/1",
            "gemm_table.json": "relay.tuning/1"}
 for path, name in written.items():
