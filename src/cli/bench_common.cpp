@@ -145,6 +145,14 @@ void grid_shape(const std::string& text, int ranks, int& rows, int& cols) {
   }
 }
 
+MPI_Datatype precision_type(const std::string& precision) {
+  if (precision == "s") return MPI_FLOAT;
+  if (precision == "d") return MPI_DOUBLE;
+  if (precision == "c") return MPI_C_FLOAT_COMPLEX;
+  if (precision == "z") return MPI_C_DOUBLE_COMPLEX;
+  throw std::invalid_argument("--precision must be s, d, c or z");
+}
+
 void check_result_args(const ResultArgs& a) {
   if (!a.plot_path.empty() && a.json_path.empty()) {
     throw CLI::ValidationError("--plot", "needs --json");

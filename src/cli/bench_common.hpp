@@ -87,6 +87,9 @@ void add_result_options(CLI::App* cmd, ResultArgs& a, const std::string& plot_he
 /// The process grid of --grid RxC (`text`), or the squarest of `ranks` when empty; throws
 /// std::invalid_argument when it is not RxC or does not hold `ranks`.
 void grid_shape(const std::string& text, int ranks, int& rows, int& cols);
+/// The MPI type of a --precision letter: s, d, c or z (MPI_FLOAT, MPI_DOUBLE,
+/// MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX); throws std::invalid_argument for anything else.
+MPI_Datatype precision_type(const std::string& precision);
 /// Throws CLI::ValidationError for --plot without --json.
 void check_result_args(const ResultArgs& a);
 /// Throws CLI::ValidationError for --plot without --json or a bad -m; turns -m into --sizes.

@@ -305,17 +305,9 @@ nlohmann::json Bench::measure(const Config& c, std::int64_t bytes) {
 
 // --ranks-per-node says rank r is on node r / K: compare with the hosts MPI reports.
 void Bench::check_placement(nlohmann::json& doc) {
-  char host[MPI_MAX_PROCESSOR_NAME] = {};
-  int length = 0;
-  MPI_Get_processor_name(host, &length);
-  // The root's alone (machine_description says why).
-  std::vector<char> all(rank_ == 0 ? static_cast<std::size_t>(size_) * MPI_MAX_PROCESSOR_NAME : 1);
-  MPI_Gather(host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
-             0, world_);
+  const std::vector<std::string> hosts = host_names(world_);
   if (rank_ != 0) return;
-  auto host_of = [&](int r) {
-    return std::string(&all[static_cast<std::size_t>(r) * MPI_MAX_PROCESSOR_NAME]);
-  };
+  auto host_of = [&](int r) { return hosts[static_cast<std::size_t>(r)]; };
   std::string problem;
   for (int r = 0; r < size_ && problem.empty(); ++r) {
     const bool same_node = r / k_ == 0, same_host = host_of(r) == host_of(0);

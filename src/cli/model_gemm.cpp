@@ -14,6 +14,7 @@
 #include <vector>
 #include "cli/cli11.hpp"
 
+#include "cli/bench_common.hpp"
 #include "cli/checks.hpp"
 #include "cli/commands.hpp"
 #include "cli/results.hpp"
@@ -37,18 +38,9 @@ struct GemmModelArgs {
   std::string json_path;
 };
 
-MPI_Datatype type_of(const std::string& precision) {
-  if (precision == "s") return MPI_FLOAT;
-  if (precision == "c") return MPI_C_FLOAT_COMPLEX;
-  if (precision == "z") return MPI_C_DOUBLE_COMPLEX;
-  return MPI_DOUBLE;
-}
-
 std::string bcast_text(const relay_bcast_options_t& b) {
   if (b.algorithm == RELAY_BCAST_AUTO) return "auto (relay_ibcast's)";
-  const coll::Algorithm* row = coll::find_algorithm(coll::Collective::bcast, b.algorithm);
-  const std::string name = row != nullptr ? std::string(row->name) : "?";
-  return b.segment_bytes > 0 ? fmt::format("{} {} KiB", name, b.segment_bytes >> 10) : name;
+  return gemm::bcast_config_name(b.algorithm, b.segment_bytes);
 }
 
 int run_gemm_model(const GemmModelArgs& a) {
@@ -61,7 +53,7 @@ int run_gemm_model(const GemmModelArgs& a) {
   p.m = a.m > 0 ? a.m : a.n;
   p.n = a.n;
   p.k = a.k > 0 ? a.k : a.n;
-  p.type = type_of(a.precision);
+  p.type = precision_type(a.precision);
   const long long block = a.block > 0 ? a.block : std::max(1LL, a.n / std::max(rows, cols));
   p.desca = layout::make_descriptor_inb(p.m, p.k, block, block, block, block, 0, 0, 0, block);
   p.descb = layout::make_descriptor_inb(p.k, p.n, block, block, block, block, 0, 0, 0, block);

@@ -29,22 +29,36 @@ bool is_simulation() {
   return lib.find("SMPI") != std::string::npos || lib.find("SimGrid") != std::string::npos;
 }
 
-nlohmann::json machine_description(MPI_Comm comm) {
+std::vector<std::string> host_names(MPI_Comm comm) {
   int rank = 0, size = 0;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   char host[MPI_MAX_PROCESSOR_NAME] = {};
   int length = 0;
   MPI_Get_processor_name(host, &length);
-  // The root's alone: P names on every rank are P^2 in a simulation, where all ranks share one
-  // host (16,384 simulated ranks: 27 GB, the OOM killer at the end of a finished GEMM sweep).
+  // The root's buffer alone: P names on every rank are P^2 in a simulation, where all ranks
+  // share one host (16,384 simulated ranks: 27 GB, the OOM killer at the end of a finished
+  // GEMM sweep).
   std::vector<char> all(rank == 0 ? static_cast<std::size_t>(size) * MPI_MAX_PROCESSOR_NAME : 1);
   MPI_Gather(host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
              0, comm);
+  std::vector<std::string> names;
+  if (rank != 0) return names;
+  for (int r = 0; r < size; ++r) {
+    names.emplace_back(&all[static_cast<std::size_t>(r) * MPI_MAX_PROCESSOR_NAME]);
+  }
+  return names;
+}
+
+nlohmann::json machine_description(MPI_Comm comm) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const std::vector<std::string> hosts = host_names(comm);
   nlohmann::json m;
   if (rank != 0) return m;
   std::map<std::string, int> per_host;
-  for (int r = 0; r < size; ++r) ++per_host[std::string(&all[r * MPI_MAX_PROCESSOR_NAME])];
+  for (const std::string& host : hosts) ++per_host[host];
   const std::string lib = core::running_mpi_library();
   const std::time_t now = std::time(nullptr);
   char date[32];

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace relay::cli {
 
@@ -15,6 +16,10 @@ bool is_simulation();
 /// MPI library and version, hosts and ranks per host, date, relay version, thread settings.
 /// Collective over comm; the result is complete on rank 0.
 nlohmann::json machine_description(MPI_Comm comm);
+
+/// Every rank's MPI_Get_processor_name in rank order, on rank 0 of `comm` (empty elsewhere).
+/// Collective over comm.
+std::vector<std::string> host_names(MPI_Comm comm);
 
 /// Writes `doc` to `path` via a temporary file in the same directory, flushed to the disk, and
 /// a rename, so that a killed run leaves the old file or the new one, never a truncated one.

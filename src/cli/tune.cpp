@@ -243,12 +243,7 @@ int run_tune_gemm(const TuneArgs& a, bool segments_given) {
       throw std::invalid_argument("--n: a matrix size is out of range");
     o.sizes.push_back(n);
   }
-  if (a.precision != "s" && a.precision != "d" && a.precision != "c" && a.precision != "z")
-    throw std::invalid_argument("--precision must be s, d, c or z");
-  o.type = a.precision == "s"   ? MPI_FLOAT
-           : a.precision == "d" ? MPI_DOUBLE
-           : a.precision == "c" ? MPI_C_FLOAT_COMPLEX
-                                : MPI_C_DOUBLE_COMPLEX;
+  o.type = precision_type(a.precision);
   o.block = a.block;
   o.lookahead = a.lookahead;
   o.panel_width = a.panel;

@@ -384,6 +384,12 @@ CostBreakdown predict(const Problem& p, const layout::ProcessGrid& grid, const C
   return out;
 }
 
+std::string bcast_config_name(relay_bcast_algorithm_t algorithm, long long segment_bytes) {
+  const coll::Algorithm* row = coll::find_algorithm(coll::Collective::bcast, algorithm);
+  const std::string text = row != nullptr ? std::string(row->name) : "?";
+  return segment_bytes > 0 ? fmt::format("{} {} KiB", text, segment_bytes >> 10) : text;
+}
+
 namespace {
 
 // The configurations choose_panel_bcast weighs against the closed form's.
@@ -417,18 +423,14 @@ PanelChoice pick(const Options& options, const CostBreakdown& first,
   out.bcast = options.bcast;
   out.cost = first;
   if (!weighs_tries(first)) return out;
-  auto name = [](relay_bcast_algorithm_t a, long long segment) {
-    const coll::Algorithm* row = coll::find_algorithm(coll::Collective::bcast, a);
-    const std::string text = row != nullptr ? std::string(row->name) : "?";
-    return segment > 0 ? fmt::format("{} {} KiB", text, segment >> 10) : text;
-  };
   out.considered = fmt::format("the closed form's {:.3g} s", first.total_s);
   for (int i = 0; i < kTryCount; ++i) {
     const Try& t = kTries[i];
     const CostBreakdown& c = tries[static_cast<std::size_t>(i)];
     out.considered +=
-        c.ok ? fmt::format(", {} {:.3g} s", name(t.algorithm, t.segment_bytes), c.total_s)
-             : fmt::format(", {} not costed", name(t.algorithm, t.segment_bytes));
+        c.ok ? fmt::format(", {} {:.3g} s", bcast_config_name(t.algorithm, t.segment_bytes),
+                           c.total_s)
+             : fmt::format(", {} not costed", bcast_config_name(t.algorithm, t.segment_bytes));
     // Strictly faster: on a tie the closed form's (what auto ran before) stays.
     if (c.ok && c.total_s < out.cost.total_s) {
       out.cost = c;

@@ -100,6 +100,10 @@ int best_pieces(const StepTimes& step, int min_pieces, int max_pieces);
 CostBreakdown predict(const Problem& p, const layout::ProcessGrid& grid, const Candidate& candidate,
                       const Options& options, const CostInputs& inputs);
 
+/// "binomial", "pipeline 64 KiB": a broadcast configuration as RELAY_LOG and relay model gemm
+/// name it.
+std::string bcast_config_name(relay_bcast_algorithm_t algorithm, long long segment_bytes);
+
 /// The panel broadcasts of a call run as `candidate`: what runs them and the model's time.
 struct PanelChoice {
   relay_bcast_options_t bcast{};  ///< the broadcast options to run the call with
