@@ -128,7 +128,8 @@ PanelChoice choose_panel_bcast(const Problem& p, const layout::ProcessGrid& grid
 /// (collective; `comm` holds the grid's processes). Each candidate's first costing (the
 /// caller's options), then, where the closed form would run its broadcasts, each of the eight
 /// configurations weighed: one costing per process in turn, one allreduce of the results per
-/// round (at most two), so that every process holds every answer. The same answers as
+/// round (at most two; none for a round of one costing, which every process makes itself), so
+/// that every process holds every answer. The same answers as
 /// choose_panel_bcast, to the last digit: each costing is computed on one process and copied.
 /// Why: every process used to weigh everything itself -- on 16,384 processes (a 128x128 grid,
 /// n = 32768) nine candidates with the configurations weighed cost 0.6 s on each, longer than
